@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Two cores on CI: forks keep dynalite/sandbox servers isolated per file.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
