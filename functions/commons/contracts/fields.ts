@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/**
+ * Field schemas shared by several contracts. Limits that the service does not state are
+ * chosen so that any plausible partner value fits while garbage (megabyte strings, NaN-like
+ * numbers) is refused before it reaches the service.
+ */
+
+/** The partner's own account id; the service stores it as `externalId`. */
+export const accountId = z.string().min(1).max(128);
+
+/** A non-empty label of bounded length (names, codes, free-text references). */
+export const text = (max: number) => z.string().min(1).max(max);
+
+export const positiveId = z.int().positive();
+
+/** ISO 8601 timestamp with `Z` or a numeric offset, as the service's records carry them. */
+export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/** ISO 8601 timestamp in UTC (`Z`); the agreed-hours work period requires this form. */
+export const utcTimestamp = z.iso.datetime();
+
+/** `YYYY-MM-DD` that exists in the calendar (zod's ISO date rejects 2023-02-29 and 2024-04-31). */
+export const calendarDate = z.iso.date();
+
+export const edition = z.enum([
+  'SUBSCRIPTION_PRO_TRIAL',
+  'SUBSCRIPTION_FREE',
+  'SUBSCRIPTION_PAID_PRO_PREMIUM',
+]);
+export type Edition = z.infer<typeof edition>;
+
+export const region = z.enum(['US', 'UK', 'AU']);
+export type Region = z.infer<typeof region>;
+
+/** Custom field API name: the key a slot is registered under, so it must be a stable identifier. */
+export const customFieldApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, {
+  message: 'expected an API name: a letter, then up to 63 letters, digits or _',
+});
+
+/** Index of the first value that occurs twice, so a refinement can point at the duplicate. */
+export function firstDuplicateIndex<T>(values: readonly T[]): number | undefined {
+  const seen = new Set<T>();
+  for (const [index, value] of values.entries()) {
+    if (seen.has(value)) return index;
+    seen.add(value);
+  }
+  return undefined;
+}
+
+/** Install hostname as the service returned it at signup. */
+export const hostname = text(253);
+
+/**
+ * Every outbound detail names the account, the install (where known) and what caused it:
+ * the inbound event id, or the trial-watch run id.
+ */
+export const outboundBase = {
+  accountId,
+  hostname,
+  causationId: text(128),
+};

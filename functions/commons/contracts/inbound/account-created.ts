@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { accountId, region, text } from '../fields.ts';
+
+export const detailType = 'AccountCreated';
+export const version = '1';
+export const description =
+  'A partner account was created: provision a business (signup) for it. UK and AU fail clearly while those regions are not running.';
+
+export const schema = z.strictObject({
+  accountId,
+  businessName: text(200),
+  owner: z.strictObject({
+    firstName: text(100),
+    lastName: text(100),
+    email: z.email().max(254),
+    // The service owns the exact mobile rule; this only keeps non-phone text away from it.
+    mobileNumber: z
+      .string()
+      .regex(/^\+?[0-9][0-9 ()-]{5,30}$/, {
+        message: 'expected a phone number (digits, optional +, spaces, dashes)',
+      })
+      .optional(),
+  }),
+  estimatedEmployeeCount: z.int().positive().optional(),
+  region: region.default('US'),
+});
+
+export type AccountCreatedDetail = z.output<typeof schema>;
+export type AccountCreatedDetailInput = z.input<typeof schema>;

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { accountId, calendarDate, firstDuplicateIndex, positiveId, text } from '../fields.ts';
+
+export const detailType = 'BudgetSet';
+export const version = '1';
+export const description =
+  'Daily wage or hour budgets for a location (optionally one area): one metric per day at local midnight; each value replaces the earlier one.';
+
+function isIanaTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const schema = z
+  .strictObject({
+    accountId,
+    locationId: positiveId,
+    areaId: positiveId.optional(),
+    kind: z.enum(['WAGE', 'HOURS']),
+    // Days are stored at local midnight, so the zone decides which instant a date means.
+    timeZone: z
+      .string()
+      .min(1)
+      .max(64)
+      .refine(isIanaTimeZone, { message: 'not an IANA time zone' })
+      .default('UTC'),
+    days: z
+      .array(
+        z.strictObject({
+          date: calendarDate,
+          value: z.number().nonnegative(),
+        }),
+      )
+      .min(1)
+      .max(366),
+    reference: text(255).optional(),
+  })
+  .superRefine((detail, ctx) => {
+    // Two values for one day would race each other at the service (each replaces the other).
+    const duplicate = firstDuplicateIndex(detail.days.map((day) => day.date));
+    if (duplicate !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['days', duplicate, 'date'],
+        message: 'date listed more than once',
+      });
+    }
+  });
+
+export type BudgetSetDetail = z.output<typeof schema>;
+export type BudgetSetDetailInput = z.input<typeof schema>;

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import {
+  accountId,
+  customFieldApiName,
+  firstDuplicateIndex,
+  isoTimestamp,
+  positiveId,
+  utcTimestamp,
+} from '../fields.ts';
+
+export const detailType = 'EmployeeChanged';
+export const version = '1';
+export const description =
+  'Changes to one install employee: custom field values (a slot per API name), regular hours (agreed_hour), a pay rate from the award library, leave balance overwrites.';
+
+/** 24-hour clock time; `24:00` is not a time of day. */
+const clockTime = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'expected a time HH:MM from 00:00 to 23:59' });
+
+const breakEntry = z
+  .strictObject({
+    breakType: z.enum(['MEAL', 'REST', 'NO_BREAK']),
+    breakDuration: z.union([clockTime, z.literal('')]),
+    // The spec sends an empty string when the break has no fixed time.
+    startBreakTime: z.union([clockTime, z.literal('')]).default(''),
+    endBreakTime: z.union([clockTime, z.literal('')]).default(''),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.breakType === 'NO_BREAK' && entry.breakDuration !== '') {
+      ctx.addIssue({ code: 'custom', path: ['breakDuration'], message: 'must be empty for NO_BREAK' });
+    }
+    if (entry.breakType !== 'NO_BREAK' && entry.breakDuration === '') {
+      ctx.addIssue({ code: 'custom', path: ['breakDuration'], message: 'required for MEAL and REST breaks' });
+    }
+  });
+
+const shift = z.strictObject({
+  startTime: clockTime,
+  endTime: clockTime,
+  breaks: z.array(breakEntry).max(10),
+  location: positiveId.optional(),
+  area: positiveId.optional(),
+  totalHours: z.number().nonnegative().max(672).optional(),
+});
+
+const day = z.strictObject({
+  day: z.int().min(0).max(6),
+  shifts: z.array(shift).min(1).max(10),
+});
+
+const week = z
+  .strictObject({
+    // Only `ONE` is shown by the spec; a four-week cycle needs up to four weeks.
+    week: z.enum(['ONE', 'TWO', 'THREE', 'FOUR']),
+    days: z.array(day).min(1).max(7),
+  })
+  .superRefine((entry, ctx) => {
+    const duplicate = firstDuplicateIndex(entry.days.map((d) => d.day));
+    if (duplicate !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['days', duplicate, 'day'],
+        message: 'day listed more than once',
+      });
+    }
+  });
+
+const dayOfWeek = z.enum(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY']);
+
+const fullFormCycles = ['WEEKLY', 'TWO_WEEK', 'FOUR_WEEK'] as const;
+const simpleFormCycles = ['WEEKLY', 'TWO_WEEKLY', 'FOUR_WEEKLY'] as const;
+
+const workPeriod = z
+  .strictObject({
+    cycle: z.enum(['WEEKLY', 'TWO_WEEK', 'FOUR_WEEK', 'TWO_WEEKLY', 'FOUR_WEEKLY']),
+    dayOfWeek,
+    startDate: utcTimestamp,
+    startCycleDate: utcTimestamp,
+    endCycleDate: utcTimestamp,
+  })
+  .superRefine((period, ctx) => {
+    if (Date.parse(period.endCycleDate) <= Date.parse(period.startCycleDate)) {
+      ctx.addIssue({ code: 'custom', path: ['endCycleDate'], message: 'must be after startCycleDate' });
+    }
+  });
+
+/** 672 h = four weeks of 24 h: no cycle of the service is longer. */
+const maxThreshold = 672;
+
+/**
+ * The spec's `agreedHour` in either form: full (a week-by-week roster in `details.weeks`)
+ * or simple (only an hours total, `details.weeks` empty). One object rather than a union of
+ * the two: the form is decided by `details.weeks`, so a mistake is reported on the field
+ * that is wrong instead of as "matches neither form".
+ */
+export const agreedHour = z
+  .strictObject({
+    threshold: z.number().nonnegative().max(maxThreshold),
+    applyThreshold: z.boolean(),
+    workPeriod,
+    workingDaysPerCycle: z.int().min(0).max(28),
+    details: z.strictObject({ weeks: z.array(week).max(4) }),
+  })
+  .superRefine((hours, ctx) => {
+    const simpleForm = hours.details.weeks.length === 0;
+    const cycles: readonly string[] = simpleForm ? simpleFormCycles : fullFormCycles;
+    if (!cycles.includes(hours.workPeriod.cycle)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['workPeriod', 'cycle'],
+        message: simpleForm
+          ? `the simple form (details.weeks empty) takes ${simpleFormCycles.join(', ')}`
+          : `the full form (details.weeks listed) takes ${fullFormCycles.join(', ')}`,
+      });
+    }
+    if (simpleForm && !Number.isInteger(hours.threshold)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['threshold'],
+        message: 'must be a whole number of hours in the simple form',
+      });
+    }
+  })
+  .meta({
+    description:
+      'The service agreedHour object. Full form: details.weeks lists the roster, cycle WEEKLY, TWO_WEEK or FOUR_WEEK. Simple form: details.weeks empty, integer threshold, cycle WEEKLY, TWO_WEEKLY or FOUR_WEEKLY.',
+  });
+export type AgreedHour = z.output<typeof agreedHour>;
+
+export const payRate = z.strictObject({
+  /** New-library codes are mixed-case alphanumeric; old ones look like `MA000004`. */
+  awardCode: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, {
+    message: 'expected an award code (letters, digits, _ . -)',
+  }),
+  /** Any case here; the service wants it lower-cased. */
+  countryCode: z.string().regex(/^[A-Za-z]{2}$/, { message: 'expected a 2-letter country code' }),
+  hourlyRate: z.number().positive().max(100_000),
+});
+export type PayRate = z.output<typeof payRate>;
+
+const leaveBalance = z.strictObject({
+  leaveRuleId: positiveId,
+  hours: z.number().nonnegative().max(100_000),
+  /** When the balance was true; the overwrite uses "now" when absent. */
+  asOf: isoTimestamp.optional(),
+});
+
+export const employeeParts = ['customFields', 'regularHours', 'payRate', 'leaveBalances'] as const;
+export type EmployeePart = (typeof employeeParts)[number];
+
+export const schema = z
+  .strictObject({
+    accountId,
+    employeeId: positiveId,
+    customFields: z
+      // An empty string clears a text field, so it is a value like any other.
+      .record(customFieldApiName, z.union([z.string().max(1024), z.boolean()]))
+      .refine((fields) => Object.keys(fields).length > 0, { message: 'must name at least one field' })
+      // 128 slots per install is the service's hard limit.
+      .refine((fields) => Object.keys(fields).length <= 128, {
+        message: 'at most 128 fields (the slot limit)',
+      })
+      .optional(),
+    regularHours: agreedHour.optional(),
+    payRate: payRate.optional(),
+    leaveBalances: z.array(leaveBalance).min(1).max(100).optional(),
+  })
+  .superRefine((detail, ctx) => {
+    if (employeeParts.every((part) => detail[part] === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: `at least one of ${employeeParts.join(', ')} is required`,
+      });
+    }
+    // Each overwrite replaces the balance, so two for one rule would make the result order-dependent.
+    const duplicate = firstDuplicateIndex((detail.leaveBalances ?? []).map((balance) => balance.leaveRuleId));
+    if (duplicate !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['leaveBalances', duplicate, 'leaveRuleId'],
+        message: 'leave rule listed more than once',
+      });
+    }
+  });
+
+export type EmployeeChangedDetail = z.output<typeof schema>;
+export type EmployeeChangedDetailInput = z.input<typeof schema>;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { accountId, firstDuplicateIndex, positiveId, text } from '../fields.ts';
+
+export const detailType = 'LocationCreated';
+export const version = '1';
+export const description =
+  'A partner location to create in the business (supervise/company), with its areas (supervise/department); without areas one area named like the location is created.';
+
+const area = z.strictObject({
+  name: text(200),
+  exportName: text(64).optional(),
+  address: text(500).optional(),
+  /** true: a geographically located area separate from the location (`intOpunitType` 1). */
+  geographic: z.boolean().optional(),
+});
+
+export const schema = z
+  .strictObject({
+    accountId,
+    locationRef: text(128),
+    name: text(200),
+    code: text(64).optional(),
+    tradingName: text(200).optional(),
+    address: text(500).optional(),
+    isWorkplace: z.boolean().default(true),
+    isPayrollEntity: z.boolean().default(false),
+    payrollExportCode: text(64).optional(),
+    parentLocationId: positiveId.optional(),
+    areas: z.array(area).min(1).max(50).optional(),
+  })
+  .superRefine((detail, ctx) => {
+    // The service refuses a location that is neither a workplace nor a payroll entity.
+    if (!detail.isWorkplace && !detail.isPayrollEntity) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['isWorkplace'],
+        message: 'at least one of isWorkplace and isPayrollEntity must be true',
+      });
+    }
+    // Areas are remembered per location by name, so a repeated name would hide one of them.
+    const duplicate = firstDuplicateIndex((detail.areas ?? []).map((entry) => entry.name));
+    if (duplicate !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['areas', duplicate, 'name'],
+        message: 'area name listed more than once',
+      });
+    }
+  });
+
+export type LocationCreatedDetail = z.output<typeof schema>;
+export type LocationCreatedDetailInput = z.input<typeof schema>;

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { accountId, firstDuplicateIndex, positiveId } from '../fields.ts';
+
+export const detailType = 'PayReturnsRequested';
+export const version = '1';
+export const description =
+  'The partner asks for the pay returns of timesheets; answered with one PayReturnsReady per timesheet.';
+
+export const schema = z
+  .strictObject({
+    accountId,
+    timesheetIds: z.array(positiveId).min(1).max(100),
+  })
+  .superRefine((detail, ctx) => {
+    const duplicate = firstDuplicateIndex(detail.timesheetIds);
+    if (duplicate !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timesheetIds', duplicate],
+        message: 'timesheet id listed more than once',
+      });
+    }
+  });
+
+export type PayReturnsRequestedDetail = z.output<typeof schema>;
+export type PayReturnsRequestedDetailInput = z.input<typeof schema>;

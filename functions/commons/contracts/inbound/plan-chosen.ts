@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { accountId, text } from '../fields.ts';
+
+export const detailType = 'PlanChosen';
+export const version = '1';
+export const description =
+  'The partner account chose a plan: PREMIUM converts the business (US needs the billing address), FREE cancels it.';
+
+export const schema = z.strictObject({
+  accountId,
+  plan: z.enum(['PREMIUM', 'FREE']),
+  // Every address field is optional in the service's change-plan request, so they are here too.
+  billingAddress: z
+    .strictObject({
+      address1: text(200).optional(),
+      suburb: text(100).optional(),
+      state: text(100).optional(),
+      postcode: text(20).optional(),
+      country: text(100).optional(),
+    })
+    .optional(),
+});
+
+export type PlanChosenDetail = z.output<typeof schema>;
+export type PlanChosenDetailInput = z.input<typeof schema>;

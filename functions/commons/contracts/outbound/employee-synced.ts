@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { customFieldApiName, outboundBase, positiveId } from '../fields.ts';
+
+export const detailType = 'EmployeeSynced';
+export const version = '1';
+export const description =
+  'The employee changes were applied: the status of each part, the custom-field slots used, the new agreement id when a pay rate was set.';
+
+export const schema = z.object({
+  ...outboundBase,
+  employeeId: positiveId,
+  parts: z.array(
+    z.object({
+      part: z.enum(['customFields', 'regularHours', 'payRate', 'leaveBalances']),
+      status: z.enum(['applied', 'skipped']),
+    }),
+  ),
+  slots: z.array(z.object({ apiName: customFieldApiName, slot: z.int().min(1).max(128) })),
+  /** The service names neither the field nor its type; ids are integers unless a record says otherwise. */
+  agreementId: z.union([positiveId, z.string().min(1).max(128)]).optional(),
+});
+
+export type EmployeeSyncedDetail = z.output<typeof schema>;

@@ -1,0 +1,245 @@
+import type {
+  InboundDetailInput,
+  InboundDetailType,
+  OutboundDetail,
+  OutboundDetailType,
+} from './registry.ts';
+
+/**
+ * One coherent demo account, used for the files in `events/`, the local scenario and tests:
+ * it is provisioned, converted, has employee 2 updated, a location with two areas, a week of
+ * wage budget and two timesheets' pay returns read back.
+ */
+export const demoAccount = {
+  accountId: 'acct-1001',
+  hostname: 'harborcafe-1.us.sandbox.test',
+  ownerEmail: 'owner@example.com',
+  employeeId: 2,
+  timesheetIds: [1001, 1002],
+} as const;
+
+const { accountId, hostname } = demoAccount;
+
+export const inboundSamples: { readonly [K in InboundDetailType]: InboundDetailInput<K> } = {
+  AccountCreated: {
+    accountId,
+    businessName: 'Harbor Cafe',
+    owner: {
+      firstName: 'Avery',
+      lastName: 'Stone',
+      email: demoAccount.ownerEmail,
+      mobileNumber: '+1 415 555 0134',
+    },
+    estimatedEmployeeCount: 12,
+    region: 'US',
+  },
+  PlanChosen: {
+    accountId,
+    plan: 'PREMIUM',
+    billingAddress: {
+      address1: '100 Embarcadero',
+      suburb: 'San Francisco',
+      state: 'CA',
+      postcode: '94105',
+      country: 'United States',
+    },
+  },
+  SubscriptionStatusRequested: { accountId },
+  EmployeeChanged: {
+    accountId,
+    employeeId: demoAccount.employeeId,
+    customFields: { badgeNumber: 'B-17', forkliftCertified: true },
+    regularHours: {
+      threshold: 38,
+      applyThreshold: false,
+      workPeriod: {
+        cycle: 'WEEKLY',
+        dayOfWeek: 'MONDAY',
+        startDate: '2025-03-03T00:00:00Z',
+        startCycleDate: '2025-03-03T00:00:00Z',
+        endCycleDate: '2025-03-10T00:00:00Z',
+      },
+      workingDaysPerCycle: 5,
+      details: {
+        weeks: [
+          {
+            week: 'ONE',
+            days: [1, 2, 3, 4, 5].map((day) => ({
+              day,
+              shifts: [
+                {
+                  startTime: '08:00',
+                  endTime: '16:00',
+                  breaks: [
+                    {
+                      breakType: 'MEAL',
+                      breakDuration: '00:30',
+                      startBreakTime: '12:00',
+                      endBreakTime: '12:30',
+                    },
+                  ],
+                  totalHours: 38,
+                },
+              ],
+            })),
+          },
+        ],
+      },
+    },
+    payRate: { awardCode: 'RetailAssoc2024x', countryCode: 'us', hourlyRate: 24.5 },
+    leaveBalances: [
+      { leaveRuleId: 1, hours: 40, asOf: '2025-03-01T00:00:00Z' },
+      { leaveRuleId: 2, hours: 16 },
+    ],
+  },
+  LocationCreated: {
+    accountId,
+    locationRef: 'loc-waterfront',
+    name: 'Harbor Cafe Waterfront',
+    code: 'WF01',
+    tradingName: 'Harbor Cafe',
+    address: '100 Embarcadero, San Francisco, CA 94105',
+    isWorkplace: true,
+    isPayrollEntity: false,
+    payrollExportCode: 'WF-PAY',
+    areas: [
+      { name: 'Kitchen', exportName: 'KITCHEN' },
+      { name: 'Front of House', exportName: 'FOH', geographic: false },
+    ],
+  },
+  BudgetSet: {
+    accountId,
+    // A seeded sandbox location, so the budget does not depend on LocationCreated having run.
+    locationId: 1,
+    kind: 'WAGE',
+    timeZone: 'America/Los_Angeles',
+    days: [
+      { date: '2025-03-03', value: 1200 },
+      { date: '2025-03-04', value: 1100 },
+      { date: '2025-03-05', value: 1100 },
+      { date: '2025-03-06', value: 1250 },
+      { date: '2025-03-07', value: 1600 },
+      { date: '2025-03-08', value: 1800 },
+      { date: '2025-03-09', value: 900 },
+    ],
+    reference: 'week-2025-10',
+  },
+  PayReturnsRequested: { accountId, timesheetIds: [...demoAccount.timesheetIds] },
+};
+
+const causationId = 'b7e3c0de-0000-4000-8000-000000000001';
+const trialEndDate = '2025-04-02T09:00:00Z';
+
+export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDetail<K> } = {
+  BusinessProvisioned: {
+    accountId,
+    hostname,
+    causationId,
+    edition: 'SUBSCRIPTION_PRO_TRIAL',
+    trialEndDate,
+    region: 'US',
+  },
+  PlanChanged: {
+    accountId,
+    hostname,
+    causationId,
+    edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+  },
+  TrialExpiring: { accountId, hostname, causationId: 'trial-watch-2025-03-26T09', daysLeft: 7, trialEndDate },
+  TrialEnded: {
+    accountId,
+    hostname,
+    causationId: 'trial-watch-2025-04-02T10',
+    edition: 'SUBSCRIPTION_FREE',
+    trialEndDate,
+  },
+  EmployeeSynced: {
+    accountId,
+    hostname,
+    causationId,
+    employeeId: demoAccount.employeeId,
+    parts: [
+      { part: 'customFields', status: 'applied' },
+      { part: 'regularHours', status: 'applied' },
+      { part: 'payRate', status: 'applied' },
+      { part: 'leaveBalances', status: 'applied' },
+    ],
+    slots: [
+      { apiName: 'badgeNumber', slot: 3 },
+      { apiName: 'forkliftCertified', slot: 4 },
+    ],
+    agreementId: 42,
+  },
+  LocationProvisioned: {
+    accountId,
+    hostname,
+    causationId,
+    locationRef: 'loc-waterfront',
+    locationId: 3,
+    areas: [
+      { name: 'Kitchen', areaId: 3 },
+      { name: 'Front of House', areaId: 4 },
+    ],
+  },
+  BudgetSaved: {
+    accountId,
+    hostname,
+    causationId,
+    locationId: 1,
+    count: 7,
+    ids: ['m-101', 'm-102', 'm-103', 'm-104', 'm-105', 'm-106', 'm-107'],
+  },
+  PayReturnsReady: {
+    accountId,
+    hostname,
+    causationId,
+    timesheetId: 1001,
+    lines: [
+      {
+        payReturnId: 5001,
+        payRuleId: 11,
+        payRuleTitle: 'Ordinary Hours',
+        payrollCategory: 'ORD',
+        value: 8,
+        cost: 196,
+        overridden: false,
+        comment: '',
+      },
+      {
+        payReturnId: 5002,
+        payRuleId: 31,
+        payRuleTitle: 'Schedule Change Premium',
+        payrollCategory: 'PREDICT',
+        value: 1,
+        cost: 24.5,
+        overridden: false,
+        comment: '',
+        premium: {
+          eventIds: ['evt-8841', 'evt-8842'],
+          eventTypes: ['TIME_ADDED', 'LOCATION_CHANGED'],
+          config: { returnTimeType: 'PER_OCCURRENCE', changePeriodThresholdSeconds: 1209600 },
+        },
+      },
+    ],
+    totals: { value: 9, cost: 220.5 },
+  },
+  SubscriptionStatus: {
+    accountId,
+    hostname,
+    causationId,
+    edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    trialEndDate,
+    conversionDate: '2025-03-05T09:00:00Z',
+    status: 'ACTIVE',
+  },
+  SyncFailed: {
+    accountId,
+    hostname,
+    causationId,
+    sourceEventId: causationId,
+    detailType: 'EmployeeChanged',
+    code: 'AWARD_NOT_FOUND',
+    message: 'payRate.awardCode: no such award in the install library',
+  },
+};

@@ -1,0 +1,126 @@
+import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
+
+/**
+ * The route table: which function consumes which inbound detail-type, and how its queue and
+ * event source are tuned. Infrastructure (`lib/`) and the local runtime (`local/`) both read
+ * this one table, so what runs on a laptop is routed exactly as what is deployed.
+ *
+ * Every route is EventBridge rule → SQS FIFO queue (MessageGroupId = accountId) → function.
+ */
+export interface QueueRoute {
+  readonly detailType: InboundDetailType;
+  /** Short name of the use case; also the handler folder under `functions/`. */
+  readonly functionName: string;
+  /** Repo-relative path of the handler module. */
+  readonly entry: string;
+  readonly handlerExport: 'handler';
+  /** Records per invocation; FIFO event sources allow at most 10. */
+  readonly batchSize: number;
+  /** FIFO event sources do not batch over a window, so 0. */
+  readonly maxBatchingWindowSeconds: number;
+  /** Receives before a record moves to the dead-letter queue. */
+  readonly maxReceiveCount: number;
+  /**
+   * Concurrent invocations the SQS event source may run (AWS minimum 2). The deployment
+   * config may override it per route to stay inside the service's rate limits.
+   */
+  readonly maxConcurrency: number;
+  readonly timeoutSeconds: number;
+  readonly memorySizeMb: number;
+  readonly description: string;
+}
+
+export interface ScheduledFunction {
+  readonly functionName: string;
+  readonly entry: string;
+  readonly handlerExport: 'handler';
+  readonly timeoutSeconds: number;
+  readonly memorySizeMb: number;
+  /** EventBridge schedule expression; the deployment config may override it. */
+  readonly defaultSchedule: string;
+  readonly description: string;
+}
+
+/** SQS FIFO event sources accept at most 10 records per batch. */
+export const FIFO_MAX_BATCH_SIZE = 10;
+/** The lowest maximum concurrency an SQS event source accepts. */
+export const MIN_EVENT_SOURCE_CONCURRENCY = 2;
+
+const queueDefaults = {
+  handlerExport: 'handler',
+  batchSize: FIFO_MAX_BATCH_SIZE,
+  maxBatchingWindowSeconds: 0,
+  maxReceiveCount: 5,
+  maxConcurrency: 5,
+  timeoutSeconds: 30,
+  memorySizeMb: 256,
+} as const;
+
+function queueRoute(
+  detailType: InboundDetailType,
+  functionName: string,
+  description: string,
+  overrides: Partial<Omit<QueueRoute, 'detailType' | 'functionName' | 'entry' | 'description'>> = {},
+): QueueRoute {
+  return {
+    ...queueDefaults,
+    ...overrides,
+    detailType,
+    functionName,
+    entry: `functions/${functionName}/handler.ts`,
+    description,
+  };
+}
+
+export const queueRoutes: readonly QueueRoute[] = [
+  queueRoute(
+    'AccountCreated',
+    'provision-business',
+    'Provisions a business (signup) for a new partner account.',
+  ),
+  queueRoute('PlanChosen', 'change-plan', 'Converts or cancels the subscription of a business.'),
+  queueRoute(
+    'SubscriptionStatusRequested',
+    'subscription-status',
+    'Reads the subscription from the service and answers with SubscriptionStatus.',
+  ),
+  queueRoute(
+    'EmployeeChanged',
+    'sync-employee',
+    'Applies custom fields, regular hours, pay rate and leave balances to an employee.',
+    // Up to four parts, each several service calls (award lookup, slot scan), per record.
+    { timeoutSeconds: 60 },
+  ),
+  queueRoute('LocationCreated', 'provision-location', 'Creates a location and its areas in the install.', {
+    timeoutSeconds: 60,
+  }),
+  queueRoute('BudgetSet', 'save-budget', 'Saves daily wage or hour budgets as metrics.'),
+  queueRoute('PayReturnsRequested', 'pay-returns', 'Reads and normalizes timesheet pay returns.', {
+    // Up to 100 timesheets per record, one joined query each.
+    timeoutSeconds: 120,
+    memorySizeMb: 512,
+  }),
+];
+
+export const scheduledFunctions: readonly ScheduledFunction[] = [
+  {
+    functionName: 'trial-watch',
+    entry: 'functions/trial-watch/handler.ts',
+    handlerExport: 'handler',
+    // Walks every due business and asks the service about each one.
+    timeoutSeconds: 300,
+    memorySizeMb: 256,
+    defaultSchedule: 'rate(1 hour)',
+    description: 'Polls trials ending soon and announces TrialExpiring / TrialEnded.',
+  },
+];
+
+export function routeFor(detailType: InboundDetailType): QueueRoute;
+export function routeFor(detailType: string): QueueRoute | undefined;
+export function routeFor(detailType: string): QueueRoute | undefined {
+  return queueRoutes.find((route) => route.detailType === detailType);
+}
+
+export function routeForFunction(functionName: string): QueueRoute | undefined {
+  return queueRoutes.find((route) => route.functionName === functionName);
+}
