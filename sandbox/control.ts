@@ -1,0 +1,92 @@
+import { invalid, notFound } from './errors.ts';
+import { faultPlanSchema } from './faults.ts';
+import { isObject } from './fields.ts';
+import { currentEdition } from './provisioning.ts';
+import { json, type Route, type SandboxResponse } from './routing.ts';
+import type { SandboxState } from './state.ts';
+import { toIsoOffset } from './time.ts';
+
+export interface ControlContext {
+  state: SandboxState;
+  body: unknown;
+}
+
+function clockReading(state: SandboxState): SandboxResponse {
+  return json(200, { now: toIsoOffset(state.clock.now()) });
+}
+
+function moveClock({ state, body }: ControlContext): SandboxResponse {
+  if (!isObject(body)) throw invalid('body must be {"advanceDays": n} or {"now": iso}');
+  const { advanceDays, now } = body;
+  if (typeof advanceDays === 'number' && Number.isFinite(advanceDays)) {
+    state.clock.advanceDays(advanceDays);
+  } else if (typeof now === 'string' && !Number.isNaN(Date.parse(now))) {
+    state.clock.set(Date.parse(now));
+  } else {
+    throw invalid('advanceDays (number) or now (ISO 8601 timestamp) is required');
+  }
+  return clockReading(state);
+}
+
+function configureFaults({ state, body }: ControlContext): SandboxResponse {
+  const parsed = faultPlanSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw invalid(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid fault plan'}`);
+  }
+  state.faults.configure(parsed.data);
+  return json(200, state.faults.describe());
+}
+
+function listBusinesses({ state }: ControlContext): SandboxResponse {
+  const now = state.clock.now();
+  return json(
+    200,
+    [...state.businesses.values()].map((business) => ({
+      hostname: business.hostname,
+      partner: business.partner,
+      externalId: business.externalId,
+      portfolioName: business.portfolioName,
+      email: business.email,
+      edition: currentEdition(business, now),
+      trialEndDate: toIsoOffset(business.trialEndsAt),
+      conversionDate: '',
+    })),
+  );
+}
+
+function dumpInstall({ state }: ControlContext, [hostname = '']: string[]): SandboxResponse {
+  const install = state.installs.get(hostname);
+  if (!install) throw notFound(`install ${hostname} not found`);
+  return json(200, structuredClone(install.tables));
+}
+
+export const controlRoutes: ReadonlyArray<Route<ControlContext>> = [
+  { method: 'GET', pattern: /^\/_sandbox\/clock$/, handle: ({ state }) => clockReading(state) },
+  { method: 'POST', pattern: /^\/_sandbox\/clock$/, handle: moveClock },
+  {
+    method: 'GET',
+    pattern: /^\/_sandbox\/faults$/,
+    handle: ({ state }) => json(200, state.faults.describe()),
+  },
+  { method: 'POST', pattern: /^\/_sandbox\/faults$/, handle: configureFaults },
+  {
+    method: 'DELETE',
+    pattern: /^\/_sandbox\/faults$/,
+    handle: ({ state }) => {
+      state.faults.clear();
+      return json(200, null);
+    },
+  },
+  { method: 'GET', pattern: /^\/_sandbox\/businesses$/, handle: listBusinesses },
+  { method: 'GET', pattern: /^\/_sandbox\/installs\/([^/]+)$/, handle: dumpInstall },
+  { method: 'GET', pattern: /^\/_sandbox\/requests$/, handle: ({ state }) => json(200, state.requestLog) },
+  {
+    method: 'POST',
+    pattern: /^\/_sandbox\/reset$/,
+    handle: ({ state }) => {
+      state.reset();
+      return json(200, { reset: true });
+    },
+  },
+];

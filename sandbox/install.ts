@@ -1,0 +1,507 @@
+import { ApiError, invalid, notFound } from './errors.ts';
+import {
+  isObject,
+  type JsonObject,
+  optionalFlag,
+  optionalInteger,
+  optionalString,
+  requireBodyObject,
+  requiredInteger,
+  requiredNumber,
+  requiredObject,
+  requiredString,
+} from './fields.ts';
+import { type JoinResolver, parseQuery, runQuery } from './query.ts';
+import {
+  dpMetaData,
+  emptySlots,
+  findById,
+  INSTALL_OWNER,
+  type Install,
+  type InstallRecord,
+  type InstallResource,
+  nextId,
+  SLOT_PATTERN,
+} from './records.ts';
+import { json, type Route, type SandboxResponse } from './routing.ts';
+import {
+  agreementRecord,
+  areaRecord,
+  awardLibrary,
+  leaveAccrualRecord,
+  locationRecord,
+  payRuleRecord,
+} from './seed.ts';
+import type { SandboxState } from './state.ts';
+import { toIsoOffset } from './time.ts';
+
+export interface InstallContext {
+  state: SandboxState;
+  install: Install;
+  body: unknown;
+}
+
+/**
+ * QUERY resource names. The spec shows the first six; the others are calls it names without
+ * a path, exposed through the same generic QUERY as a sandbox assumption.
+ */
+const QUERYABLE: Readonly<Record<string, InstallResource>> = {
+  Country: 'Country',
+  State: 'State',
+  CustomFieldData: 'CustomFieldData',
+  EmployeeAgreement: 'EmployeeAgreement',
+  TimesheetPayReturn: 'TimesheetPayReturn',
+  LeaveRule: 'LeaveRule',
+  Employee: 'Employee',
+  EmploymentContract: 'EmploymentContract',
+  PayRule: 'PayRule',
+  LeaveAccrual: 'LeaveAccrual',
+  Timesheet: 'Timesheet',
+  Company: 'Location',
+  OperationalUnit: 'Area',
+};
+
+const envelope = (data: unknown): SandboxResponse => json(200, { success: true, data });
+
+function now(context: InstallContext): string {
+  return toIsoOffset(context.state.clock.now());
+}
+
+function employeeOf(install: Install, rawId: string): InstallRecord {
+  const employee = /^\d+$/.test(rawId) ? findById(install, 'Employee', Number(rawId)) : undefined;
+  if (!employee) throw notFound(`employee ${rawId} not found`);
+  return employee;
+}
+
+function query(context: InstallContext, [resourceName = '']: string[]): SandboxResponse {
+  const resource = QUERYABLE[resourceName];
+  if (!resource) throw notFound(`resource ${resourceName} not found`);
+  const { install } = context;
+  const joins: Record<string, JoinResolver> =
+    resource === 'TimesheetPayReturn'
+      ? {
+          TimesheetObject: (line) => findById(install, 'Timesheet', line.Timesheet),
+          PayRuleObject: (line) => findById(install, 'PayRule', line.PayRule),
+        }
+      : {};
+  return json(200, runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins));
+}
+
+function writeEmployeeCustomFields(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
+  const body = requireBodyObject(context.body);
+  const system = requiredString(body, 'System');
+  if (system !== 'Employee') throw invalid('System must be Employee for employee custom field data');
+  const writes = Object.entries(body).filter(([key]) => key !== 'System');
+  if (writes.length === 0) throw invalid('at least one slot field (F01..F128) is required');
+  for (const [key, value] of writes) {
+    if (!SLOT_PATTERN.test(key)) throw invalid(`${key} is not a custom field slot (F01..F128)`);
+    if (typeof value !== 'string' && typeof value !== 'boolean') {
+      throw invalid(`${key} must be a string or a boolean`);
+    }
+  }
+  const { install } = context;
+  const employee = employeeOf(install, rawId);
+  const timestamp = now(context);
+  let record = findById(install, 'CustomFieldData', employee.CustomFieldData);
+  if (!record) {
+    record = {
+      Id: nextId(install, 'CustomFieldData'),
+      System: 'Employee',
+      ...emptySlots(),
+      Creator: INSTALL_OWNER.id,
+      Created: timestamp,
+      Modified: timestamp,
+      _DPMetaData: dpMetaData('CustomFieldData'),
+    };
+    install.tables.CustomFieldData.push(record);
+    employee.CustomFieldData = record.Id;
+    employee.Modified = timestamp;
+  }
+  // The service does not protect slots: a used slot is silently overwritten.
+  for (const [key, value] of writes) record[key] = value;
+  record.Modified = timestamp;
+  return json(200, structuredClone(record));
+}
+
+const SIMPLE_CYCLES = ['WEEKLY', 'TWO_WEEKLY', 'FOUR_WEEKLY'];
+const FULL_CYCLES = ['WEEKLY', 'TWO_WEEK', 'FOUR_WEEK'];
+const DAYS_OF_WEEK = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+
+function validateAgreedHour(agreedHour: JsonObject): void {
+  requiredNumber(agreedHour, 'threshold', 'agreedHour.threshold');
+  const workPeriod = requiredObject(agreedHour, 'workPeriod', 'agreedHour.workPeriod');
+  const details = agreedHour['details'];
+  if (details !== undefined && details !== null && !isObject(details)) {
+    throw invalid('agreedHour.details must be an object');
+  }
+  const weeks = isObject(details) ? details['weeks'] : undefined;
+  if (weeks !== undefined && !Array.isArray(weeks))
+    throw invalid('agreedHour.details.weeks must be an array');
+  const fullForm = Array.isArray(weeks) && weeks.length > 0;
+  const cycles = fullForm ? FULL_CYCLES : SIMPLE_CYCLES;
+  const cycle = requiredString(workPeriod, 'cycle', 'agreedHour.workPeriod.cycle');
+  if (!cycles.includes(cycle)) {
+    throw invalid(
+      `agreedHour.workPeriod.cycle must be one of ${cycles.join(', ')} in the ${fullForm ? 'full' : 'simple'} form`,
+    );
+  }
+  const dayOfWeek = optionalString(workPeriod, 'dayOfWeek', 'agreedHour.workPeriod.dayOfWeek');
+  if (dayOfWeek !== undefined && !DAYS_OF_WEEK.includes(dayOfWeek)) {
+    throw invalid('agreedHour.workPeriod.dayOfWeek must be a day name such as MONDAY');
+  }
+  const applyThreshold = agreedHour['applyThreshold'];
+  if (applyThreshold !== undefined && typeof applyThreshold !== 'boolean') {
+    throw invalid('agreedHour.applyThreshold must be a boolean');
+  }
+}
+
+function setAgreedHour(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
+  const body = requireBodyObject(context.body);
+  const agreedHour = requiredObject(body, 'agreedHour');
+  validateAgreedHour(agreedHour);
+  const { install } = context;
+  const employeeId = employeeOf(install, rawId).Id as number;
+  const timestamp = now(context);
+  const existing = install.tables.AgreedHour.find((record) => record.Employee === employeeId);
+  if (existing) {
+    existing.agreedHour = structuredClone(agreedHour);
+    existing.Modified = timestamp;
+  } else {
+    install.tables.AgreedHour.push({
+      Id: nextId(install, 'AgreedHour'),
+      Employee: employeeId,
+      agreedHour: structuredClone(agreedHour),
+      Creator: INSTALL_OWNER.id,
+      Created: timestamp,
+      Modified: timestamp,
+      _DPMetaData: dpMetaData('AgreedHour'),
+    });
+  }
+  return envelope({ employeeId, agreedHour });
+}
+
+function getAgreedHour(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
+  const employeeId = employeeOf(context.install, rawId).Id as number;
+  const record = context.install.tables.AgreedHour.find((candidate) => candidate.Employee === employeeId);
+  return envelope({ employeeId, agreedHour: record ? structuredClone(record.agreedHour) : null });
+}
+
+const METRIC_TYPES = new Set(['budget_wage', 'budget_hour', 'budget_staffhour']);
+
+interface MetricItem {
+  timestamp: number;
+  type: string;
+  value: number;
+  location: number;
+  area: number | undefined;
+  reference: string | undefined;
+  raw: JsonObject;
+}
+
+function readMetricItem(install: Install, item: unknown, index: number): MetricItem {
+  const path = `data[${index}]`;
+  if (!isObject(item)) throw invalid(`${path} must be an object`);
+  const timestamp = requiredInteger(item, 'timestamp', `${path}.timestamp`);
+  const type = requiredString(item, 'type', `${path}.type`).toLowerCase();
+  // The spec's prose says budget_hour and its sample budget_StaffHour; both are accepted.
+  if (!METRIC_TYPES.has(type)) {
+    throw invalid(`${path}.type must be budget_wage, budget_hour or budget_StaffHour`);
+  }
+  const value = requiredNumber(item, 'value', `${path}.value`);
+  const location = requiredInteger(item, 'location', `${path}.location`);
+  const area = optionalInteger(item, 'area', `${path}.area`);
+  const reference = optionalString(item, 'reference', `${path}.reference`);
+  if (!findById(install, 'Location', location)) throw notFound(`${path}.location ${location} not found`);
+  if (area !== undefined && area !== 0) {
+    const areaRecord = findById(install, 'Area', area);
+    if (!areaRecord) throw notFound(`${path}.area ${area} not found`);
+    if (areaRecord.Company !== location)
+      throw invalid(`${path}.area ${area} does not belong to location ${location}`);
+  }
+  return { timestamp, type, value, location, area, reference, raw: item };
+}
+
+function saveMetrics(context: InstallContext): SandboxResponse {
+  const body = requireBodyObject(context.body);
+  const data = body['data'];
+  if (data === undefined || data === null) throw invalid('data is required');
+  if (!Array.isArray(data) || data.length === 0) throw invalid('data must be a non-empty array');
+  const { install } = context;
+  // Validate every item before writing any, so a rejected request leaves nothing half-saved.
+  const items = data.map((item, index) => readMetricItem(install, item, index));
+  const timestamp = now(context);
+  const saved = items.map((item) => {
+    const area = item.area ?? 0;
+    const existing = install.tables.Metric.find(
+      (metric) =>
+        metric.location === item.location &&
+        metric.area === area &&
+        metric.employee === 0 &&
+        metric.type === item.type &&
+        metric.timestamp === String(item.timestamp),
+    );
+    const payload = JSON.stringify(item.raw);
+    if (existing) {
+      // Budgets replace, never add: same identity keeps its id and gets a new value.
+      Object.assign(existing, {
+        value: item.value,
+        reference: item.reference ?? null,
+        payload,
+        modified: timestamp,
+      });
+      return structuredClone(existing);
+    }
+    const record: InstallRecord = {
+      timestamp: String(item.timestamp),
+      employee: 0,
+      area,
+      type: item.type,
+      reference: item.reference ?? null,
+      value: item.value,
+      state: 'ACTUAL',
+      location: item.location,
+      id: `mt_${String(nextId(install, 'Metric')).padStart(6, '0')}`,
+      created: timestamp,
+      modified: '',
+      payload,
+      _DPMetaData: dpMetaData('Metric'),
+    };
+    install.tables.Metric.push(record);
+    return structuredClone(record);
+  });
+  return envelope(saved);
+}
+
+function createLocation(context: InstallContext): SandboxResponse {
+  const body = requireBodyObject(context.body);
+  const companyName = requiredString(body, 'CompanyName');
+  const code = optionalString(body, 'Code');
+  const tradingName = optionalString(body, 'TradingName');
+  const payrollExportCode = optionalString(body, 'PayrollExportCode');
+  const address = optionalString(body, 'Address');
+  const parentCompany = optionalInteger(body, 'ParentCompany');
+  const isWorkplace = optionalFlag(body, 'IsWorkplace') ?? 0;
+  const isPayrollEntity = optionalFlag(body, 'IsPayrollEntity') ?? 0;
+  const active = body['Active'];
+  if (active !== undefined && active !== null && typeof active !== 'boolean')
+    throw invalid('Active must be a boolean');
+  if (isWorkplace !== 1 && isPayrollEntity !== 1) {
+    throw invalid('at least one of IsWorkplace and IsPayrollEntity must be 1');
+  }
+  const { install } = context;
+  if (parentCompany !== undefined && !findById(install, 'Location', parentCompany)) {
+    throw notFound(`ParentCompany ${parentCompany} not found`);
+  }
+  const timestamp = now(context);
+  let addressId: number | null = null;
+  if (address !== undefined && address.trim() !== '') {
+    // The service turns the address text into a separate address record and keeps its id.
+    addressId = nextId(install, 'Address');
+    install.tables.Address.push({
+      Id: addressId,
+      Address: address,
+      Creator: INSTALL_OWNER.id,
+      Created: timestamp,
+      Modified: timestamp,
+      _DPMetaData: dpMetaData('Address'),
+    });
+  }
+  const location = locationRecord({
+    Id: nextId(install, 'Location'),
+    CompanyName: companyName,
+    Code: code ?? null,
+    TradingName: tradingName ?? null,
+    Active: typeof active === 'boolean' ? active : true,
+    ParentCompany: parentCompany ?? null,
+    IsWorkplace: isWorkplace,
+    IsPayrollEntity: isPayrollEntity,
+    PayrollExportCode: payrollExportCode ?? null,
+    Address: addressId,
+    Created: timestamp,
+  });
+  install.tables.Location.push(location);
+  return json(200, structuredClone(location));
+}
+
+function firstPresent(body: JsonObject, keys: string[]): string {
+  return keys.find((key) => body[key] !== undefined && body[key] !== null) ?? keys[0] ?? '';
+}
+
+function createArea(context: InstallContext): SandboxResponse {
+  const body = requireBodyObject(context.body);
+  const companyId = requiredInteger(body, 'intCompanyId');
+  // The spec spells these fields two ways; both spellings are accepted.
+  const name = requiredString(body, firstPresent(body, ['strOpunitName', 'strOpUnitName']), 'strOpunitName');
+  const typeKey = firstPresent(body, ['intOpunitType', 'intOpUnitType']);
+  const unitType = optionalFlag(body, typeKey, 'intOpunitType') ?? 0;
+  const address = optionalString(body, 'strAddress');
+  const exportName = optionalString(body, 'strExportName');
+  const { install } = context;
+  const location = findById(install, 'Location', companyId);
+  if (!location) throw notFound(`intCompanyId ${companyId} is not an existing location`);
+  const area = areaRecord({
+    Id: nextId(install, 'Area'),
+    Company: companyId,
+    CompanyName: String(location.CompanyName),
+    OperationalUnitName: name,
+    Address: address ?? null,
+    ExportName: exportName ?? null,
+    OperationalUnitType: unitType,
+    Created: now(context),
+  });
+  install.tables.Area.push(area);
+  return json(200, structuredClone(area));
+}
+
+function listAwards(): SandboxResponse {
+  return envelope(awardLibrary());
+}
+
+function awardByCode(code: string) {
+  const entry = awardLibrary().find((candidate) => candidate.AwardCode === code);
+  if (!entry) throw notFound(`award ${code} not found`);
+  return entry;
+}
+
+function getAward(_context: InstallContext, [code = '']: string[]): SandboxResponse {
+  return envelope(awardByCode(code));
+}
+
+function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
+  const body = requireBodyObject(context.body);
+  const countryCode = requiredString(body, 'strCountryCode');
+  const awardCode = requiredString(body, 'strAwardCode');
+  const overrides = body['arrOverridePayRules'];
+  if (overrides === undefined || overrides === null) throw invalid('arrOverridePayRules is required');
+  if (!Array.isArray(overrides) || overrides.length === 0)
+    throw invalid('arrOverridePayRules must be a non-empty array');
+  const { install } = context;
+  const employee = employeeOf(install, rawId);
+  const entry = awardByCode(awardCode);
+  if (countryCode !== entry.CountryCode) {
+    throw invalid(`strCountryCode ${countryCode} does not match award ${awardCode} (${entry.CountryCode})`);
+  }
+  let hourlyRate = 0;
+  overrides.forEach((override, index) => {
+    const path = `arrOverridePayRules[${index}]`;
+    if (!isObject(override)) throw invalid(`${path} must be an object`);
+    const id = requiredString(override, 'Id', `${path}.Id`);
+    if (id !== entry.BasePayRule)
+      throw invalid(`${path}.Id must be the award's BasePayRule ${entry.BasePayRule}`);
+    hourlyRate = requiredNumber(override, 'HourlyRate', `${path}.HourlyRate`);
+    if (hourlyRate <= 0) throw invalid(`${path}.HourlyRate must be greater than 0`);
+  });
+
+  const timestamp = now(context);
+  if (!findById(install, 'PayRule', entry.BasePayRule)) {
+    install.tables.PayRule.push({
+      ...payRuleRecord({
+        Id: entry.BasePayRule,
+        PayTitle: String(entry.BasePayRuleObject.PayTitle),
+        HourlyRate: Number(entry.BasePayRuleObject.HourlyRate),
+        PayrollCategory: String(entry.BasePayRuleObject.PayrollCategory),
+      }),
+      Created: timestamp,
+      Modified: timestamp,
+    });
+  }
+  let contract = install.tables.EmploymentContract.find((candidate) => candidate.AwardCode === awardCode);
+  if (!contract) {
+    contract = {
+      Id: nextId(install, 'EmploymentContract'),
+      ...entry.SvcEmploymentContract,
+      AwardCode: awardCode,
+      Creator: INSTALL_OWNER.id,
+      Created: timestamp,
+      Modified: timestamp,
+      _DPMetaData: dpMetaData('EmploymentContract'),
+    };
+    install.tables.EmploymentContract.push(contract);
+  }
+  const employeeId = employee.Id as number;
+  for (const agreement of install.tables.EmployeeAgreement) {
+    if (agreement.EmployeeId === employeeId && agreement.Active === true) {
+      agreement.Active = false;
+      agreement.EndDate = timestamp;
+      agreement.Modified = timestamp;
+    }
+  }
+  const company = findById(install, 'Location', employee.Company);
+  const agreement = agreementRecord({
+    Id: nextId(install, 'EmployeeAgreement'),
+    EmployeeId: employeeId,
+    Contract: contract.Id as number,
+    BaseRate: hourlyRate,
+    CompanyName: company ? String(company.CompanyName) : null,
+    StartDate: timestamp.slice(0, 10),
+    Created: timestamp,
+  });
+  install.tables.EmployeeAgreement.push(agreement);
+  return envelope({ AgreementId: agreement.Id });
+}
+
+function readTransactionDate(body: JsonObject, nowMs: number): string {
+  const value = body['TransactionDate'];
+  if (value === undefined || value === null || value === '') throw invalid('TransactionDate is required');
+  if (value === 'now') return toIsoOffset(nowMs);
+  if (typeof value === 'number' && Number.isInteger(value)) return toIsoOffset(value * 1000);
+  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return toIsoOffset(Date.parse(value));
+  throw invalid("TransactionDate must be a timestamp or 'now'");
+}
+
+function overwriteLeaveBalance(context: InstallContext): SandboxResponse {
+  const { install } = context;
+  if (install.region === 'uk') {
+    throw new ApiError(422, 'LEAVE_NOT_SUPPORTED', 'Leave balances cannot be overwritten on UK installs');
+  }
+  const body = requireBodyObject(context.body);
+  const employeeId = requiredInteger(body, 'Employee');
+  const leaveRuleId = requiredInteger(body, 'LeaveRule');
+  const nowMs = context.state.clock.now();
+  const transactionDate = readTransactionDate(body, nowMs);
+  const hours = requiredNumber(body, 'Hours');
+  if (!findById(install, 'Employee', employeeId)) throw notFound(`employee ${employeeId} not found`);
+  if (!findById(install, 'LeaveRule', leaveRuleId)) throw notFound(`leave rule ${leaveRuleId} not found`);
+  const activeAgreement = install.tables.EmployeeAgreement.find(
+    (agreement) => agreement.EmployeeId === employeeId && agreement.Active === true,
+  );
+  // Destructive by design: the new record is the balance, earlier amounts are not kept.
+  install.tables.LeaveAccrual = install.tables.LeaveAccrual.filter(
+    (accrual) => !(accrual.Employee === employeeId && accrual.LeaveRule === leaveRuleId),
+  );
+  const record = leaveAccrualRecord({
+    Id: nextId(install, 'LeaveAccrual'),
+    Employee: employeeId,
+    EmployeeHistory: typeof activeAgreement?.HistoryId === 'number' ? activeAgreement.HistoryId : null,
+    LeaveRule: leaveRuleId,
+    TransactionDate: transactionDate,
+    Hours: hours,
+    Created: toIsoOffset(nowMs),
+  });
+  install.tables.LeaveAccrual.push(record);
+  return json(200, structuredClone(record));
+}
+
+/** Paths below the install base URL `/installs/{hostname}`. */
+export const installRoutes: ReadonlyArray<Route<InstallContext>> = [
+  { method: 'POST', pattern: /^\/api\/v1\/resource\/LeaveAccrual$/, handle: overwriteLeaveBalance },
+  { method: 'POST', pattern: /^\/api\/v1\/resource\/([^/]+)\/QUERY$/, handle: query },
+  {
+    method: 'POST',
+    pattern: /^\/api\/v1\/resource\/Employee\/([^/]+)\/CustomFieldDataObject$/,
+    handle: writeEmployeeCustomFields,
+  },
+  { method: 'POST', pattern: /^\/api\/management\/v2\/agreed_hour\/([^/]+)$/, handle: setAgreedHour },
+  { method: 'GET', pattern: /^\/api\/management\/v2\/agreed_hour\/([^/]+)$/, handle: getAgreedHour },
+  { method: 'POST', pattern: /^\/api\/v2\/metrics$/, handle: saveMetrics },
+  { method: 'POST', pattern: /^\/api\/v2\/metrics:bulk$/, handle: saveMetrics },
+  { method: 'PUT', pattern: /^\/api\/v1\/supervise\/company$/, handle: createLocation },
+  { method: 'PUT', pattern: /^\/api\/v1\/supervise\/department$/, handle: createArea },
+  { method: 'GET', pattern: /^\/api\/v1\/payroll\/listAwardsLibrary$/, handle: listAwards },
+  { method: 'GET', pattern: /^\/api\/v1\/payroll\/listAwardsLibrary\/([^/]+)$/, handle: getAward },
+  {
+    method: 'POST',
+    pattern: /^\/api\/v1\/supervise\/employee\/([^/]+)\/setAwardFromLibrary$/,
+    handle: setAwardFromLibrary,
+  },
+];

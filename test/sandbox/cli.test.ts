@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+
+let child: ChildProcess | undefined;
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  child = undefined;
+});
+
+/** A port the OS just confirmed free: listen on 0, read it, release it. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function startCli(args: string[]): {
+  process: ChildProcess;
+  output: () => string;
+  listening: Promise<string>;
+} {
+  // node --import tsx avoids an extra npx/tsx wrapper process between the test and the signal.
+  const started = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', ...args], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = started;
+  let output = '';
+  const listening = new Promise<string>((resolve, reject) => {
+    started.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split('\n').find((candidate) => candidate.includes('http://127.0.0.1:'));
+      if (line) resolve(line);
+    });
+    started.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    started.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${output}`)));
+  });
+  return { process: started, output: () => output, listening };
+}
+
+describe('sandbox CLI', () => {
+  it('prints its URL once listening, serves with the given token and partner, and stops cleanly on SIGTERM', async () => {
+    // Prepare
+    const port = await freePort();
+    const cli = startCli([
+      '--port',
+      String(port),
+      '--partner',
+      'globex',
+      '--token',
+      'cli-token',
+      '--rate-limit',
+      '50',
+    ]);
+
+    // Act
+    const line = await cli.listening;
+    const signup = await fetch(`http://127.0.0.1:${port}/connect/v1/partner/globex/signup`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer cli-token', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        userData: { firstName: 'Cli', lastName: 'User', email: 'cli@example.test' },
+        businessData: { externalId: 'cli-1', portfolioName: 'CLI Shop' },
+      }),
+    });
+    const exited = new Promise<number | null>((resolve) => cli.process.once('exit', (code) => resolve(code)));
+    cli.process.kill('SIGTERM');
+
+    // Assess
+    expect(line).toContain(`http://127.0.0.1:${port}`);
+    expect(cli.output()).toContain('/connect/v1/partner/globex/signup');
+    expect(signup.status).toBe(200);
+    expect(await exited).toBe(0);
+  });
+
+  it('accepts port 0 and reports the port it got', async () => {
+    // Prepare
+    const cli = startCli(['--port', '0']);
+
+    // Act
+    const line = await cli.listening;
+    const port = Number(/http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
+    const clock = await fetch(`http://127.0.0.1:${port}/_sandbox/clock`);
+    const exited = new Promise<number | null>((resolve) => cli.process.once('exit', (code) => resolve(code)));
+    cli.process.kill('SIGINT');
+
+    // Assess
+    expect(port).toBeGreaterThan(0);
+    expect(clock.status).toBe(200);
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses an invalid port with exit code 2', async () => {
+    // Act
+    const cli = startCli(['--port', 'eighty']);
+    cli.listening.catch(() => undefined);
+    const code = await new Promise<number | null>((resolve) =>
+      cli.process.once('exit', (exitCode) => resolve(exitCode)),
+    );
+
+    // Assess
+    expect(code).toBe(2);
+    expect(cli.output()).toContain('--port must be an integer');
+  });
+});
