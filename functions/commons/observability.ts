@@ -1,0 +1,110 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+
+/**
+ * Module-scope Logger and Metrics shared by every handler of the connector, plus the redaction
+ * rule that keeps the bearer token and personal data (owner e-mail, mobile number) out of logs
+ * even when a whole request, event or error object is logged.
+ */
+
+export const DEFAULT_SERVICE_NAME = 'workforce-connector';
+export const DEFAULT_METRICS_NAMESPACE = 'WorkforceConnector';
+
+export const REDACTED = '[REDACTED]';
+
+/** Keys whose values are secrets or personal data whatever they hold (compared case-insensitively, without `_`/`-`). */
+const SENSITIVE_KEYS = new Set([
+  'authorization',
+  'proxyauthorization',
+  'token',
+  'accesstoken',
+  'bearertoken',
+  'secret',
+  'secretstring',
+  'secretbinary',
+  'password',
+  'email',
+  'emailaddress',
+  'mobilenumber',
+  'mobile',
+  'phone',
+  'phonenumber',
+  'firstname',
+  'lastname',
+]);
+
+const EMAIL_PATTERN = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+const BEARER_PATTERN = /\b(Bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi;
+// International-format phone numbers ("+61 412 345 678"); bare digit strings are left alone because
+// account ids, employee ids and timestamps look the same.
+const PHONE_PATTERN = /\+\d[\d\s-]{6,18}\d/g;
+
+function normalizeKey(key: string): string {
+  return key.toLowerCase().replace(/[_-]/g, '');
+}
+
+export function isSensitiveKey(key: string): boolean {
+  return SENSITIVE_KEYS.has(normalizeKey(key));
+}
+
+/** Masks e-mail addresses, bearer tokens and international phone numbers inside free text. */
+export function redactText(text: string): string {
+  return text
+    .replace(BEARER_PATTERN, `$1 ${REDACTED}`)
+    .replace(EMAIL_PATTERN, REDACTED)
+    .replace(PHONE_PATTERN, REDACTED);
+}
+
+/**
+ * JSON replacer applied by the Logger to every key of every log line (JSON.stringify walks nested
+ * objects, arrays and formatted errors through it), so nothing has to be cleaned before logging.
+ */
+export function redactingReplacer(key: string, value: unknown): unknown {
+  if (key !== '' && isSensitiveKey(key) && value !== null && value !== undefined && value !== '') {
+    return REDACTED;
+  }
+  if (typeof value === 'string') return redactText(value);
+  // Headers objects are not plain objects: JSON.stringify would print them as {}, hiding nothing
+  // useful, but a Map-like with an authorization entry must never be expanded by a future formatter.
+  if (value instanceof Headers) {
+    const safe: Record<string, string> = {};
+    value.forEach((headerValue, name) => {
+      safe[name] = isSensitiveKey(name) ? REDACTED : redactText(headerValue);
+    });
+    return safe;
+  }
+  return value;
+}
+
+function envOrUndefined(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** Powertools reads POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL itself; the defaults only fill gaps. */
+export function createLogger(): Logger {
+  return new Logger({
+    ...(envOrUndefined('POWERTOOLS_SERVICE_NAME') ? {} : { serviceName: DEFAULT_SERVICE_NAME }),
+    jsonReplacerFn: redactingReplacer,
+  });
+}
+
+export function createMetrics(): Metrics {
+  return new Metrics({
+    ...(envOrUndefined('POWERTOOLS_SERVICE_NAME') ? {} : { serviceName: DEFAULT_SERVICE_NAME }),
+    ...(envOrUndefined('POWERTOOLS_METRICS_NAMESPACE') ? {} : { namespace: DEFAULT_METRICS_NAMESPACE }),
+  });
+}
+
+export const logger = createLogger();
+export const metrics = createMetrics();
+
+/** Metric names published by the runtime; dashboards and alarms in `lib/` refer to these. */
+export const MetricName = {
+  RecordsProcessed: 'RecordsProcessed',
+  RecordsFailed: 'RecordsFailed',
+  SyncFailed: 'SyncFailed',
+  ServiceCalls: 'ServiceCalls',
+  ServiceRetries: 'ServiceRetries',
+  EventsPublished: 'EventsPublished',
+} as const;

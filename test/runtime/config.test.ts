@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_ENV_VARS, loadConfig } from '#functions/commons/config.ts';
+import { ConfigurationError } from '#functions/commons/errors.ts';
+
+const validEnv = {
+  TABLE_NAME: 'connector-state',
+  EVENT_BUS_NAME: 'partner-bus',
+  TOKEN_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:connector/token-AbCdEf',
+  PARTNER_NAME: 'acme',
+  PROVISIONING_URLS: JSON.stringify({
+    US: 'https://us.provisioning.example',
+    UK: 'http://127.0.0.1:8787/regions/uk',
+  }),
+};
+
+function errorOf(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected loadConfig to throw');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults when only the required variables are set', () => {
+    // Act
+    const config = loadConfig(validEnv);
+
+    // Assess
+    expect(config).toMatchObject({
+      tableName: 'connector-state',
+      eventBusName: 'partner-bus',
+      inboundSource: 'partner.app',
+      outboundSource: 'workforce.connector',
+      partnerName: 'acme',
+      provisioningUrls: { US: 'https://us.provisioning.example', UK: 'http://127.0.0.1:8787/regions/uk' },
+      installUrlTemplate: 'https://{hostname}',
+      hourBudgetType: 'budget_StaffHour',
+      trialThresholdsDays: [7, 3, 1],
+      httpTimeoutMs: 5000,
+      idempotencyTtlSeconds: 86_400,
+      metricsBulkThreshold: 31,
+      logLevel: 'INFO',
+    });
+    expect(config.allowedHostnameSuffixes).toBeUndefined();
+  });
+
+  it('reads every optional variable when set', () => {
+    // Prepare
+    const env = {
+      ...validEnv,
+      INBOUND_SOURCE: 'acme.app',
+      OUTBOUND_SOURCE: 'acme.connector',
+      INSTALL_URL_TEMPLATE: 'http://127.0.0.1:8787/installs/{hostname}',
+      ALLOWED_HOSTNAME_SUFFIXES: ' .sandbox.test , .Example.com ',
+      HOUR_BUDGET_TYPE: 'budget_hour',
+      TRIAL_THRESHOLDS_DAYS: '1, 14, 3, 3',
+      HTTP_TIMEOUT_MS: '2500',
+      IDEMPOTENCY_TTL_SECONDS: '3600',
+      METRICS_BULK_THRESHOLD: '60',
+      POWERTOOLS_LOG_LEVEL: 'debug',
+    };
+
+    // Act
+    const config = loadConfig(env);
+
+    // Assess
+    expect(config).toMatchObject({
+      inboundSource: 'acme.app',
+      outboundSource: 'acme.connector',
+      installUrlTemplate: 'http://127.0.0.1:8787/installs/{hostname}',
+      allowedHostnameSuffixes: ['.sandbox.test', '.example.com'],
+      hourBudgetType: 'budget_hour',
+      trialThresholdsDays: [14, 3, 1],
+      httpTimeoutMs: 2500,
+      idempotencyTtlSeconds: 3600,
+      metricsBulkThreshold: 60,
+      logLevel: 'DEBUG',
+    });
+  });
+
+  it('lists every bad variable in one ConfigurationError', () => {
+    // Prepare
+    const env = {
+      EVENT_BUS_NAME: 'partner-bus',
+      PARTNER_NAME: 'acme/../evil',
+      PROVISIONING_URLS: JSON.stringify({ US: 'http://provisioning.example' }),
+      INSTALL_URL_TEMPLATE: 'https://install.example',
+      HOUR_BUDGET_TYPE: 'budget_minutes',
+      TRIAL_THRESHOLDS_DAYS: '7,soon',
+      HTTP_TIMEOUT_MS: 'fast',
+      IDEMPOTENCY_TTL_SECONDS: '0',
+      METRICS_BULK_THRESHOLD: '1000',
+    };
+
+    // Act
+    const error = errorOf(() => loadConfig(env));
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigurationError);
+    for (const variable of [
+      'TABLE_NAME',
+      'TOKEN_SECRET_ID',
+      'PARTNER_NAME',
+      'PROVISIONING_URLS',
+      'INSTALL_URL_TEMPLATE',
+      'HOUR_BUDGET_TYPE',
+      'TRIAL_THRESHOLDS_DAYS',
+      'HTTP_TIMEOUT_MS',
+      'IDEMPOTENCY_TTL_SECONDS',
+      'METRICS_BULK_THRESHOLD',
+    ]) {
+      expect(error.message).toContain(`- ${variable} `);
+    }
+    expect(error.message).not.toContain('- EVENT_BUS_NAME');
+  });
+
+  it('treats an empty variable as missing', () => {
+    // Act
+    const error = errorOf(() => loadConfig({ ...validEnv, TABLE_NAME: '  ' }));
+
+    // Assess
+    expect(error.message).toContain('- TABLE_NAME is required');
+  });
+
+  it('refuses provisioning URLs that are not JSON, lack US, have unknown regions or send the token in clear', () => {
+    // Prepare
+    const cases = [
+      ['{"US": ', 'is not valid JSON'],
+      [JSON.stringify({ UK: 'https://uk.example' }), 'US'],
+      [JSON.stringify({ US: 'https://us.example', NZ: 'https://nz.example' }), 'NZ'],
+      [JSON.stringify({ US: 'http://10.0.0.8:8787' }), 'must be an https URL'],
+      [JSON.stringify({ US: 'https://user:pass@us.example' }), 'must be an https URL'],
+    ] as const;
+
+    for (const [value, expected] of cases) {
+      // Act
+      const error = errorOf(() => loadConfig({ ...validEnv, PROVISIONING_URLS: value }));
+
+      // Assess
+      expect(error.message).toContain('- PROVISIONING_URLS');
+      expect(error.message).toContain(expected);
+    }
+  });
+
+  it('never echoes the value of a bad variable', () => {
+    // Prepare
+    const leaked = 'Bearer super-secret-token-value';
+
+    // Act
+    const error = errorOf(() =>
+      loadConfig({ ...validEnv, PROVISIONING_URLS: leaked, HTTP_TIMEOUT_MS: leaked }),
+    );
+
+    // Assess
+    expect(error.message).not.toContain('super-secret');
+  });
+
+  it('publishes the names of every variable it reads', () => {
+    // Assess
+    expect(CONFIG_ENV_VARS).toEqual(
+      expect.arrayContaining([
+        'TABLE_NAME',
+        'EVENT_BUS_NAME',
+        'INBOUND_SOURCE',
+        'OUTBOUND_SOURCE',
+        'TOKEN_SECRET_ID',
+        'PARTNER_NAME',
+        'PROVISIONING_URLS',
+        'INSTALL_URL_TEMPLATE',
+        'ALLOWED_HOSTNAME_SUFFIXES',
+        'HOUR_BUDGET_TYPE',
+        'TRIAL_THRESHOLDS_DAYS',
+        'HTTP_TIMEOUT_MS',
+        'IDEMPOTENCY_TTL_SECONDS',
+        'METRICS_BULK_THRESHOLD',
+        'POWERTOOLS_SERVICE_NAME',
+        'POWERTOOLS_METRICS_NAMESPACE',
+        'POWERTOOLS_LOG_LEVEL',
+      ]),
+    );
+  });
+});

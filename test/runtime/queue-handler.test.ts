@@ -1,0 +1,482 @@
+import { randomUUID } from 'node:crypto';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import { PermanentError, RetryableError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import { logger, metrics } from '#functions/commons/observability.ts';
+import { createPublisher } from '#functions/commons/publisher.ts';
+import { createQueueHandler, type UseCase } from '#functions/commons/queue-handler.ts';
+import { createServiceClient } from '#functions/commons/service/client.ts';
+import { businessKey } from '#functions/commons/store/keys.ts';
+import {
+  createTestStore,
+  type DynaliteServer,
+  startDynalite,
+  type TestStore,
+} from '#test/support/dynalite.ts';
+import { lambdaContext } from '#test/support/lambda-context.ts';
+import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
+
+type PutEntry = { Source: string; DetailType: string; Detail: string; EventBusName: string };
+type Published = { source: string; detailType: string; detail: Record<string, unknown> };
+
+let dynamo: DynaliteServer;
+let bus: FakeAwsServer;
+let busClient: EventBridgeClient;
+/** Detail-types the fake bus refuses, and how many more PutEvents calls it keeps refusing them. */
+let busRefusal: { detailType: string; calls: number } | undefined;
+/** Events the fake bus accepted; refused entries are not delivered. */
+const accepted: Published[] = [];
+
+function testEnv(tableName: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    TABLE_NAME: tableName,
+    EVENT_BUS_NAME: 'partner-bus',
+    TOKEN_SECRET_ID: 'connector/token',
+    PARTNER_NAME: 'acme',
+    PROVISIONING_URLS: JSON.stringify({ US: 'http://127.0.0.1:9/' }),
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  useFakeAwsEnvironment();
+  dynamo = await startDynalite();
+  bus = await startFakeAws({
+    'AWSEvents.PutEvents': (body) => {
+      const entries = body['Entries'] as PutEntry[];
+      const refusing = busRefusal !== undefined && busRefusal.calls > 0;
+      if (refusing && busRefusal) busRefusal.calls -= 1;
+      const results = entries.map((entry, index) => {
+        if (refusing && entry.DetailType === busRefusal?.detailType) {
+          return { ErrorCode: 'InternalFailure', ErrorMessage: 'try again' };
+        }
+        accepted.push({
+          source: entry.Source,
+          detailType: entry.DetailType,
+          detail: JSON.parse(entry.Detail) as Record<string, unknown>,
+        });
+        return { EventId: `out-${index}-${randomUUID()}` };
+      });
+      return {
+        body: {
+          FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length,
+          Entries: results,
+        },
+      };
+    },
+  });
+  busClient = new EventBridgeClient({ endpoint: bus.endpoint });
+});
+
+afterAll(async () => {
+  busClient.destroy();
+  await bus.close();
+  await dynamo.close();
+});
+
+beforeEach(() => {
+  busRefusal = undefined;
+});
+
+function published(): Published[] {
+  return [...accepted];
+}
+
+function publishedFor(eventId: string): Published[] {
+  return published().filter((event) => event.detail['causationId'] === eventId);
+}
+
+function eventBridgeBody(detailType: string, detail: Record<string, unknown>, id = randomUUID()): string {
+  return JSON.stringify({
+    version: '0',
+    id,
+    'detail-type': detailType,
+    source: 'partner.app',
+    account: '123456789012',
+    time: '2025-03-01T10:00:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail,
+  });
+}
+
+function sqsRecord(body: string, groupId: string, receiveCount = 1): SQSRecord {
+  const messageId = randomUUID();
+  return {
+    messageId,
+    receiptHandle: `handle-${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: String(receiveCount),
+      SentTimestamp: String(Date.now()),
+      SenderId: 'AIDAEXAMPLE',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      SequenceNumber: String(Date.now()),
+      MessageGroupId: groupId,
+      MessageDeduplicationId: randomUUID(),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:change-plan.fifo',
+    awsRegion: 'us-east-1',
+  };
+}
+
+function planChosen(accountId: string, eventId = randomUUID(), receiveCount = 1): SQSRecord {
+  return sqsRecord(
+    eventBridgeBody('PlanChosen', { accountId, plan: 'PREMIUM' }, eventId),
+    accountId,
+    receiveCount,
+  );
+}
+
+function batch(...records: SQSRecord[]): SQSEvent {
+  return { Records: records };
+}
+
+type Step = 'ok' | 'retry' | 'permanent' | 'crash';
+
+/**
+ * A use case scripted per account: each call takes the next step of its account's script
+ * (default 'ok') and records what it was given.
+ */
+function scriptedUseCase(scripts: Record<string, Step[]>) {
+  const calls: Array<{ eventId: string; accountId: string; receiveCount: number }> = [];
+  const partialSteps: string[] = [];
+  const useCase: UseCase<'PlanChosen'> = async ({ event, detail, receiveCount }) => {
+    calls.push({ eventId: event.id, accountId: detail.accountId, receiveCount });
+    const step = scripts[detail.accountId]?.shift() ?? 'ok';
+    if (step === 'retry') throw new RetryableError('SERVICE_UNAVAILABLE', 'service answered 503');
+    if (step === 'permanent') throw new ServiceRejectedError('change-plan refused: ALREADY_PREMIUM');
+    if (step === 'crash') {
+      partialSteps.push(event.id);
+      throw new TypeError('cannot read properties of undefined');
+    }
+    return [
+      {
+        detailType: 'PlanChanged',
+        detail: {
+          hostname: 'cafe-1.us.sandbox.test',
+          edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+          previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+        },
+      },
+    ];
+  };
+  return { useCase, calls, partialSteps };
+}
+
+async function testDependencies(store: TestStore): Promise<Dependencies> {
+  const config = loadConfig(testEnv(store.tableName));
+  return {
+    config,
+    store,
+    service: createServiceClient({
+      partnerName: config.partnerName,
+      provisioningUrls: config.provisioningUrls,
+      token: async () => 'never-used',
+    }),
+    publisher: createPublisher({
+      client: busClient,
+      busName: config.eventBusName,
+      source: config.outboundSource,
+      sleep: async () => undefined,
+    }),
+    clock: { now: () => new Date('2025-03-01T10:00:05Z') },
+    logger,
+    metrics,
+  };
+}
+
+async function changePlanHandler(scripts: Record<string, Step[]> = {}) {
+  const store = await createTestStore(dynamo.endpoint);
+  const dependencies = await testDependencies(store);
+  const scripted = scriptedUseCase(scripts);
+  const handler = createQueueHandler({
+    detailType: 'PlanChosen',
+    useCase: scripted.useCase,
+    dependencies: () => dependencies,
+  });
+  return { handler, store, ...scripted };
+}
+
+const context = () => lambdaContext('change-plan');
+
+describe('createQueueHandler', () => {
+  it('runs the use case and publishes its events with accountId and causationId filled in', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler();
+    const eventId = randomUUID();
+
+    // Act
+    const response = await handler(batch(planChosen('acct-ok', eventId)), context());
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(calls).toEqual([{ eventId, accountId: 'acct-ok', receiveCount: 1 }]);
+    expect(publishedFor(eventId)).toEqual([
+      {
+        source: 'workforce.connector',
+        detailType: 'PlanChanged',
+        detail: {
+          accountId: 'acct-ok',
+          causationId: eventId,
+          hostname: 'cafe-1.us.sandbox.test',
+          edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+          previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+        },
+      },
+    ]);
+  });
+
+  it.each([
+    ['INVALID_JSON', () => sqsRecord('{"version": "0", "id": ', 'acct-json')],
+    [
+      'UNKNOWN_DETAIL_TYPE',
+      () => sqsRecord(eventBridgeBody('AccountDeleted', { accountId: 'acct-unknown' }), 'acct-unknown'),
+    ],
+    [
+      'INVALID_DETAIL',
+      () => sqsRecord(eventBridgeBody('PlanChosen', { accountId: 'acct-bad', plan: 'GOLD' }), 'acct-bad'),
+    ],
+    [
+      'WRONG_ROUTE',
+      () =>
+        sqsRecord(eventBridgeBody('SubscriptionStatusRequested', { accountId: 'acct-route' }), 'acct-route'),
+    ],
+  ])(
+    'acknowledges a %s record and publishes SyncFailed without running the use case',
+    async (code, makeRecord) => {
+      // Prepare
+      const { handler, calls } = await changePlanHandler();
+      const record = makeRecord();
+      const before = published().length;
+
+      // Act
+      const response = await handler(batch(record), context());
+
+      // Assess
+      expect(response.batchItemFailures).toEqual([]);
+      expect(calls).toEqual([]);
+      const syncFailed = published().slice(before);
+      expect(syncFailed).toHaveLength(1);
+      expect(syncFailed[0]).toMatchObject({ detailType: 'SyncFailed', detail: { code } });
+      expect(syncFailed[0]?.detail['accountId']).toBe(record.attributes.MessageGroupId);
+      expect(typeof syncFailed[0]?.detail['sourceEventId']).toBe('string');
+      expect(typeof syncFailed[0]?.detail['message']).toBe('string');
+    },
+  );
+
+  it('reports a retryable failure and every later record of that account, while other accounts proceed', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler({ 'acct-a': ['retry'] });
+    const first = planChosen('acct-a');
+    const other = planChosen('acct-b');
+    const later = planChosen('acct-a');
+    const otherLater = planChosen('acct-b');
+
+    // Act
+    const response = await handler(batch(first, other, later, otherLater), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: first.messageId },
+      { itemIdentifier: later.messageId },
+    ]);
+    expect(calls.map((call) => call.accountId)).toEqual(['acct-a', 'acct-b', 'acct-b']);
+  });
+
+  it('treats an unknown error as retryable and re-runs the use case on redelivery', async () => {
+    // Prepare
+    const { handler, calls, partialSteps } = await changePlanHandler({ 'acct-crash': ['crash'] });
+    const eventId = randomUUID();
+
+    // Act
+    const firstDelivery = await handler(batch(planChosen('acct-crash', eventId, 1)), context());
+    const redelivery = await handler(batch(planChosen('acct-crash', eventId, 2)), context());
+
+    // Assess
+    expect(firstDelivery.batchItemFailures).toHaveLength(1);
+    expect(partialSteps).toEqual([eventId]);
+    expect(redelivery.batchItemFailures).toEqual([]);
+    expect(calls.map((call) => call.receiveCount)).toEqual([1, 2]);
+    expect(publishedFor(eventId).map((event) => event.detailType)).toEqual(['PlanChanged']);
+  });
+
+  it('acknowledges a permanent failure, publishes SyncFailed and records the error on the business', async () => {
+    // Prepare
+    const { handler, store } = await changePlanHandler({ 'acct-perm': ['permanent'] });
+    await store.doc.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: { ...businessKey('acct-perm'), accountId: 'acct-perm' },
+      }),
+    );
+    const eventId = randomUUID();
+
+    // Act
+    const response = await handler(batch(planChosen('acct-perm', eventId)), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(publishedFor(eventId)).toEqual([
+      {
+        source: 'workforce.connector',
+        detailType: 'SyncFailed',
+        detail: {
+          accountId: 'acct-perm',
+          causationId: eventId,
+          sourceEventId: eventId,
+          detailType: 'PlanChosen',
+          code: 'SERVICE_REJECTED',
+          message: 'change-plan refused: ALREADY_PREMIUM',
+        },
+      },
+    ]);
+    const business = await store.doc.send(
+      new GetCommand({ TableName: store.tableName, Key: businessKey('acct-perm') }),
+    );
+    expect(business.Item?.['lastError']).toEqual({
+      code: 'SERVICE_REJECTED',
+      message: 'change-plan refused: ALREADY_PREMIUM',
+      at: '2025-03-01T10:00:05.000Z',
+    });
+  });
+
+  it('acknowledges a permanent failure of an account that has no business yet', async () => {
+    // Prepare
+    const { handler } = await changePlanHandler({ 'acct-none': ['permanent'] });
+    const eventId = randomUUID();
+
+    // Act
+    const response = await handler(batch(planChosen('acct-none', eventId)), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(publishedFor(eventId).map((event) => event.detail['code'])).toEqual(['SERVICE_REJECTED']);
+  });
+
+  it('retries a permanent failure whose SyncFailed could not be published', async () => {
+    // Prepare
+    const { handler } = await changePlanHandler({ 'acct-silent': ['permanent'] });
+    busRefusal = { detailType: 'SyncFailed', calls: 10 };
+    const record = planChosen('acct-silent');
+
+    // Act
+    const response = await handler(batch(record), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+  });
+
+  it('does not run the use case again for an event id it already completed, and acknowledges it', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler();
+    const eventId = randomUUID();
+    await handler(batch(planChosen('acct-dup', eventId)), context());
+
+    // Act
+    const response = await handler(batch(planChosen('acct-dup', eventId, 2)), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(publishedFor(eventId)).toHaveLength(1);
+  });
+
+  it('re-runs the use case when publishing its events failed, so no event is lost', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler();
+    busRefusal = { detailType: 'PlanChanged', calls: 10 };
+    const eventId = randomUUID();
+    const failed = await handler(batch(planChosen('acct-pub', eventId)), context());
+    busRefusal = undefined;
+
+    // Act
+    const redelivered = await handler(batch(planChosen('acct-pub', eventId, 2)), context());
+
+    // Assess
+    expect(failed.batchItemFailures).toHaveLength(1);
+    expect(redelivered.batchItemFailures).toEqual([]);
+    expect(calls).toHaveLength(2);
+    expect(publishedFor(eventId).map((event) => event.detailType)).toEqual(['PlanChanged']);
+  });
+
+  it('builds its dependencies from the environment when none are given', async () => {
+    // Prepare
+    const store = await createTestStore(dynamo.endpoint);
+    Object.assign(process.env, testEnv(store.tableName), {
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
+    });
+    const { useCase, calls } = scriptedUseCase({});
+    const handler = createQueueHandler({ route: { detailType: 'PlanChosen' }, useCase });
+    const eventId = randomUUID();
+
+    // Act
+    const response = await handler(batch(planChosen('acct-env', eventId)), context());
+    const duplicate = await handler(batch(planChosen('acct-env', eventId, 2)), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(duplicate.batchItemFailures).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(publishedFor(eventId).map((event) => event.detailType)).toEqual(['PlanChanged']);
+  });
+
+  it('refuses to start when the environment is invalid', () => {
+    // Prepare
+    const useCase: UseCase<'PlanChosen'> = async () => [];
+    delete process.env['TABLE_NAME'];
+
+    // Act
+    const create = () => createQueueHandler({ detailType: 'PlanChosen', useCase });
+
+    // Assess
+    expect(create).toThrow(PermanentError);
+    expect(create).toThrow(/TABLE_NAME is required/);
+  });
+
+  it('logs each record under its own event id as correlation id, with its account and detail-type', async () => {
+    // Prepare
+    const { handler } = await changePlanHandler({ 'acct-log-a': ['retry'], 'acct-log-b': ['permanent'] });
+    const firstId = randomUUID();
+    const secondId = randomUUID();
+    const written: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        written.push(String(chunk));
+        return true;
+      });
+    }
+
+    // Act
+    try {
+      await handler(batch(planChosen('acct-log-a', firstId), planChosen('acct-log-b', secondId)), context());
+    } finally {
+      vi.restoreAllMocks();
+    }
+
+    // Assess
+    const lines = written
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes('"level"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const retried = lines.find((line) => line['message'] === 'record will be retried');
+    const refused = lines.find((line) => line['message'] === 'record failed permanently');
+    expect(retried).toMatchObject({
+      correlation_id: firstId,
+      eventId: firstId,
+      accountId: 'acct-log-a',
+      detailType: 'PlanChosen',
+      function_name: 'change-plan',
+    });
+    expect(refused).toMatchObject({ correlation_id: secondId, eventId: secondId, accountId: 'acct-log-b' });
+  });
+});

@@ -1,0 +1,153 @@
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, RetryableError } from '#functions/commons/errors.ts';
+import { tokenFromSecret } from '#functions/commons/token.ts';
+import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
+
+const secrets: Record<string, { SecretString?: string; SecretBinary?: string }> = {
+  'plain-token': { SecretString: 'plain-token-value\n' },
+  'json-token': { SecretString: JSON.stringify({ token: 'json-token-value' }) },
+  'binary-token': { SecretBinary: Buffer.from('binary-token-value').toString('base64') },
+  'cached-token': { SecretString: 'cached-token-value' },
+  'concurrent-token': { SecretString: 'concurrent-token-value' },
+  'empty-token': { SecretString: '   ' },
+  'json-without-token': { SecretString: JSON.stringify({ password: 'hunter2-value' }) },
+};
+
+let server: FakeAwsServer;
+
+beforeAll(async () => {
+  useFakeAwsEnvironment();
+  server = await startFakeAws({
+    'secretsmanager.GetSecretValue': (body) => {
+      const id = String(body['SecretId']);
+      if (id === 'throttled-token') {
+        return { status: 400, body: { __type: 'AccessDeniedException', message: 'not allowed' } };
+      }
+      const secret = secrets[id];
+      if (!secret) {
+        return {
+          status: 400,
+          body: {
+            __type: 'ResourceNotFoundException',
+            message: "Secrets Manager can't find the specified secret.",
+          },
+        };
+      }
+      return {
+        body: { ARN: `arn:aws:secretsmanager:us-east-1:123456789012:secret:${id}`, Name: id, ...secret },
+      };
+    },
+  });
+  // The process-wide provider is built on first use, after this: the SDK reads the variable itself.
+  process.env['AWS_ENDPOINT_URL_SECRETS_MANAGER'] = server.endpoint;
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+function callsFor(secretId: string): number {
+  return server.calls.filter((call) => call.body['SecretId'] === secretId).length;
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('tokenFromSecret', () => {
+  it('reads a plain-string secret through the endpoint named by AWS_ENDPOINT_URL_SECRETS_MANAGER', async () => {
+    // Act
+    const token = await tokenFromSecret('plain-token')();
+
+    // Assess
+    expect(token).toBe('plain-token-value');
+    expect(callsFor('plain-token')).toBe(1);
+  });
+
+  it('reads the token field of a JSON secret', async () => {
+    // Act
+    const token = await tokenFromSecret('json-token')();
+
+    // Assess
+    expect(token).toBe('json-token-value');
+  });
+
+  it('reads a binary secret as UTF-8 text', async () => {
+    // Act
+    const token = await tokenFromSecret('binary-token')();
+
+    // Assess
+    expect(token).toBe('binary-token-value');
+  });
+
+  it('fetches the secret once for many reads within the max age', async () => {
+    // Prepare
+    const token = tokenFromSecret('cached-token', { maxAgeSeconds: 300 });
+
+    // Act
+    const values = [await token(), await token(), await token()];
+
+    // Assess
+    expect(values).toEqual(['cached-token-value', 'cached-token-value', 'cached-token-value']);
+    expect(callsFor('cached-token')).toBe(1);
+  });
+
+  it('shares one fetch between concurrent first reads', async () => {
+    // Prepare
+    const token = tokenFromSecret('concurrent-token');
+
+    // Act
+    const values = await Promise.all(Array.from({ length: 5 }, () => token()));
+
+    // Assess
+    expect(new Set(values)).toEqual(new Set(['concurrent-token-value']));
+    expect(callsFor('concurrent-token')).toBe(1);
+  });
+
+  it('fetches again once the max age has passed', async () => {
+    // Prepare
+    const provider = new SecretsProvider({
+      awsSdkV3Client: new SecretsManagerClient({ endpoint: server.endpoint }),
+    });
+    const token = tokenFromSecret('json-token', { maxAgeSeconds: 0, provider });
+    const before = callsFor('json-token');
+
+    // Act
+    await token();
+    await token();
+
+    // Assess
+    expect(callsFor('json-token') - before).toBe(2);
+  });
+
+  it.each([
+    ['missing-token', 'does not exist'],
+    ['empty-token', 'is empty'],
+    ['json-without-token', 'without a non-empty "token"'],
+  ])('refuses %s with a configuration error that holds no secret value', async (secretId, expected) => {
+    // Act
+    const error = await rejectionOf(tokenFromSecret(secretId)());
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toContain(secretId);
+    expect(error.message).toContain(expected);
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('reports other Secrets Manager failures as retryable', async () => {
+    // Act
+    const error = await rejectionOf(tokenFromSecret('throttled-token')());
+
+    // Assess
+    expect(error).toBeInstanceOf(RetryableError);
+    expect((error as RetryableError).code).toBe('TOKEN_UNAVAILABLE');
+  });
+});
