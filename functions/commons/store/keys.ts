@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { TRIAL_SHARD_COUNT } from './table.ts';
+
+/**
+ * Every key of the table is built here and nowhere else. Prefixes keep entity kinds apart in
+ * one table; Powertools idempotency records use `idempotency#...`, which none of these start with.
+ */
+
+export type CustomFieldSystem = 'Employee' | 'Timesheet';
+
+export const businessKey = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'BUSINESS' });
+
+export const hostnameKey = (hostname: string) => ({ pk: `HOSTNAME#${hostname}`, sk: 'ACCOUNT' });
+
+export const trialNoticePrefix = (trialEndsAt: string) => `TRIAL_NOTICE#${trialEndsAt}#`;
+
+export const trialNoticeKey = (accountId: string, trialEndsAt: string, threshold: string) => ({
+  pk: `ACCOUNT#${accountId}`,
+  sk: `${trialNoticePrefix(trialEndsAt)}${threshold}`,
+});
+
+export const installPartition = (hostname: string) => `INSTALL#${hostname}`;
+
+export const slotNamePrefix = (system: CustomFieldSystem) => `SLOT_NAME#${system}#`;
+
+export const slotNameKey = (hostname: string, system: CustomFieldSystem, apiName: string) => ({
+  pk: installPartition(hostname),
+  sk: `${slotNamePrefix(system)}${apiName}`,
+});
+
+export const slotNumberKey = (hostname: string, system: CustomFieldSystem, slot: number) => ({
+  pk: installPartition(hostname),
+  sk: `SLOT_NUMBER#${system}#${String(slot).padStart(3, '0')}`,
+});
+
+export const locationKey = (hostname: string, locationRef: string) => ({
+  pk: installPartition(hostname),
+  sk: `LOCATION#${locationRef}`,
+});
+
+export const awardKey = (hostname: string, awardCode: string) => ({
+  pk: installPartition(hostname),
+  sk: `AWARD#${awardCode}`,
+});
+
+export const trialShardValue = (shard: number) => `TRIAL_SHARD#${String(shard).padStart(2, '0')}`;
+
+/** Stable across processes and deployments (unlike a seeded hash), so a business never moves shard. */
+export function trialShardOf(accountId: string): string {
+  const digest = createHash('sha256').update(accountId).digest();
+  return trialShardValue(digest.readUInt32BE(0) % TRIAL_SHARD_COUNT);
+}
+
+export const allTrialShards = (): string[] =>
+  Array.from({ length: TRIAL_SHARD_COUNT }, (_, shard) => trialShardValue(shard));

@@ -1,0 +1,235 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { locationKey } from './keys.ts';
+import { conflictingItem, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
+
+/**
+ * CREATING: an intent marker written before the create call; the call may or may not have
+ * reached the service (crash, lost answer). CREATED: the service's id is recorded.
+ */
+export type CreationStatus = 'CREATING' | 'CREATED';
+
+const areaSchema = z.object({
+  status: z.enum(['CREATING', 'CREATED']),
+  claimedAt: z.string(),
+  eventId: z.string(),
+  areaId: z.number().int().optional(),
+});
+
+const locationSchema = z.object({
+  hostname: z.string(),
+  locationRef: z.string(),
+  status: z.enum(['CREATING', 'CREATED']),
+  eventId: z.string(),
+  claimedAt: z.string(),
+  locationId: z.number().int().optional(),
+  areas: z.record(z.string(), areaSchema),
+});
+
+export type AreaRecord = z.infer<typeof areaSchema>;
+export type LocationRecord = z.infer<typeof locationSchema>;
+
+export class LocationStateConflictError extends Error {
+  override readonly name = 'LocationStateConflictError';
+}
+
+export type CreationClaim = { claimed: true } | { claimed: false; existing: LocationRecord };
+
+export async function getLocation(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+): Promise<LocationRecord | undefined> {
+  const { Item } = await store.doc.send(
+    new GetCommand({
+      TableName: store.tableName,
+      Key: locationKey(hostname, locationRef),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? locationSchema.parse(Item) : undefined;
+}
+
+/**
+ * Writes the location's intent marker; only the first caller for (install, locationRef) gets
+ * `claimed: true` and may send the create call. Anyone else gets the marker: CREATED means use
+ * its id; CREATING means an earlier attempt may have created the location (outcome unknown).
+ */
+export async function claimLocationCreate(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  intent: { eventId: string; at?: Date },
+): Promise<CreationClaim> {
+  try {
+    await store.doc.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: {
+          ...locationKey(hostname, locationRef),
+          type: 'Location',
+          hostname,
+          locationRef,
+          status: 'CREATING',
+          eventId: intent.eventId,
+          claimedAt: normalizeTimestamp(intent.at ?? new Date()),
+          areas: {},
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { claimed: true };
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    const held = conflictingItem(error.Item);
+    const existing = held ? locationSchema.parse(held) : await getLocation(store, hostname, locationRef);
+    if (!existing) return claimLocationCreate(store, hostname, locationRef, intent);
+    return { claimed: false, existing };
+  }
+}
+
+/**
+ * Removes this event's CREATING marker when the create call certainly did not create anything
+ * (refused before or by the service), so a retry may claim again. False if it was not ours.
+ */
+export async function releaseLocationClaim(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  eventId: string,
+): Promise<boolean> {
+  try {
+    await store.doc.send(
+      new DeleteCommand({
+        TableName: store.tableName,
+        Key: locationKey(hostname, locationRef),
+        ConditionExpression: '#status = :creating AND eventId = :eventId',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':creating': 'CREATING', ':eventId': eventId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Records the id the service returned. Repeating the same id is a no-op; a different id is refused. */
+export async function recordLocationCreated(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  locationId: number,
+): Promise<void> {
+  try {
+    await store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: locationKey(hostname, locationRef),
+        UpdateExpression: 'SET #status = :created, locationId = :locationId',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(locationId) OR locationId = :locationId)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':created': 'CREATED', ':locationId': locationId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    throw new LocationStateConflictError(
+      `location ${locationRef} of ${hostname} is unclaimed or already recorded with another id`,
+    );
+  }
+}
+
+/**
+ * Intent marker for one area of a created location; same contract as claimLocationCreate.
+ * Fails with LocationStateConflictError when the location itself is not recorded as CREATED.
+ */
+export async function claimAreaCreate(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  areaName: string,
+  intent: { eventId: string; at?: Date },
+): Promise<{ claimed: true } | { claimed: false; existing: AreaRecord }> {
+  const marker = {
+    status: 'CREATING',
+    eventId: intent.eventId,
+    claimedAt: normalizeTimestamp(intent.at ?? new Date()),
+  };
+  try {
+    await store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: locationKey(hostname, locationRef),
+        UpdateExpression: 'SET areas.#area = :marker',
+        ConditionExpression: '#status = :created AND attribute_not_exists(areas.#area)',
+        ExpressionAttributeNames: { '#status': 'status', '#area': areaName },
+        ExpressionAttributeValues: { ':created': 'CREATED', ':marker': marker },
+      }),
+    );
+    return { claimed: true };
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    const location = await getLocation(store, hostname, locationRef);
+    const existing = location?.areas[areaName];
+    if (existing) return { claimed: false, existing };
+    throw new LocationStateConflictError(`location ${locationRef} of ${hostname} is not created yet`);
+  }
+}
+
+/** Removes this event's CREATING area marker when the area certainly was not created. */
+export async function releaseAreaClaim(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  areaName: string,
+  eventId: string,
+): Promise<boolean> {
+  try {
+    await store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: locationKey(hostname, locationRef),
+        UpdateExpression: 'REMOVE areas.#area',
+        ConditionExpression: 'areas.#area.#status = :creating AND areas.#area.eventId = :eventId',
+        ExpressionAttributeNames: { '#area': areaName, '#status': 'status' },
+        ExpressionAttributeValues: { ':creating': 'CREATING', ':eventId': eventId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Records an area's id; same id again is a no-op, another id or no marker is refused. */
+export async function recordAreaCreated(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  areaName: string,
+  areaId: number,
+): Promise<void> {
+  try {
+    await store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: locationKey(hostname, locationRef),
+        UpdateExpression: 'SET areas.#area.#status = :created, areas.#area.areaId = :areaId',
+        ConditionExpression:
+          'attribute_exists(areas.#area) AND (attribute_not_exists(areas.#area.areaId) OR areas.#area.areaId = :areaId)',
+        ExpressionAttributeNames: { '#area': areaName, '#status': 'status' },
+        ExpressionAttributeValues: { ':created': 'CREATED', ':areaId': areaId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailure(error)) throw error;
+    throw new LocationStateConflictError(
+      `area ${areaName} of location ${locationRef} of ${hostname} is unclaimed or recorded with another id`,
+    );
+  }
+}

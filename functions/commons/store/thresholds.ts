@@ -1,0 +1,91 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
+import { epochSeconds, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
+
+/** Days before the trial end, or the end itself. */
+export type TrialThreshold = number | 'ENDED';
+
+/** Announcement markers outlive the trial long enough to stop late duplicates, then expire. */
+export const TRIAL_NOTICE_RETENTION_DAYS = 90;
+
+const DAY_MS = 86_400_000;
+
+const announcedSchema = z.object({ threshold: z.union([z.number().int(), z.literal('ENDED')]) });
+
+const thresholdName = (threshold: TrialThreshold) => (threshold === 'ENDED' ? 'ENDED' : `DAYS_${threshold}`);
+
+/**
+ * True for exactly one caller per (account, trial end, threshold), however many trial-watch runs
+ * overlap. Keyed on the trial end too, so a business whose trial end moves is announced again
+ * for its new end.
+ */
+export async function claimThresholdAnnouncement(
+  store: Store,
+  accountId: string,
+  trialEndDate: string,
+  thresholdDays: TrialThreshold,
+  at: Date = new Date(),
+): Promise<boolean> {
+  const trialEndsAt = normalizeTimestamp(trialEndDate);
+  const expiresAt = new Date(Date.parse(trialEndsAt) + TRIAL_NOTICE_RETENTION_DAYS * DAY_MS);
+  try {
+    await store.doc.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: {
+          ...trialNoticeKey(accountId, trialEndsAt, thresholdName(thresholdDays)),
+          type: 'TrialNotice',
+          accountId,
+          trialEndDate,
+          threshold: thresholdDays,
+          announcedAt: normalizeTimestamp(at),
+          ttl: epochSeconds(expiresAt),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Undoes a claim whose announcement could not be published, so the next trial-watch run
+ * announces it instead of the announcement being lost.
+ */
+export async function releaseThresholdAnnouncement(
+  store: Store,
+  accountId: string,
+  trialEndDate: string,
+  thresholdDays: TrialThreshold,
+): Promise<void> {
+  await store.doc.send(
+    new DeleteCommand({
+      TableName: store.tableName,
+      Key: trialNoticeKey(accountId, normalizeTimestamp(trialEndDate), thresholdName(thresholdDays)),
+    }),
+  );
+}
+
+/** Thresholds already announced for this trial end, in one Query. */
+export async function listAnnouncedThresholds(
+  store: Store,
+  accountId: string,
+  trialEndDate: string,
+): Promise<TrialThreshold[]> {
+  const { Items } = await store.doc.send(
+    new QueryCommand({
+      TableName: store.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': businessKey(accountId).pk,
+        ':prefix': trialNoticePrefix(normalizeTimestamp(trialEndDate)),
+      },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []).map((item) => announcedSchema.parse(item).threshold);
+}

@@ -1,0 +1,127 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  claimThresholdAnnouncement,
+  listAnnouncedThresholds,
+  releaseThresholdAnnouncement,
+  TRIAL_NOTICE_RETENTION_DAYS,
+} from '#functions/commons/store/thresholds.ts';
+import {
+  createTestStore,
+  type DynaliteServer,
+  startDynalite,
+  type TestStore,
+} from '#test/support/dynalite.ts';
+
+let dynamo: DynaliteServer;
+let store: TestStore;
+let sequence = 0;
+const newAccountId = () => `acct-${++sequence}`;
+const trialEnd = '2030-02-01T00:00:00Z';
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  store = await createTestStore(dynamo.endpoint);
+});
+
+afterAll(async () => {
+  store.client.destroy();
+  await dynamo.close();
+});
+
+describe('claimThresholdAnnouncement', () => {
+  it('is true the first time and false afterwards for the same threshold', async () => {
+    // Prepare
+    const accountId = newAccountId();
+
+    // Act
+    const first = await claimThresholdAnnouncement(store, accountId, trialEnd, 7);
+    const second = await claimThresholdAnnouncement(store, accountId, trialEnd, 7);
+
+    // Assess
+    expect([first, second]).toEqual([true, false]);
+  });
+
+  it('is true for exactly one of two concurrent trial-watch runs', async () => {
+    // Prepare
+    const accountId = newAccountId();
+
+    // Act
+    const claims = await Promise.all([
+      claimThresholdAnnouncement(store, accountId, trialEnd, 'ENDED'),
+      claimThresholdAnnouncement(store, accountId, trialEnd, 'ENDED'),
+    ]);
+
+    // Assess
+    expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('treats the same instant written with another offset as the same trial end', async () => {
+    // Prepare
+    const accountId = newAccountId();
+    await claimThresholdAnnouncement(store, accountId, '2030-02-01T00:00:00Z', 3);
+
+    // Act
+    const again = await claimThresholdAnnouncement(store, accountId, '2030-01-31T19:00:00-05:00', 3);
+
+    // Assess
+    expect(again).toBe(false);
+  });
+
+  it('announces again when the trial end moves', async () => {
+    // Prepare
+    const accountId = newAccountId();
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 1);
+
+    // Act
+    const forNewEnd = await claimThresholdAnnouncement(store, accountId, '2030-03-01T00:00:00Z', 1);
+
+    // Assess
+    expect(forNewEnd).toBe(true);
+  });
+
+  it('can be claimed again after a release for an announcement that was not published', async () => {
+    // Prepare
+    const accountId = newAccountId();
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 3);
+
+    // Act
+    await releaseThresholdAnnouncement(store, accountId, '2030-01-31T19:00:00-05:00', 3);
+    const reclaimed = await claimThresholdAnnouncement(store, accountId, trialEnd, 3);
+
+    // Assess
+    expect(reclaimed).toBe(true);
+  });
+
+  it('lists the thresholds already announced for a trial end', async () => {
+    // Prepare
+    const accountId = newAccountId();
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 7);
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 'ENDED');
+    await claimThresholdAnnouncement(store, accountId, '2030-03-01T00:00:00Z', 3);
+
+    // Act
+    const announced = await listAnnouncedThresholds(store, accountId, trialEnd);
+
+    // Assess
+    expect(announced.sort()).toEqual([7, 'ENDED']);
+  });
+
+  it('expires the marker a retention period after the trial end', async () => {
+    // Prepare
+    const accountId = newAccountId();
+
+    // Act
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 7);
+
+    // Assess
+    const { Item } = await store.doc.send(
+      new GetCommand({
+        TableName: store.tableName,
+        Key: { pk: `ACCOUNT#${accountId}`, sk: 'TRIAL_NOTICE#2030-02-01T00:00:00.000Z#DAYS_7' },
+      }),
+    );
+    const expected = Date.parse(trialEnd) / 1000 + TRIAL_NOTICE_RETENTION_DAYS * 86_400;
+    expect(Item).toMatchObject({ type: 'TrialNotice', ttl: expected });
+  });
+});
