@@ -1,0 +1,172 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundContracts } from '#functions/commons/contracts/registry.ts';
+import { demoAccount } from '#functions/commons/contracts/samples.ts';
+import { getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
+import { createStore } from '#functions/commons/store/store.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { runScenario, type ScenarioReport, TRIAL_ACCOUNT } from '#local/scenario.ts';
+
+/**
+ * The connector end to end on one machine: the real route table and handlers, the sandbox,
+ * dynalite and the local events server. Every inbound detail-type is published with the real
+ * EventBridge client (through the demo scenario), then the outbound events, the sandbox's state
+ * and the connector's table are checked, and two poison events show the failure paths.
+ */
+
+describe('local runtime end to end with the real handlers', () => {
+  let runtime: LocalRuntime;
+  let eventBridge: EventBridgeClient;
+  let report: ScenarioReport;
+
+  beforeAll(async () => {
+    // Short visibility delay: a record that exhausts its 5 receives reaches the DLQ in ~100 ms.
+    runtime = await startLocalRuntime({ trialWatchEveryMs: 0, visibilityDelayMs: 20, logLevel: 'ERROR' });
+    eventBridge = new EventBridgeClient({
+      region: runtime.region,
+      endpoint: runtime.eventsEndpoint,
+      credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'test' },
+    });
+    report = await runScenario(runtime);
+  }, 120_000);
+
+  afterAll(async () => {
+    eventBridge?.destroy();
+    await runtime?.close();
+  });
+
+  it('replays every inbound detail-type without a failure', () => {
+    // Assess
+    expect(report.failures).toEqual([]);
+    expect(Object.keys(report.inboundCounts).sort()).toEqual(Object.keys(inboundContracts).sort());
+  });
+
+  it('publishes the result event of every step, including the trial watch announcements', () => {
+    // Assess
+    expect(report.outboundCounts).toMatchObject({
+      BusinessProvisioned: 2,
+      PlanChanged: 1,
+      SubscriptionStatus: 1,
+      EmployeeSynced: 1,
+      LocationProvisioned: 1,
+      BudgetSaved: 1,
+      PayReturnsReady: demoAccount.timesheetIds.length,
+    });
+    const announcements = runtime
+      .outbound()
+      .filter((event) => event.detail['accountId'] === TRIAL_ACCOUNT.accountId);
+    expect(announcements.map((event) => event['detail-type'])).toEqual(
+      expect.arrayContaining(['TrialExpiring', 'TrialEnded']),
+    );
+    expect(runtime.outbound().some((event) => event['detail-type'] === 'SyncFailed')).toBe(false);
+  });
+
+  it('leaves the sandbox with the converted business and the trial that ran out', async () => {
+    // Act
+    const businesses = (await (await fetch(`${runtime.sandboxUrl}/_sandbox/businesses`)).json()) as Array<{
+      externalId: string;
+      hostname: string;
+      edition: string;
+    }>;
+    const install = await (
+      await fetch(`${runtime.sandboxUrl}/_sandbox/installs/${demoAccount.hostname}`)
+    ).text();
+
+    // Assess
+    const byAccount = new Map(businesses.map((business) => [business.externalId, business]));
+    expect(byAccount.get(demoAccount.accountId)).toMatchObject({
+      hostname: demoAccount.hostname,
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+    expect(byAccount.get(TRIAL_ACCOUNT.accountId)?.edition).toBe('SUBSCRIPTION_FREE');
+    expect(install).toContain('Harbor Cafe Waterfront');
+    expect(install).toContain('Front of House');
+  });
+
+  it('records the business and its hostname mapping in the table', async () => {
+    // Prepare
+    const client = new DynamoDBClient({
+      region: runtime.region,
+      endpoint: runtime.dynamoEndpoint,
+      credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'test' },
+    });
+    const store = createStore({ tableName: runtime.tableName, client });
+
+    // Act
+    const business = await getBusiness(store, demoAccount.accountId);
+    const owner = await getAccountByHostname(store, demoAccount.hostname);
+    client.destroy();
+
+    // Assess
+    expect(business).toMatchObject({
+      accountId: demoAccount.accountId,
+      status: 'ACTIVE',
+      hostname: demoAccount.hostname,
+    });
+    expect(owner).toBe(demoAccount.accountId);
+  });
+
+  it('answers an invalid event with SyncFailed and does not retry it', async () => {
+    // Act
+    const answer = await eventBridge.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: runtime.inboundSource,
+            DetailType: 'PlanChosen',
+            Detail: JSON.stringify({ accountId: demoAccount.accountId, plan: 'PLATINUM' }),
+          },
+        ],
+      }),
+    );
+    await runtime.waitForIdle();
+
+    // Assess
+    const eventId = answer.Entries?.[0]?.EventId ?? '?';
+    const failed = runtime
+      .outbound()
+      .find((event) => event['detail-type'] === 'SyncFailed' && event.detail['sourceEventId'] === eventId);
+    expect(failed?.detail).toMatchObject({
+      accountId: demoAccount.accountId,
+      detailType: 'PlanChosen',
+      causationId: eventId,
+    });
+    expect(runtime.dlq().some((entry) => entry.body.includes(eventId))).toBe(false);
+  });
+
+  it('parks an event that keeps failing in the DLQ after the route maxReceiveCount', async () => {
+    // Prepare: an account the connector never provisioned, so the employee sync cannot run yet.
+    const ghost = 'acct-never-provisioned';
+
+    // Act
+    const answer = await eventBridge.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: runtime.inboundSource,
+            DetailType: 'EmployeeChanged',
+            Detail: JSON.stringify({
+              accountId: ghost,
+              employeeId: demoAccount.employeeId,
+              customFields: { badgeNumber: 'B-1' },
+            }),
+          },
+        ],
+      }),
+    );
+    await runtime.waitForIdle();
+
+    // Assess
+    const eventId = answer.Entries?.[0]?.EventId ?? '?';
+    const parked = runtime.dlq().find((entry) => entry.body.includes(eventId));
+    expect(parked).toMatchObject({ queue: 'workforce-connector-sync-employee.fifo', attempts: 5 });
+    expect(JSON.parse(parked?.body ?? '{}')).toMatchObject({
+      id: eventId,
+      'detail-type': 'EmployeeChanged',
+      detail: { accountId: ghost },
+    });
+    const dlqOverHttp = (await (await fetch(`${runtime.eventsEndpoint}/_local/dlq`)).json()) as unknown[];
+    expect(dlqOverHttp).toContainEqual(parked);
+  });
+});

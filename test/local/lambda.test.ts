@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { QueuedMessage } from '#local/fifo-queue.ts';
+import { createLambdaContext, failedMessageIds, invokeFunction, scheduledEvent } from '#local/lambda.ts';
+
+const message = (messageId: string): QueuedMessage => ({
+  messageId,
+  body: '{}',
+  groupId: 'g',
+  deduplicationId: messageId,
+  sequenceNumber: '10000000000000000001',
+  sentTimestamp: 0,
+  receiveCount: 1,
+  firstReceiveTimestamp: 0,
+});
+
+describe('Lambda shapes', () => {
+  it('reads batchItemFailures as the event source mapping does', () => {
+    // Prepare
+    const batch = [message('m1'), message('m2')];
+
+    // Act / Assess
+    expect(failedMessageIds({ batchItemFailures: [{ itemIdentifier: 'm2' }] }, batch)).toEqual(['m2']);
+    expect(failedMessageIds({ batchItemFailures: [] }, batch)).toEqual([]);
+    expect(failedMessageIds(undefined, batch)).toEqual([]);
+    // An identifier naming no record of the batch fails the whole batch.
+    expect(failedMessageIds({ batchItemFailures: [{ itemIdentifier: 'other' }] }, batch)).toEqual([
+      'm1',
+      'm2',
+    ]);
+  });
+
+  it('gives a context whose remaining time counts down from the function timeout', () => {
+    // Act
+    const context = createLambdaContext(
+      { functionName: 'save-budget', region: 'us-east-1', timeoutMs: 30_000 },
+      Date.now() - 1_000,
+    );
+
+    // Assess
+    expect(context.invokedFunctionArn).toBe('arn:aws:lambda:us-east-1:000000000000:function:save-budget');
+    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(29_000);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(28_000);
+    expect(context.logGroupName).toBe('/aws/lambda/save-budget');
+  });
+
+  it('fails an invocation that outlives its timeout like Lambda does', async () => {
+    // Prepare
+    const never = () => new Promise<never>(() => undefined);
+
+    // Act
+    const call = invokeFunction(never, {}, { functionName: 'slow', region: 'us-east-1', timeoutMs: 20 });
+
+    // Assess
+    await expect(call).rejects.toThrow('slow: Task timed out after 0.02 seconds');
+  });
+
+  it('builds a Scheduled Event at the given time, without milliseconds', () => {
+    // Act
+    const event = scheduledEvent('trial-watch-schedule', 'us-east-1', new Date('2025-04-01T10:00:00.123Z'));
+
+    // Assess
+    expect(event).toMatchObject({
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      time: '2025-04-01T10:00:00Z',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/trial-watch-schedule'],
+      detail: {},
+    });
+  });
+});

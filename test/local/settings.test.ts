@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
+import { localEnvironment } from '#local/settings.ts';
+
+describe('localEnvironment', () => {
+  it('passes the connector config validation and points every service at the local servers', () => {
+    // Prepare
+    const environment = localEnvironment({
+      sandboxUrl: 'http://127.0.0.1:8787/',
+      dynamoEndpoint: 'http://127.0.0.1:8000',
+      eventsEndpoint: 'http://127.0.0.1:4010',
+      secretsEndpoint: 'http://127.0.0.1:4010',
+      tableName: 'state',
+      busName: 'bus',
+    });
+
+    // Act
+    const config = loadConfig(environment);
+
+    // Assess
+    expect(config.provisioningUrls).toEqual({
+      US: 'http://127.0.0.1:8787',
+      UK: 'http://127.0.0.1:8787/regions/uk',
+      AU: 'http://127.0.0.1:8787/regions/au',
+    });
+    expect(config.installUrlTemplate).toBe('http://127.0.0.1:8787/installs/{hostname}');
+    expect(config.allowedHostnameSuffixes).toEqual(['.sandbox.test']);
+    expect(config.tableName).toBe('state');
+    expect(config.eventBusName).toBe('bus');
+    expect(environment['AWS_ENDPOINT_URL_EVENTBRIDGE']).toBe('http://127.0.0.1:4010');
+    expect(environment['AWS_ENDPOINT_URL_SECRETS_MANAGER']).toBe('http://127.0.0.1:4010');
+    expect(environment['AWS_ENDPOINT_URL_DYNAMODB']).toBe('http://127.0.0.1:8000');
+  });
+
+  it('never carries the token itself, only the secret name', () => {
+    // Act
+    const environment = localEnvironment({
+      sandboxUrl: 'http://127.0.0.1:1',
+      dynamoEndpoint: 'http://127.0.0.1:2',
+      eventsEndpoint: 'http://127.0.0.1:3',
+      secretsEndpoint: 'http://127.0.0.1:3',
+      tableName: 't',
+      busName: 'b',
+    });
+
+    // Assess
+    expect(Object.values(environment)).not.toContain('sandbox-token');
+    expect(environment['TOKEN_SECRET_ID']).toBe('workforce-connector/sandbox-token');
+  });
+});
