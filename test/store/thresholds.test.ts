@@ -1,7 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CLAIM_LEASE_MS,
   claimThresholdAnnouncement,
+  confirmThresholdAnnouncement,
   listAnnouncedThresholds,
   releaseThresholdAnnouncement,
   TRIAL_NOTICE_RETENTION_DAYS,
@@ -91,6 +93,53 @@ describe('claimThresholdAnnouncement', () => {
 
     // Assess
     expect(reclaimed).toBe(true);
+  });
+
+  it('lets a later run take over a claim that was never confirmed once its lease has passed', async () => {
+    // Prepare
+    const accountId = newAccountId();
+    const claimedAt = new Date('2030-01-20T00:00:00Z');
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 7, claimedAt);
+
+    // Act
+    const duringLease = await claimThresholdAnnouncement(
+      store,
+      accountId,
+      trialEnd,
+      7,
+      new Date(claimedAt.getTime() + CLAIM_LEASE_MS - 1000),
+    );
+    const afterLease = await claimThresholdAnnouncement(
+      store,
+      accountId,
+      trialEnd,
+      7,
+      new Date(claimedAt.getTime() + CLAIM_LEASE_MS + 1000),
+    );
+
+    // Assess
+    expect(duringLease).toBe(false);
+    expect(afterLease).toBe(true);
+  });
+
+  it('never gives out a confirmed announcement again, even after the lease', async () => {
+    // Prepare
+    const accountId = newAccountId();
+    const claimedAt = new Date('2030-01-20T00:00:00Z');
+    await claimThresholdAnnouncement(store, accountId, trialEnd, 1, claimedAt);
+    await confirmThresholdAnnouncement(store, accountId, trialEnd, 1);
+
+    // Act
+    const later = await claimThresholdAnnouncement(
+      store,
+      accountId,
+      trialEnd,
+      1,
+      new Date(claimedAt.getTime() + 10 * CLAIM_LEASE_MS),
+    );
+
+    // Assess
+    expect(later).toBe(false);
   });
 
   it('lists the thresholds already announced for a trial end', async () => {

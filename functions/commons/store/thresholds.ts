@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
 import { epochSeconds, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
@@ -11,14 +11,24 @@ export const TRIAL_NOTICE_RETENTION_DAYS = 90;
 
 const DAY_MS = 86_400_000;
 
+/**
+ * How long a claim may stay unconfirmed before another run may take it over. Longer than the
+ * longest Lambda run (15 min), so a live run's claim is never stolen; a run that crashed between
+ * claim and publish has its announcement re-sent by a later run instead of losing it.
+ */
+export const CLAIM_LEASE_MS = 20 * 60_000;
+
 const announcedSchema = z.object({ threshold: z.union([z.number().int(), z.literal('ENDED')]) });
 
 const thresholdName = (threshold: TrialThreshold) => (threshold === 'ENDED' ? 'ENDED' : `DAYS_${threshold}`);
 
 /**
- * True for exactly one caller per (account, trial end, threshold), however many trial-watch runs
- * overlap. Keyed on the trial end too, so a business whose trial end moves is announced again
- * for its new end.
+ * True for exactly one caller per (account, trial end, threshold) at a time, however many
+ * trial-watch runs overlap. Keyed on the trial end too, so a business whose trial end moves is
+ * announced again for its new end. Two phases: the claim is a lease (`CLAIMED`) until
+ * `confirmThresholdAnnouncement` marks it `PUBLISHED`; an unconfirmed claim older than
+ * `CLAIM_LEASE_MS` can be claimed again, so a crash between claim and publish delays the
+ * announcement to a later run rather than losing it.
  */
 export async function claimThresholdAnnouncement(
   store: Store,
@@ -40,9 +50,12 @@ export async function claimThresholdAnnouncement(
           trialEndDate,
           threshold: thresholdDays,
           announcedAt: normalizeTimestamp(at),
+          claimState: 'CLAIMED',
+          leaseUntil: at.getTime() + CLAIM_LEASE_MS,
           ttl: epochSeconds(expiresAt),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: 'attribute_not_exists(pk) OR (claimState = :claimed AND leaseUntil < :now)',
+        ExpressionAttributeValues: { ':claimed': 'CLAIMED', ':now': at.getTime() },
       }),
     );
     return true;
@@ -50,6 +63,24 @@ export async function claimThresholdAnnouncement(
     if (isConditionalCheckFailure(error)) return false;
     throw error;
   }
+}
+
+/** Marks a claimed announcement as published: it is never claimed again. */
+export async function confirmThresholdAnnouncement(
+  store: Store,
+  accountId: string,
+  trialEndDate: string,
+  thresholdDays: TrialThreshold,
+): Promise<void> {
+  await store.doc.send(
+    new UpdateCommand({
+      TableName: store.tableName,
+      Key: trialNoticeKey(accountId, normalizeTimestamp(trialEndDate), thresholdName(thresholdDays)),
+      UpdateExpression: 'SET claimState = :published REMOVE leaseUntil',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':published': 'PUBLISHED' },
+    }),
+  );
 }
 
 /**

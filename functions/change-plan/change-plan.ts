@@ -1,0 +1,88 @@
+import type { PlanChosenDetail } from '#functions/commons/contracts/inbound/plan-chosen.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import type { OutboundEvent } from '#functions/commons/publisher.ts';
+import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import { recordSyncSuccess, TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
+import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
+import { provisionedBusinessOf } from '#functions/subscription-status/provisioned-business.ts';
+
+const PREMIUM_EDITION = 'SUBSCRIPTION_PAID_PRO_PREMIUM';
+const FREE_EDITION = 'SUBSCRIPTION_FREE';
+
+const TARGET_EDITION = { PREMIUM: PREMIUM_EDITION, FREE: FREE_EDITION } as const;
+
+/**
+ * changePlan — PlanChosen → change-plan (upgrade or cancel) → PlanChanged.
+ *
+ * Input: the PlanChosen detail (accountId, plan PREMIUM|FREE, billingAddress?).
+ * Output: one `PlanChanged` {hostname, edition, previousEdition}; nothing when the mapping already
+ * shows the chosen plan (the event is acknowledged without a call).
+ *
+ * Steps:
+ * 1. Find the account's business; none yet, or a signup still PENDING/UNCONFIRMED → RetryableError
+ *    BUSINESS_NOT_PROVISIONED: the AccountCreated may still be in flight, so the event waits in
+ *    the queue (and reaches the DLQ after maxReceiveCount).
+ * 2. Already on the target edition → acknowledge, no call, nothing published (a redelivery or a
+ *    repeated choice changes nothing).
+ * 3. Rules checked before calling, so the service is not asked what it will refuse:
+ *    FREE while on trial → CANNOT_CANCEL_TRIAL (the service refuses cancel on trial; the trial
+ *    ends on its own as SUBSCRIPTION_FREE); PREMIUM for a US business without a billing address
+ *    (no filled field) → BILLING_ADDRESS_REQUIRED.
+ * 4. upgrade or cancel; a refusal becomes SyncFailed with the service's code.
+ * 5. updateEdition (a converted business leaves the trial index), recordSyncSuccess, publish.
+ */
+export async function changePlan(
+  { detail }: UseCaseInput<PlanChosenDetail>,
+  { store, service, clock }: Dependencies,
+): Promise<OutboundEvent[]> {
+  const business = await provisionedBusinessOf(store, detail.accountId);
+  const target = TARGET_EDITION[detail.plan];
+  if (business.edition === target) return [];
+
+  if (detail.plan === 'FREE' && business.edition === TRIAL_EDITION) {
+    throw new PermanentError(
+      'CANNOT_CANCEL_TRIAL',
+      `business ${business.hostname} is on trial; the service cannot cancel a trial, it becomes ${FREE_EDITION} when the trial ends`,
+    );
+  }
+  if (detail.plan === 'PREMIUM' && business.region === 'US' && !hasFilledField(detail.billingAddress)) {
+    throw new PermanentError(
+      'BILLING_ADDRESS_REQUIRED',
+      `billingAddress is required to convert US business ${business.hostname} (a compliance rule of the service)`,
+    );
+  }
+
+  let result: Awaited<ReturnType<typeof service.provisioning.upgrade>>;
+  try {
+    result =
+      detail.plan === 'PREMIUM'
+        ? await service.provisioning.upgrade(business.hostname, detail.billingAddress, business.region)
+        : await service.provisioning.cancel(business.hostname, business.region);
+  } catch (error) {
+    if (error instanceof ServiceRejectedError) {
+      throw serviceRejection(`change-plan ${detail.plan === 'PREMIUM' ? 'upgrade' : 'cancel'}`, error);
+    }
+    throw error;
+  }
+
+  // The cancel answer is not shown in the spec: the chosen edition is what the call achieved.
+  const edition = result.edition ?? target;
+  const syncedAt = clock.now();
+  await updateEdition(store, detail.accountId, {
+    edition,
+    ...(result.trialEndDate ? { trialEndDate: result.trialEndDate } : {}),
+    syncedAt,
+  });
+  await recordSyncSuccess(store, detail.accountId, syncedAt);
+  return [
+    {
+      detailType: 'PlanChanged',
+      detail: { hostname: business.hostname, edition, previousEdition: business.edition },
+    },
+  ];
+}
+
+function hasFilledField(address: PlanChosenDetail['billingAddress']): boolean {
+  return address !== undefined && Object.values(address).some((value) => value !== undefined && value !== '');
+}

@@ -1,0 +1,174 @@
+import type { AccountCreatedDetail } from '#functions/commons/contracts/inbound/account-created.ts';
+import { crashPoint } from '#functions/commons/crash-points.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import {
+  PermanentError,
+  RegionNotAvailableError,
+  ServiceRejectedError,
+  SignupOutcomeLostError,
+} from '#functions/commons/errors.ts';
+import type { OutboundEvent } from '#functions/commons/publisher.ts';
+import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import { defaultSignupDuplicateRejections } from '#functions/commons/service/provisioning.ts';
+import {
+  type BusinessRecord,
+  claimSignup,
+  markSignupUnconfirmed,
+  recordProvisioned,
+  releaseSignupClaim,
+} from '#functions/commons/store/business.ts';
+import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
+
+/**
+ * provisionBusiness — AccountCreated → signup → BusinessProvisioned.
+ *
+ * Input: the AccountCreated detail (accountId, businessName, owner, estimatedEmployeeCount?,
+ * region) and its EventBridge event id.
+ * Output: one `BusinessProvisioned` {hostname, edition, trialEndDate, region}, or nothing at all
+ * when a PermanentError is thrown (the runtime turns it into SyncFailed).
+ *
+ * Steps:
+ * 1. Region check: a region without a provisioning root fails with REGION_NOT_AVAILABLE before
+ *    anything is written, so the account can be provisioned once the region is configured.
+ * 2. Claim the signup in the store (one PENDING marker per account, written before the call):
+ *    - ACTIVE business, same event → a redelivery after success: re-publish BusinessProvisioned,
+ *      no call;
+ *    - ACTIVE business, other event → ACCOUNT_ALREADY_PROVISIONED, no call;
+ *    - UNCONFIRMED → SIGNUP_COMMITTED_UNCONFIRMED again, no call (an operator must reconcile);
+ *    - PENDING (an earlier attempt crashed or timed out after the claim) → the signup may have
+ *      committed, so exactly one follow-up signup is made and a duplicate rejection is read as
+ *      "it did commit" (step 4).
+ * 3. Signup (the client itself makes one non-blind follow-up after an ambiguous failure).
+ * 4. Failures: a service rejection releases the claim (nothing was created, a corrected event may
+ *    try again) and fails with the service's code; a lost answer (SignupOutcomeLostError, or a
+ *    duplicate rejection of the follow-up in step 2) moves the claim to UNCONFIRMED and fails with
+ *    SIGNUP_COMMITTED_UNCONFIRMED; anything retryable keeps the PENDING claim for the redelivery.
+ * 5. recordProvisioned (business ACTIVE + hostname mapping + trial index), then publish.
+ */
+export async function provisionBusiness(
+  { event, detail }: UseCaseInput<AccountCreatedDetail>,
+  { config, store, service, clock, logger }: Dependencies,
+): Promise<OutboundEvent[]> {
+  const { accountId, region } = detail;
+  if (config.provisioningUrls[region] === undefined) throw new RegionNotAvailableError(region);
+
+  const claim = await claimSignup(store, { accountId, eventId: event.id, region, at: clock.now() });
+  let resumingEarlierAttempt = false;
+  if (!claim.claimed) {
+    const { existing } = claim;
+    if (existing.status === 'ACTIVE') return [alreadyActive(existing, event.id)];
+    if (existing.status === 'UNCONFIRMED') {
+      throw new PermanentError(
+        'SIGNUP_COMMITTED_UNCONFIRMED',
+        `account ${accountId} has a signup whose outcome is unconfirmed; it needs reconciliation before a new signup`,
+      );
+    }
+    resumingEarlierAttempt = true;
+    logger.warn('resuming a signup whose earlier attempt may have committed', {
+      claimedBy: existing.eventId,
+      attempts: existing.attempts,
+    });
+  }
+  // A PENDING claim of another event (crashed before it could be released) is taken over: FIFO
+  // per account means that event is not running now, and the follow-up below is non-blind.
+  const claimEventId = claim.claimed ? event.id : claim.existing.eventId;
+
+  const userData = {
+    firstName: detail.owner.firstName,
+    lastName: detail.owner.lastName,
+    email: detail.owner.email,
+    ...(detail.owner.mobileNumber === undefined ? {} : { mobileNumber: detail.owner.mobileNumber }),
+  };
+  const businessData = {
+    externalId: accountId,
+    portfolioName: detail.businessName,
+    ...(detail.estimatedEmployeeCount === undefined
+      ? {}
+      : // The spec's sample sends the count as a string.
+        { estimatedEmployeeCount: String(detail.estimatedEmployeeCount) }),
+  };
+
+  let business: Awaited<ReturnType<typeof service.provisioning.signup>>;
+  try {
+    business = await service.provisioning.signup({ userData, businessData, region });
+  } catch (error) {
+    if (error instanceof SignupOutcomeLostError || (resumingEarlierAttempt && isDuplicateRejection(error))) {
+      const lost =
+        error instanceof SignupOutcomeLostError
+          ? error
+          : new SignupOutcomeLostError(accountId, {
+              serviceCode: (error as ServiceRejectedError).serviceCode,
+            });
+      await markSignupUnconfirmed(store, accountId, {
+        eventId: claimEventId,
+        message: lost.message,
+        at: clock.now(),
+      });
+      throw lost;
+    }
+    if (error instanceof ServiceRejectedError) {
+      await releaseSignupClaim(store, accountId, claimEventId);
+      throw serviceRejection('signup', error);
+    }
+    throw error;
+  }
+
+  // The business exists at the service but not yet in the table: the worst moment to die.
+  crashPoint('provision-business.after-signup');
+  const recording = await recordProvisioned(store, {
+    accountId,
+    hostname: business.hostname,
+    edition: business.edition,
+    trialEndDate: business.trialEndDate,
+    region,
+    eventId: claimEventId,
+    at: clock.now(),
+  });
+  if (!recording.recorded) {
+    // Both cases mean the service handed out a business the table cannot take; say so loudly
+    // rather than overwrite another account's mapping.
+    throw new PermanentError(
+      recording.reason === 'HOSTNAME_TAKEN' ? 'HOSTNAME_CONFLICT' : 'ACCOUNT_ALREADY_PROVISIONED',
+      `signup returned ${business.hostname} for account ${accountId} but it could not be recorded (${recording.reason})`,
+    );
+  }
+  return [
+    {
+      detailType: 'BusinessProvisioned',
+      detail: {
+        hostname: business.hostname,
+        edition: business.edition,
+        trialEndDate: business.trialEndDate,
+        region,
+      },
+    },
+  ];
+}
+
+function alreadyActive(existing: BusinessRecord, eventId: string): OutboundEvent {
+  if (existing.eventId !== eventId || existing.hostname === undefined) {
+    throw new PermanentError(
+      'ACCOUNT_ALREADY_PROVISIONED',
+      `account ${existing.accountId} already has business ${existing.hostname ?? '(unknown)'}; no second signup is made`,
+    );
+  }
+  // Same event again (its first run recorded the business but the answer was not kept, e.g. the
+  // idempotency record expired): the partner gets the same result event again, no call.
+  return {
+    detailType: 'BusinessProvisioned',
+    detail: {
+      hostname: existing.hostname,
+      edition: existing.edition,
+      trialEndDate: existing.trialEndDate,
+      region: existing.region,
+    },
+  };
+}
+
+function isDuplicateRejection(error: unknown): error is ServiceRejectedError {
+  return (
+    error instanceof ServiceRejectedError &&
+    error.serviceCode !== undefined &&
+    defaultSignupDuplicateRejections.codes.includes(error.serviceCode)
+  );
+}

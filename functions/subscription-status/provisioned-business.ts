@@ -1,0 +1,35 @@
+import { type Edition, edition, type Region, region } from '#functions/commons/contracts/fields.ts';
+import { RetryableError } from '#functions/commons/errors.ts';
+import { getBusiness } from '#functions/commons/store/business.ts';
+import type { Store } from '#functions/commons/store/store.ts';
+
+export interface ProvisionedBusiness {
+  accountId: string;
+  hostname: string;
+  edition: Edition;
+  trialEndDate: string;
+  region: Region;
+}
+
+/**
+ * The account's business, for flows that act on an existing one. Not there yet (no record, or a
+ * signup still PENDING or UNCONFIRMED) is retryable: events of one account are published in
+ * order but AccountCreated may still be retrying, so the event goes back to the queue and, if the
+ * business never appears, to the DLQ after maxReceiveCount, from where it can be redriven.
+ */
+export async function provisionedBusinessOf(store: Store, accountId: string): Promise<ProvisionedBusiness> {
+  const business = await getBusiness(store, accountId);
+  if (business?.status !== 'ACTIVE' || business.hostname === undefined) {
+    throw new RetryableError(
+      'BUSINESS_NOT_PROVISIONED',
+      `account ${accountId} has no provisioned business yet (${business?.status ?? 'no record'})`,
+    );
+  }
+  return {
+    accountId,
+    hostname: business.hostname,
+    edition: edition.parse(business.edition),
+    trialEndDate: business.trialEndDate ?? '',
+    region: region.parse(business.region),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * Scheduled trial watch → TrialExpiring / TrialEnded for businesses whose trial is ending.
+ *
+ * primary adapter: EventBridge Scheduled Event (middy + Powertools logger/metrics) → use case:
+ * trialWatch → secondary adapters: store (sparse trial index, threshold claims), service client
+ * (subscription-status), publisher.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { loadConfig } from '#functions/commons/config.ts';
+import { buildDependencies } from '#functions/commons/dependencies.ts';
+import { type TrialWatchReport, trialWatch } from './trial-watch.ts';
+
+// Cold start: a missing or invalid env var fails here, not on the first scheduled run.
+const dependencies = buildDependencies(loadConfig());
+
+export const handler = middy(
+  (event: ScheduledEvent, context: Context): Promise<TrialWatchReport> =>
+    trialWatch(
+      {
+        runId: event.id,
+        scheduledTime: event.time,
+        remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      },
+      dependencies,
+    ),
+)
+  .use(injectLambdaContext(dependencies.logger))
+  .use(logMetrics(dependencies.metrics));

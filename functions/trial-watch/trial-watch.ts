@@ -1,0 +1,265 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { region as regionSchema } from '#functions/commons/contracts/fields.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import type { OutboundEvent } from '#functions/commons/publisher.ts';
+import { TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
+import {
+  claimThresholdAnnouncement,
+  confirmThresholdAnnouncement,
+  releaseThresholdAnnouncement,
+  type TrialThreshold,
+} from '#functions/commons/store/thresholds.ts';
+import { type DueTrial, trialsEndingBefore } from '#functions/commons/store/trial-index.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface TrialWatchInput {
+  /** Id of this run (the scheduled event id): every published event's causationId. */
+  runId: string;
+  /**
+   * The scheduled event's `time`, used as "now". The local runtime sets it from the sandbox clock,
+   * so moving that clock moves the watch; a missing or unreadable value falls back to clock.now().
+   */
+  scheduledTime?: string;
+  /** Time left before the Lambda is stopped (context.getRemainingTimeInMillis). */
+  remainingTimeMs: () => number;
+}
+
+export interface TrialWatchOptions {
+  /** Index items per shard query. @default 100 */
+  pageSize?: number;
+  /** Businesses handled at once (each may call subscription-status). @default 8 */
+  concurrency?: number;
+  /**
+   * No new business is started once less than this is left: enough for the ones in flight to
+   * finish a service call with its retries (5 s timeout × 3 attempts) and publish. @default 20000
+   */
+  reserveMs?: number;
+}
+
+export interface TrialWatchReport {
+  runId: string;
+  now: string;
+  /** Trials ending at or before this were read (now + the largest threshold). */
+  readUntil: string;
+  /** Index items read: only due trials, never the whole table. */
+  itemsRead: number;
+  /** Due businesses handled in this run (announced, silently claimed or nothing to do). */
+  processed: number;
+  expiringAnnounced: number;
+  endedAnnounced: number;
+  /** Businesses whose handling failed; the next run tries them again. */
+  failed: number;
+  /** Due businesses read but not started because time ran low (more may follow in unread pages). */
+  remaining: number;
+  /** False when the run stopped early; the next run continues where it left off. */
+  complete: boolean;
+}
+
+type TrialOutcome = 'expiring' | 'ended' | 'nothing';
+
+/**
+ * trialWatch — scheduled → TrialExpiring / TrialEnded.
+ *
+ * Input: run id, scheduled time ("now"), remaining Lambda time.
+ * Output: the report (also logged once and sent as metrics); events are published as it goes.
+ *
+ * Steps:
+ * 1. now = scheduled time (or clock.now()); read only the trials ending before now + the largest
+ *    threshold from the sparse, sharded trial index, page by page (never a scan).
+ * 2. Per due business, at most `concurrency` at once, while enough Lambda time is left:
+ *    - trial not over: daysLeft = ceil((end - now) / 1 day). Of the thresholds crossed
+ *      (daysLeft <= threshold) only the most urgent is announced; larger ones crossed at the same
+ *      time (the watch first sees the business at 2 days left) are claimed silently, so a partner
+ *      never receives "7 days left" after "2 days left".
+ *    - trial over: ask subscription-status; if the service still reports the trial (its clock has
+ *      not caught up) nothing happens now. Otherwise TrialEnded with the service's edition, and
+ *      the mapping is updated so the business leaves the trial index.
+ * 3. Exactly once per business, trial end and threshold: claim (conditional put) → publish →
+ *    on publish failure release the claim. Two overlapping runs cannot both win a claim; a crash
+ *    between claim and publish leaves an unconfirmed lease that a run after `CLAIM_LEASE_MS`
+ *    takes over, so the announcement comes late rather than never; a duplicate is possible only
+ *    for a crash after publish and before the confirm write.
+ * 4. Stop before the Lambda's time runs out; what is left is picked up by the next run (claims are
+ *    idempotent, so re-reading handled businesses costs reads, not duplicates).
+ */
+export async function trialWatch(
+  input: TrialWatchInput,
+  dependencies: Dependencies,
+  options: TrialWatchOptions = {},
+): Promise<TrialWatchReport> {
+  const { store, config, logger, metrics } = dependencies;
+  const concurrency = options.concurrency ?? 8;
+  const reserveMs = options.reserveMs ?? 20_000;
+  const now = scheduledNow(input.scheduledTime) ?? dependencies.clock.now();
+  const thresholds = [...config.trialThresholdsDays].sort((a, b) => b - a);
+  const readUntil = new Date(now.getTime() + (thresholds[0] ?? 0) * DAY_MS);
+  const report: TrialWatchReport = {
+    runId: input.runId,
+    now: now.toISOString(),
+    readUntil: readUntil.toISOString(),
+    itemsRead: 0,
+    processed: 0,
+    expiringAnnounced: 0,
+    endedAnnounced: 0,
+    failed: 0,
+    remaining: 0,
+    complete: true,
+  };
+  const timeIsShort = () => input.remainingTimeMs() < reserveMs;
+
+  for await (const page of trialsEndingBefore(store, readUntil, { pageSize: options.pageSize ?? 100 })) {
+    report.itemsRead += page.itemsRead;
+    const left = await forEachBounded(page.items, concurrency, timeIsShort, async (trial) => {
+      try {
+        const outcome = await watchTrial(trial, now, thresholds, input.runId, dependencies);
+        if (outcome === 'expiring') report.expiringAnnounced += 1;
+        if (outcome === 'ended') report.endedAnnounced += 1;
+        report.processed += 1;
+      } catch (error) {
+        report.failed += 1;
+        logger.warn('trial watch could not handle a business; the next run retries it', {
+          accountId: trial.accountId,
+          error: error as Error,
+        });
+      }
+    });
+    if (left > 0 || timeIsShort()) {
+      report.remaining += left;
+      report.complete = false;
+      break;
+    }
+  }
+
+  logger.info('trial watch run finished', { ...report });
+  metrics.addMetric('TrialWatchItemsRead', MetricUnit.Count, report.itemsRead);
+  metrics.addMetric('TrialWatchProcessed', MetricUnit.Count, report.processed);
+  metrics.addMetric('TrialWatchRemaining', MetricUnit.Count, report.remaining);
+  metrics.addMetric('TrialWatchFailed', MetricUnit.Count, report.failed);
+  metrics.addMetric('TrialExpiringAnnounced', MetricUnit.Count, report.expiringAnnounced);
+  metrics.addMetric('TrialEndedAnnounced', MetricUnit.Count, report.endedAnnounced);
+  return report;
+}
+
+async function watchTrial(
+  trial: DueTrial,
+  now: Date,
+  thresholds: readonly number[],
+  runId: string,
+  dependencies: Dependencies,
+): Promise<TrialOutcome> {
+  const msLeft = Date.parse(trial.trialEndDate) - now.getTime();
+  if (msLeft > 0) return announceExpiring(trial, Math.ceil(msLeft / DAY_MS), thresholds, runId, dependencies);
+  return announceEnded(trial, runId, dependencies);
+}
+
+async function announceExpiring(
+  trial: DueTrial,
+  daysLeft: number,
+  thresholds: readonly number[],
+  runId: string,
+  { store, clock, publisher }: Dependencies,
+): Promise<TrialOutcome> {
+  const crossed = thresholds.filter((threshold) => daysLeft <= threshold);
+  if (crossed.length === 0) return 'nothing';
+  const mostUrgent = Math.min(...crossed);
+  await Promise.all(
+    crossed
+      .filter((threshold) => threshold !== mostUrgent)
+      .map((threshold) =>
+        claimThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold, clock.now()),
+      ),
+  );
+  const announced = await announceOnce(trial, mostUrgent, runId, store, clock.now(), publisher, {
+    detailType: 'TrialExpiring',
+    detail: { hostname: trial.hostname, daysLeft, trialEndDate: trial.trialEndDate },
+  });
+  return announced ? 'expiring' : 'nothing';
+}
+
+async function announceEnded(
+  trial: DueTrial,
+  runId: string,
+  { store, service, clock, publisher }: Dependencies,
+): Promise<TrialOutcome> {
+  const status = await service.provisioning.subscriptionStatus(
+    trial.hostname,
+    regionSchema.parse(trial.region),
+  );
+  const reportedEnd = status.trialEndDate ?? trial.trialEndDate;
+  if (status.edition === TRIAL_EDITION) {
+    // The service still runs the trial (its end moved, or its clock lags ours): record what it
+    // says, which re-files the business in the index under the new end, and look again later.
+    await updateEdition(store, trial.accountId, {
+      edition: status.edition,
+      trialEndDate: reportedEnd,
+      syncedAt: clock.now(),
+    });
+    return 'nothing';
+  }
+  const announced = await announceOnce(trial, 'ENDED', runId, store, clock.now(), publisher, {
+    detailType: 'TrialEnded',
+    detail: { hostname: trial.hostname, edition: status.edition, trialEndDate: trial.trialEndDate },
+  });
+  // After the announcement, so a failed publish leaves the business in the index for a retry.
+  await updateEdition(store, trial.accountId, {
+    edition: status.edition,
+    trialEndDate: reportedEnd,
+    syncedAt: clock.now(),
+  });
+  return announced ? 'ended' : 'nothing';
+}
+
+async function announceOnce(
+  trial: DueTrial,
+  threshold: TrialThreshold,
+  runId: string,
+  store: Dependencies['store'],
+  at: Date,
+  publisher: Dependencies['publisher'],
+  event: OutboundEvent,
+): Promise<boolean> {
+  const claimed = await claimThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold, at);
+  if (!claimed) return false;
+  try {
+    await publisher.publish([
+      {
+        detailType: event.detailType,
+        detail: { accountId: trial.accountId, causationId: runId, ...event.detail },
+      },
+    ]);
+  } catch (error) {
+    await releaseThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold);
+    throw error;
+  }
+  await confirmThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold);
+  return true;
+}
+
+/**
+ * Runs `work` over `items`, at most `limit` at a time, starting nothing new once `stop()` says so.
+ * Resolves when every started item has settled, with the number of items never started.
+ */
+async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  stop: () => boolean,
+  work: (item: T) => Promise<void>,
+): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && !stop()) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return items.length - next;
+}
+
+function scheduledNow(time: string | undefined): Date | undefined {
+  if (time === undefined) return undefined;
+  const parsed = new Date(time);
+  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+}

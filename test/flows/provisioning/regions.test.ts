@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getBusiness } from '#functions/commons/store/business.ts';
+import {
+  accountCreatedDetail,
+  type FlowHarness,
+  inboundEvent,
+  provisioningCalls,
+  sqsFifoBatch,
+  startFlowHarness,
+  uniqueAccountId,
+} from '#test/flows/support/harness.ts';
+
+let flow: FlowHarness;
+
+// As in production today: only the US provisioning root exists.
+beforeAll(async () => {
+  flow = await startFlowHarness({ provisioningRegions: ['US'] });
+});
+afterAll(() => flow.close());
+
+describe('AccountCreated for a region that is not running', () => {
+  for (const region of ['UK', 'AU']) {
+    it(`fails a ${region} account with REGION_NOT_AVAILABLE, leaving no claim and making no call`, async () => {
+      // Prepare
+      const accountId = uniqueAccountId(region.toLowerCase());
+      const callsBefore = (await provisioningCalls(flow, 'signup')).length;
+
+      // Act
+      const response = await flow.invokeBatch(
+        'provision-business',
+        sqsFifoBatch([inboundEvent('AccountCreated', accountCreatedDetail(accountId, { region }))]),
+      );
+
+      // Assess
+      expect(response.batchItemFailures).toEqual([]);
+      expect((await provisioningCalls(flow, 'signup')).length).toBe(callsBefore);
+      expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([
+        expect.objectContaining({
+          detail: expect.objectContaining({
+            code: 'REGION_NOT_AVAILABLE',
+            message: expect.stringContaining(region),
+          }),
+        }),
+      ]);
+      expect(await getBusiness(flow.store, accountId)).toBeUndefined();
+    });
+  }
+
+  it('still provisions a US account in the same deployment', async () => {
+    // Prepare
+    const accountId = uniqueAccountId('us');
+
+    // Act
+    await flow.invokeBatch(
+      'provision-business',
+      sqsFifoBatch([inboundEvent('AccountCreated', accountCreatedDetail(accountId))]),
+    );
+
+    // Assess
+    expect(flow.publishedFor(accountId, 'BusinessProvisioned')).toEqual([
+      expect.objectContaining({ detail: expect.objectContaining({ region: 'US' }) }),
+    ]);
+  });
+});

@@ -1,0 +1,390 @@
+/**
+ * Flow harness: the connector's REAL Lambda handlers, run as Lambda runs them, against the
+ * sandbox (the service), dynalite (the table) and the local events server (EventBridge PutEvents
+ * + Secrets Manager GetSecretValue) — every server on a free port of 127.0.0.1.
+ *
+ *   const flow = await startFlowHarness();            // beforeAll: once per test file
+ *   await flow.invoke('provision-business', sqsFifoBatch([inboundEvent('AccountCreated', detail)]));
+ *   flow.published('BusinessProvisioned');            // events the connector published
+ *   await flow.sandbox('GET', '/_sandbox/businesses'); // the service's state
+ *   await getBusiness(flow.store, accountId);         // the table
+ *   await flow.close();                               // afterAll
+ *
+ * Handlers read their environment at cold start, so the harness sets process.env (the same
+ * variables the local runtime sets, local/settings.ts) before it imports any handler, and
+ * imports each one lazily on its first `invoke`. Vitest runs each test file in its own process,
+ * so one harness per file is one "deployment"; tests inside a file share it and keep apart by
+ * using their own account ids (`uniqueAccountId`).
+ *
+ * Event builders: `inboundEvent` (an EventBridge event as a rule delivers it to SQS),
+ * `sqsFifoBatch` (the SQS FIFO batch Lambda receives, built on the record template of
+ * events/inbound/<DetailType>/sqs-fifo-batch.json), `scheduledEvent` (the trial-watch trigger).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type BusEvent, type EventsServer, startEventsServer } from '#local/events-server.ts';
+import { localEnvironment } from '#local/settings.ts';
+import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import {
+  createTestStore,
+  type DynaliteServer,
+  startDynalite,
+  type TestStore,
+} from '#test/support/dynalite.ts';
+import { lambdaContext } from '#test/support/lambda-context.ts';
+
+export type ProvisioningRegion = 'US' | 'UK' | 'AU';
+
+export interface FlowHarnessOptions {
+  /**
+   * Regions given a provisioning root. The sandbox serves all three; production runs only US,
+   * so a test of REGION_NOT_AVAILABLE passes ['US']. @default ['US', 'UK', 'AU'] (as the local runtime)
+   */
+  provisioningRegions?: readonly ProvisioningRegion[];
+  /** TRIAL_THRESHOLDS_DAYS. @default '7,3,1' */
+  trialThresholdsDays?: string;
+  /** POWERTOOLS_LOG_LEVEL for the handlers. @default 'SILENT' (set FLOW_LOG_LEVEL to see logs) */
+  logLevel?: string;
+}
+
+export interface PublishedEvent {
+  id: string;
+  source: string;
+  detailType: string;
+  time: string;
+  detail: Record<string, unknown>;
+}
+
+export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+export interface FlowHarness {
+  sandboxUrl: string;
+  /** The connector's table (the same one the handlers write), for reads in assertions. */
+  store: TestStore;
+  /** The environment given to the handlers. */
+  env: Readonly<Record<string, string>>;
+  /** Events published to the bus so far, optionally of one detail-type only. */
+  published(detailType?: string): PublishedEvent[];
+  /** Events published for one account (detail.accountId), optionally of one detail-type. */
+  publishedFor(accountId: string, detailType?: string): PublishedEvent[];
+  /** Runs `functions/<functionName>/handler.ts` once, as Lambda would. */
+  invoke(functionName: string, event: unknown, context?: Context): Promise<unknown>;
+  /** Like invoke, for queue-fed handlers: returns the partial batch response. */
+  invokeBatch(functionName: string, batch: SQSEvent): Promise<SQSBatchResponse>;
+  /** A JSON call to the sandbox (its control API, or the service API with the sandbox token). */
+  sandbox<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface SandboxBusiness {
+  hostname: string;
+  partner: string;
+  externalId: string;
+  portfolioName: string;
+  email: string;
+  edition: string;
+  trialEndDate: string;
+  conversionDate: string;
+}
+
+export interface SandboxRequest {
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+}
+
+const SANDBOX_TOKEN = 'sandbox-token';
+const TOKEN_SECRET_ID = 'workforce-connector/sandbox-token';
+
+export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
+  const captured: PublishedEvent[] = [];
+  let sandbox: RunningSandbox | undefined;
+  let dynalite: DynaliteServer | undefined;
+  let events: EventsServer | undefined;
+  const close = async () => {
+    await Promise.allSettled([sandbox?.close(), dynalite?.close(), events?.close()]);
+  };
+  try {
+    sandbox = await startSandbox({ port: 0, token: SANDBOX_TOKEN });
+    dynalite = await startDynalite();
+    const store = await createTestStore(dynalite.endpoint);
+    const busName = 'workforce-connector-flows';
+    events = await startEventsServer({
+      port: 0,
+      region: 'us-east-1',
+      busName,
+      secrets: { [TOKEN_SECRET_ID]: SANDBOX_TOKEN },
+      dispatch: (event: BusEvent) => captured.push(toPublished(event)),
+      control: {
+        outbound: () => [],
+        dlq: () => [],
+        runTrialWatch: () =>
+          Promise.reject(new Error('the flow harness runs the trial watch through invoke')),
+        health: () => ({}),
+      },
+    });
+
+    const env = localEnvironment(
+      {
+        sandboxUrl: sandbox.url,
+        dynamoEndpoint: dynalite.endpoint,
+        eventsEndpoint: events.url,
+        secretsEndpoint: events.url,
+        tableName: store.tableName,
+        busName,
+      },
+      {
+        tokenSecretId: TOKEN_SECRET_ID,
+        logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
+        ...(options.trialThresholdsDays ? { trialThresholdsDays: options.trialThresholdsDays } : {}),
+      },
+    );
+    const regions = options.provisioningRegions ?? ['US', 'UK', 'AU'];
+    const roots: Record<string, string> = JSON.parse(env['PROVISIONING_URLS'] ?? '{}');
+    env['PROVISIONING_URLS'] = JSON.stringify(
+      Object.fromEntries(
+        Object.entries(roots).filter(([region]) => regions.includes(region as ProvisioningRegion)),
+      ),
+    );
+    Object.assign(process.env, env);
+
+    const handlers = new Map<string, Promise<LambdaHandler>>();
+    const handlerOf = (functionName: string): Promise<LambdaHandler> => {
+      let loaded = handlers.get(functionName);
+      if (!loaded) {
+        loaded = import(`#functions/${functionName}/handler.ts`).then(
+          (module: { handler: LambdaHandler }) => module.handler,
+        );
+        handlers.set(functionName, loaded);
+      }
+      return loaded;
+    };
+    const sandboxUrl = sandbox.url;
+    const invoke = async (functionName: string, event: unknown, context?: Context) =>
+      (await handlerOf(functionName))(event, context ?? lambdaContext(functionName));
+
+    return {
+      sandboxUrl,
+      store,
+      env,
+      published: (detailType) =>
+        captured.filter((event) => detailType === undefined || event.detailType === detailType),
+      publishedFor: (accountId, detailType) =>
+        captured.filter(
+          (event) =>
+            event.detail['accountId'] === accountId &&
+            (detailType === undefined || event.detailType === detailType),
+        ),
+      invoke,
+      invokeBatch: async (functionName, batch) => (await invoke(functionName, batch)) as SQSBatchResponse,
+      async sandbox<T>(method: string, path: string, body?: unknown): Promise<T> {
+        const response = await fetch(`${sandboxUrl}${path}`, {
+          method,
+          headers: {
+            'content-type': 'application/json',
+            ...(path.startsWith('/_sandbox') ? {} : { authorization: `Bearer ${SANDBOX_TOKEN}` }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const text = await response.text();
+        return (text === '' ? undefined : JSON.parse(text)) as T;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function toPublished(event: BusEvent): PublishedEvent {
+  return {
+    id: event.id,
+    source: event.source,
+    detailType: event['detail-type'],
+    time: event.time,
+    detail: event.detail,
+  };
+}
+
+export interface InboundEvent {
+  version: string;
+  id: string;
+  'detail-type': string;
+  source: string;
+  account: string;
+  time: string;
+  region: string;
+  resources: string[];
+  detail: Record<string, unknown>;
+}
+
+/** An inbound event as the EventBridge rule hands it to the queue. */
+export function inboundEvent(
+  detailType: string,
+  detail: Record<string, unknown>,
+  overrides: { id?: string; time?: string; source?: string } = {},
+): InboundEvent {
+  return {
+    version: '0',
+    id: overrides.id ?? randomUUID(),
+    'detail-type': detailType,
+    source: overrides.source ?? 'partner.app',
+    account: '123456789012',
+    time: overrides.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: 'us-east-1',
+    resources: [],
+    detail,
+  };
+}
+
+const templates = new Map<string, SQSRecord>();
+
+/** The record of events/inbound/<detailType>/sqs-fifo-batch.json: the shape Lambda receives. */
+function recordTemplate(detailType: string): SQSRecord {
+  let template = templates.get(detailType);
+  if (!template) {
+    const url = new URL(`../../../events/inbound/${detailType}/sqs-fifo-batch.json`, import.meta.url);
+    const batch = JSON.parse(readFileSync(url, 'utf8')) as SQSEvent;
+    const first = batch.Records[0];
+    if (!first) throw new Error(`events/inbound/${detailType}/sqs-fifo-batch.json has no record`);
+    template = first;
+    templates.set(detailType, template);
+  }
+  return template;
+}
+
+/**
+ * An SQS FIFO batch for these events, in order: MessageGroupId = detail.accountId (as the rule
+ * target sets it), MessageDeduplicationId = event id. A raw string body stands for a message
+ * that is not even JSON.
+ */
+export function sqsFifoBatch(
+  events: ReadonlyArray<InboundEvent | { rawBody: string; detailType: string; groupId: string }>,
+  options: { receiveCount?: number } = {},
+): SQSEvent {
+  return {
+    Records: events.map((event, index) => {
+      const isRaw = 'rawBody' in event;
+      const detailType = isRaw ? event.detailType : event['detail-type'];
+      const template = recordTemplate(knownDetailType(detailType));
+      const groupId = isRaw ? event.groupId : String(event.detail['accountId'] ?? 'unknown');
+      const deduplicationId = isRaw ? randomUUID() : event.id;
+      return {
+        ...template,
+        messageId: randomUUID(),
+        body: isRaw ? event.rawBody : JSON.stringify(event),
+        attributes: {
+          ...template.attributes,
+          ApproximateReceiveCount: String(options.receiveCount ?? 1),
+          SentTimestamp: String(Date.now()),
+          SequenceNumber: String(18849496460467696002n + BigInt(index)),
+          MessageGroupId: groupId,
+          MessageDeduplicationId: deduplicationId,
+        },
+      };
+    }),
+  };
+}
+
+const SAMPLE_DETAIL_TYPES = new Set([
+  'AccountCreated',
+  'PlanChosen',
+  'SubscriptionStatusRequested',
+  'EmployeeChanged',
+  'LocationCreated',
+  'BudgetSet',
+  'PayReturnsRequested',
+]);
+
+// An unknown or misspelt detail-type still needs a record shape; the AccountCreated one serves.
+function knownDetailType(detailType: string): string {
+  return SAMPLE_DETAIL_TYPES.has(detailType) ? detailType : 'AccountCreated';
+}
+
+/** The EventBridge Scheduled Event that triggers the trial watch, timed at `at`. */
+export function scheduledEvent(at: Date | string, id: string = randomUUID()): ScheduledEvent {
+  const time = typeof at === 'string' ? at : at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    version: '0',
+    id,
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '123456789012',
+    time,
+    region: 'us-east-1',
+    resources: ['arn:aws:events:us-east-1:123456789012:rule/trial-watch-schedule'],
+    detail: {},
+  };
+}
+
+/** An account id no other test of the file uses (tests share one sandbox and one table). */
+export function uniqueAccountId(label: string): string {
+  return `acct-${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/** An owner e-mail no other test uses: the sandbox refuses an e-mail it has seen. */
+export function uniqueEmail(label: string): string {
+  return `${label}-${randomUUID().slice(0, 8)}@example.com`;
+}
+
+/** The AccountCreated detail of the sample account, made unique for one test. */
+export function accountCreatedDetail(
+  accountId: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    accountId,
+    businessName: 'Harbor Cafe',
+    owner: {
+      firstName: 'Avery',
+      lastName: 'Stone',
+      email: uniqueEmail('owner'),
+      mobileNumber: '+1 415 555 0134',
+    },
+    estimatedEmployeeCount: 12,
+    region: 'US',
+    ...overrides,
+  };
+}
+
+export const US_BILLING_ADDRESS = {
+  address1: '100 Embarcadero',
+  suburb: 'San Francisco',
+  state: 'CA',
+  postcode: '94105',
+  country: 'United States',
+} as const;
+
+/** Sandbox service calls to one provisioning operation so far (signup, change-plan, subscription-status). */
+export async function provisioningCalls(
+  flow: FlowHarness,
+  operation: 'signup' | 'change-plan' | 'subscription-status',
+): Promise<SandboxRequest[]> {
+  const requests = await flow.sandbox<SandboxRequest[]>('GET', '/_sandbox/requests');
+  return requests.filter((request) => request.path.endsWith(`/${operation}`));
+}
+
+export async function sandboxBusinessOf(flow: FlowHarness, accountId: string): Promise<SandboxBusiness[]> {
+  const businesses = await flow.sandbox<SandboxBusiness[]>('GET', '/_sandbox/businesses');
+  return businesses.filter((business) => business.externalId === accountId);
+}
+
+/** Runs AccountCreated through the real handler and returns the hostname the service gave. */
+export async function provisionAccount(
+  flow: FlowHarness,
+  accountId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const event = inboundEvent('AccountCreated', accountCreatedDetail(accountId, overrides));
+  const response = await flow.invokeBatch('provision-business', sqsFifoBatch([event]));
+  const provisioned = flow
+    .publishedFor(accountId, 'BusinessProvisioned')
+    .find((published) => published.detail['causationId'] === event.id);
+  if (response.batchItemFailures.length > 0 || !provisioned) {
+    throw new Error(`provisioning ${accountId} failed: ${JSON.stringify(flow.publishedFor(accountId))}`);
+  }
+  return String(provisioned.detail['hostname']);
+}
