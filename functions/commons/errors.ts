@@ -1,0 +1,153 @@
+/**
+ * Error taxonomy of the connector. The batch layer decides "retry" vs "SyncFailed" from the
+ * class alone (`isRetryable`), so every failure that leaves the service client is one of these.
+ * Messages never carry the bearer token or request headers: they are built from the method, the
+ * URL path and what the service said.
+ */
+
+export interface ConnectorErrorDetails {
+  /** HTTP status of the service's answer, when there was one. */
+  status?: number;
+  /** The service's own error code (from the error envelope), when it sent one. */
+  serviceCode?: string;
+  /** How long the service asked us to wait (Retry-After), in milliseconds. */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+export class ConnectorError extends Error {
+  readonly code: string;
+  readonly status?: number;
+  readonly serviceCode?: string;
+  readonly retryAfterMs?: number;
+
+  constructor(code: string, message: string, details: ConnectorErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    if (details.status !== undefined) this.status = details.status;
+    if (details.serviceCode !== undefined) this.serviceCode = details.serviceCode;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+
+  /** A log- and event-safe view: no stack, no cause (a cause may be a raw socket error). */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      serviceCode: this.serviceCode,
+      retryAfterMs: this.retryAfterMs,
+    };
+  }
+}
+
+/** Transient: the same call can succeed later (429, 5xx, timeouts, resets, not provisioned yet). */
+export class RetryableError extends ConnectorError {}
+
+/** Will not succeed by retrying: validation, business-rule rejections, misconfiguration. */
+export class PermanentError extends ConnectorError {}
+
+/** 429 or 5xx from the service. */
+export class ServiceUnavailableError extends RetryableError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('SERVICE_UNAVAILABLE', message, details);
+  }
+}
+
+/** The per-request timer (connect + response) ran out. */
+export class TimeoutError extends RetryableError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('TIMEOUT', message, details);
+  }
+}
+
+/** The connection failed or was dropped (ECONNRESET, socket hang up, ECONNREFUSED, DNS). */
+export class NetworkError extends RetryableError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('NETWORK_ERROR', message, details);
+  }
+}
+
+/**
+ * A non-idempotent create was sent and no answer came back (timeout, dropped connection, 5xx
+ * after processing may have started). The client does not retry it blindly; the use case, which
+ * holds its own guard in DynamoDB, decides.
+ */
+export class OutcomeUnknownError extends RetryableError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('OUTCOME_UNKNOWN', message, details);
+  }
+}
+
+/** The service refused the call (4xx or `success: false`); carries its code and message. */
+export class ServiceRejectedError extends PermanentError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('SERVICE_REJECTED', message, details);
+  }
+}
+
+export class RegionNotAvailableError extends PermanentError {
+  readonly region: string;
+  constructor(region: string) {
+    super('REGION_NOT_AVAILABLE', `region ${region} is not available: no provisioning URL configured`);
+    this.region = region;
+  }
+}
+
+export class InvalidHostnameError extends PermanentError {
+  constructor(message: string) {
+    super('INVALID_HOSTNAME', message);
+  }
+}
+
+/** The service answered 2xx with something the client cannot read (bad envelope, bad JSON, missing field). */
+export class ResponseShapeError extends PermanentError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('UNEXPECTED_RESPONSE', message, details);
+  }
+}
+
+/** The connector's own input to the client is invalid (slot out of range, bad agreedHour, ...). */
+export class InvalidRequestError extends PermanentError {
+  constructor(message: string) {
+    super('INVALID_REQUEST', message);
+  }
+}
+
+/** The client's configuration is unusable (missing US root, bad URL template, ...). */
+export class ConfigurationError extends PermanentError {
+  constructor(message: string) {
+    super('INVALID_CONFIGURATION', message);
+  }
+}
+
+/**
+ * A signup's first attempt committed but its answer was lost: the follow-up attempt was refused
+ * because the externalId is already taken. The hostname is unknown to the connector and needs a
+ * human (or a partner-side lookup) to reconcile.
+ */
+export class SignupOutcomeLostError extends PermanentError {
+  readonly externalId: string;
+  constructor(externalId: string, details: ConnectorErrorDetails = {}) {
+    super(
+      'SIGNUP_COMMITTED_UNCONFIRMED',
+      `signup for externalId ${externalId} was committed by the service but its answer was lost; the hostname is unknown`,
+      details,
+    );
+    this.externalId = externalId;
+  }
+}
+
+/** The pay-rate rule could not reach an hourly rate (no contract, no base pay rule, no rate). */
+export class PayRateUnresolvedError extends PermanentError {
+  constructor(message: string) {
+    super('PAY_RATE_UNRESOLVED', message);
+  }
+}
+
+/** Unknown errors (bugs, programming errors) are treated as permanent so they surface once. */
+export function isRetryable(err: unknown): boolean {
+  return err instanceof RetryableError;
+}

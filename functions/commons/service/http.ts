@@ -1,0 +1,382 @@
+import http from 'node:http';
+import https from 'node:https';
+import {
+  type ConnectorError,
+  NetworkError,
+  OutcomeUnknownError,
+  ResponseShapeError,
+  RetryableError,
+  ServiceRejectedError,
+  ServiceUnavailableError,
+  TimeoutError,
+} from '#functions/commons/errors.ts';
+
+/**
+ * HTTP layer of the service client: JSON over node:http/https with one keep-alive agent per
+ * protocol per process (no extra packages: cold start matters), a per-request timer, retries with
+ * full-jitter backoff and Retry-After, and the error taxonomy of errors.ts.
+ */
+
+// Module scope so every client in a warm Lambda shares the sockets; bounded so a burst of
+// concurrent calls queues instead of opening hundreds of connections to the service.
+const MAX_SOCKETS = 16;
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+
+export interface ServiceLogger {
+  debug(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+}
+
+export interface RequestInfo {
+  method: string;
+  /** The URL without query string; it never carries a credential. */
+  url: string;
+  /** HTTP status, or undefined when no answer came back. */
+  status: number | undefined;
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number;
+  durationMs: number;
+  /** Error code when the attempt failed (TIMEOUT, NETWORK_ERROR, SERVICE_UNAVAILABLE, ...). */
+  errorCode?: string;
+}
+
+export interface RetryPolicy {
+  /** Total tries including the first. @default 3 */
+  maxAttempts: number;
+  /** Backoff base: the n-th retry waits random() * min(maxDelayMs, baseDelayMs * 2^(n-1)). @default 200 */
+  baseDelayMs: number;
+  /** Backoff ceiling. @default 2000 */
+  maxDelayMs: number;
+  /**
+   * Longest Retry-After the client waits in-process. A longer one is not waited for: the error
+   * surfaces with `retryAfterMs` so the queue can hold the message instead of a Lambda idling.
+   * @default 5000
+   */
+  maxRetryAfterMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 200,
+  maxDelayMs: 2000,
+  maxRetryAfterMs: 5000,
+};
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+export interface HttpClientOptions {
+  /** Supplies the bearer token lazily (the handlers back it with Secrets Manager + a cache). */
+  token: () => Promise<string>;
+  /** Covers connect + full response of one attempt. @default 5000 */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  logger?: ServiceLogger;
+  onRequest?: (info: RequestInfo) => void;
+  /** Injected for deterministic tests. @default Math.random */
+  random?: () => number;
+  /** Injected for fast tests. @default setTimeout-based sleep */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `idempotent`: repeating the call cannot change the outcome (reads, replace-semantics writes),
+ * so any transient failure is retried.
+ * `create`: repeating could create a second record, so only failures where the request certainly
+ * did not reach the service are retried; anything ambiguous becomes OutcomeUnknownError.
+ */
+export type RetrySafety = 'idempotent' | 'create';
+
+export interface ServiceRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  body?: unknown;
+  safety: RetrySafety;
+}
+
+export interface ServiceResponse {
+  status: number;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: unknown;
+}
+
+export interface HttpClient {
+  send(request: ServiceRequest): Promise<ServiceResponse>;
+  /** Counters since creation: attempts made and retries among them. */
+  readonly stats: { requests: number; retries: number };
+}
+
+interface AttemptFailure {
+  error: ConnectorError;
+  /** True when the request certainly never reached the service. */
+  notSent: boolean;
+}
+
+const NOT_SENT_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const stats = { requests: 0, retries: 0 };
+
+  async function send(request: ServiceRequest): Promise<ServiceResponse> {
+    const token = await options.token();
+    const target = describeUrl(request.url);
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      stats.requests++;
+      const outcome = await attemptOnce(request, token, timeoutMs);
+      const durationMs = Date.now() - started;
+      const status = 'response' in outcome ? outcome.response.status : outcome.error.status;
+      const info: RequestInfo = { method: request.method, url: target, status, attempt, durationMs };
+      if ('error' in outcome) info.errorCode = outcome.error.code;
+      options.onRequest?.(info);
+
+      if ('response' in outcome) {
+        options.logger?.debug('service call', { ...info });
+        return outcome.response;
+      }
+
+      const failure = classifyForSafety(outcome, request, target);
+      const delayMs = nextDelay(failure, attempt);
+      if (delayMs === undefined) {
+        options.logger?.warn('service call failed', { ...info, retrying: false });
+        throw redactToken(failure.error, token);
+      }
+      stats.retries++;
+      options.logger?.warn('service call failed', { ...info, retrying: true, delayMs });
+      await sleep(delayMs);
+    }
+  }
+
+  function classifyForSafety(
+    failure: AttemptFailure,
+    request: ServiceRequest,
+    target: string,
+  ): AttemptFailure {
+    if (request.safety === 'idempotent' || failure.notSent || !(failure.error instanceof RetryableError)) {
+      return failure;
+    }
+    const what = failure.error.status === undefined ? failure.error.code : `HTTP ${failure.error.status}`;
+    return {
+      notSent: false,
+      error: new OutcomeUnknownError(
+        `${request.method} ${target} may or may not have been applied by the service (${what}); not retried`,
+        { status: failure.error.status, serviceCode: failure.error.serviceCode, cause: failure.error },
+      ),
+    };
+  }
+
+  function nextDelay(failure: AttemptFailure, attempt: number): number | undefined {
+    const { error } = failure;
+    if (!(error instanceof RetryableError) || error instanceof OutcomeUnknownError) return undefined;
+    if (attempt >= policy.maxAttempts) return undefined;
+    if (error.retryAfterMs !== undefined) {
+      return error.retryAfterMs <= policy.maxRetryAfterMs ? error.retryAfterMs : undefined;
+    }
+    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+    return Math.floor(random() * ceiling);
+  }
+
+  return { send, stats };
+}
+
+type AttemptOutcome = { response: ServiceResponse } | AttemptFailure;
+
+function attemptOnce(request: ServiceRequest, token: string, timeoutMs: number): Promise<AttemptOutcome> {
+  const url = new URL(request.url);
+  const target = describeUrl(request.url);
+  const isHttps = url.protocol === 'https:';
+  const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    authorization: `Bearer ${token}`,
+  };
+  if (payload) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(payload.length);
+  } else if (request.method !== 'GET') {
+    headers['content-length'] = '0';
+  }
+
+  return new Promise<AttemptOutcome>((resolve) => {
+    let settled = false;
+    let connected = false;
+    const finish = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+
+    const req = (isHttps ? https : http).request(url, {
+      method: request.method,
+      headers,
+      agent: isHttps ? httpsAgent : httpAgent,
+    });
+
+    // One timer for connect + response, so a slow accept and a slow answer are bounded alike.
+    const timer = setTimeout(() => {
+      finish({
+        notSent: !connected,
+        error: new TimeoutError(`${request.method} ${target} timed out after ${timeoutMs} ms`),
+      });
+      req.destroy();
+    }, timeoutMs);
+
+    req.on('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
+    });
+
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const code = err.code ?? 'UNKNOWN';
+      // Without a connected socket no byte of the request can have reached the service.
+      const notSent = NOT_SENT_NETWORK_CODES.has(code) || !connected;
+      finish({
+        notSent,
+        error: new NetworkError(`${request.method} ${target} failed: ${code}`),
+      });
+    });
+
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', () => {
+        finish({
+          notSent: false,
+          error: new NetworkError(`${request.method} ${target} failed: response aborted`),
+        });
+      });
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString('utf8');
+        finish(interpret(request, target, status, text, res.headers['retry-after']));
+      });
+    });
+
+    if (payload) req.end(payload);
+    else req.end();
+  });
+}
+
+function interpret(
+  request: ServiceRequest,
+  target: string,
+  status: number,
+  text: string,
+  retryAfterHeader: string | undefined,
+): AttemptOutcome {
+  let body: unknown;
+  let parsed = true;
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+  }
+
+  if (status >= 200 && status < 300) {
+    if (!parsed) {
+      return {
+        notSent: false,
+        error: new ResponseShapeError(
+          `${request.method} ${target} answered ${status} with a body that is not JSON`,
+          {
+            status,
+          },
+        ),
+      };
+    }
+    if (isRecord(body) && body.success === false) {
+      // A refusal inside a 2xx envelope is still a refusal, and is redacted like any other.
+      const { serviceCode, serviceMessage } = readServiceError(body);
+      return {
+        notSent: false,
+        error: new ServiceRejectedError(
+          serviceMessage ?? `${request.method} ${target} was refused by the service`,
+          {
+            status,
+            serviceCode,
+          },
+        ),
+      };
+    }
+    return { response: { status, body } };
+  }
+
+  const { serviceCode, serviceMessage } = readServiceError(body);
+  const said = serviceMessage ?? (serviceCode ? serviceCode : `HTTP ${status}`);
+  if (status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(retryAfterHeader);
+    return {
+      // 429 and 503 are answers from before processing (rate limiter / not accepting work).
+      notSent: status === 429 || status === 503,
+      error: new ServiceUnavailableError(`${request.method} ${target} answered ${status}: ${said}`, {
+        status,
+        serviceCode,
+        retryAfterMs,
+      }),
+    };
+  }
+  return {
+    notSent: false,
+    error: new ServiceRejectedError(serviceMessage ?? `${request.method} ${target} answered ${status}`, {
+      status,
+      serviceCode,
+    }),
+  };
+}
+
+/** Reads `{error: {code, message}}`, `{error: "..."}` or `{code, message}` tolerantly. */
+export function readServiceError(body: unknown): { serviceCode?: string; serviceMessage?: string } {
+  if (!isRecord(body)) return {};
+  const source = isRecord(body.error) ? body.error : body;
+  const result: { serviceCode?: string; serviceMessage?: string } = {};
+  if (typeof source.code === 'string' && source.code !== '') result.serviceCode = source.code;
+  if (typeof source.message === 'string' && source.message !== '') result.serviceMessage = source.message;
+  if (typeof body.error === 'string' && body.error !== '') result.serviceMessage ??= body.error;
+  return result;
+}
+
+/** Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/**
+ * A service that echoes the Authorization header into its error message would otherwise put
+ * the token into our error (and from there into logs and SyncFailed events).
+ */
+function redactToken<E extends Error>(error: E, token: string): E {
+  if (token === '') return error;
+  const scrub = (value: string) => value.replaceAll(token, '[REDACTED]');
+  error.message = scrub(error.message);
+  if (error.stack) error.stack = scrub(error.stack);
+  if (error.cause instanceof Error) redactToken(error.cause, token);
+  return error;
+}
+
+/** Origin + path only: query strings could one day carry something sensitive. */
+function describeUrl(raw: string): string {
+  const url = new URL(raw);
+  return `${url.origin}${url.pathname}`;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,426 @@
+import * as z from 'zod';
+import {
+  InvalidRequestError,
+  PayRateUnresolvedError,
+  ResponseShapeError,
+  ServiceRejectedError,
+} from '#functions/commons/errors.ts';
+import type { Addresses } from './addresses.ts';
+import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
+import { isRecord, readServiceError } from './http.ts';
+import {
+  type AgreedHour,
+  type AreaRequest,
+  type AwardLibraryEntry,
+  type AwardLibraryListEntry,
+  agreedHourForm,
+  agreedHourSchema,
+  areaRequestSchema,
+  awardLibraryEntrySchema,
+  awardLibraryListEntrySchema,
+  type Country,
+  CUSTOM_FIELD_SLOTS,
+  type CustomFieldData,
+  countrySchema,
+  customFieldDataSchema,
+  describeIssues,
+  type EmployeeAgreement,
+  employeeAgreementSchema,
+  type HourBudgetType,
+  type JoinedTimesheetPayReturn,
+  joinedTimesheetPayReturnSchema,
+  type LeaveAccrual,
+  type LocationRequest,
+  leaveAccrualSchema,
+  locationRequestSchema,
+  type MetricItem,
+  type MetricRecord,
+  metricItemSchema,
+  metricRecordSchema,
+  normalizeCycle,
+  parseResponse,
+  type State,
+  slotField,
+  stateSchema,
+} from './schemas.ts';
+
+export type QueryJoin = 'TimesheetObject' | 'PayRuleObject';
+
+export interface QueryCondition {
+  field: string;
+  type: 'lk' | 'eq';
+  data: string | number | boolean | null;
+}
+
+export interface QueryOptions {
+  conditions?: QueryCondition[];
+  join?: QueryJoin[];
+}
+
+export interface PayRateResolutionOptions {
+  /** Resource holding employment contracts (its name is not shown in the spec). @default 'EmploymentContract' */
+  contractResource?: string;
+  /** Resource holding pay rules. @default 'PayRule' */
+  payRuleResource?: string;
+  /** Fields of the contract tried, in order, for its base pay rule id. @default ['BasePayRule'] */
+  basePayRuleFields?: string[];
+}
+
+export interface InstallClientOptions {
+  /** Spelling sent for hour budgets (the spec's prose and sample differ). @default 'budget_StaffHour' */
+  hourBudgetType?: HourBudgetType;
+  /** Fields tried for the new agreement id of setAwardFromLibrary. @default ['AgreementId', 'agreementId', 'Id', 'id'] */
+  agreementIdFields?: string[];
+  /** Fields tried for the new location id. @default ['Id', 'id', 'CompanyId', 'companyId'] */
+  locationIdFields?: string[];
+  /** Fields tried for the new area id. @default ['Id', 'id', 'OperationalUnitId', 'DepartmentId'] */
+  areaIdFields?: string[];
+  payRate?: PayRateResolutionOptions;
+}
+
+export type PayRate =
+  | { source: 'BaseRate'; hourlyRate: number }
+  | { source: 'PayRule'; hourlyRate: number; contractId: number; payRuleId: string | number };
+
+export interface LeaveBalanceOverwrite {
+  employeeId: number;
+  leaveRuleId: number;
+  hours: number;
+  /** A timestamp, or 'now' for the service's current date and time. */
+  transactionDate: string | 'now';
+}
+
+export interface AwardAssignment {
+  countryCode: string;
+  awardCode: string;
+  overridePayRules: Array<{ Id: string; HourlyRate: number }>;
+}
+
+export interface InstallClient {
+  readonly hostname: string;
+  query<T extends z.ZodType>(resource: string, options: QueryOptions, schema: T): Promise<Array<z.output<T>>>;
+  findCountries(filter?: { name?: string; code?: string }): Promise<Country[]>;
+  findStates(filter?: { name?: string; code?: string; countryId?: number }): Promise<State[]>;
+  listCustomFieldData(): Promise<CustomFieldData[]>;
+  writeEmployeeCustomField(
+    employeeId: number,
+    slot: number,
+    value: string | boolean,
+  ): Promise<CustomFieldData>;
+  setAgreedHours(employeeId: number, agreedHour: AgreedHour): Promise<void>;
+  getAgreedHours(employeeId: number): Promise<AgreedHour | null>;
+  listEmployeeAgreements(employeeId?: number): Promise<EmployeeAgreement[]>;
+  resolvePayRate(agreement: EmployeeAgreement): Promise<PayRate>;
+  listAwards(): Promise<AwardLibraryListEntry[]>;
+  getAward(awardCode: string): Promise<AwardLibraryEntry>;
+  setAwardFromLibrary(
+    employeeId: number,
+    assignment: AwardAssignment,
+  ): Promise<{ agreementId: number | string }>;
+  saveMetrics(items: MetricItem[]): Promise<MetricRecord[]>;
+  saveMetricsBulk(items: MetricItem[]): Promise<MetricRecord[]>;
+  createLocation(fields: LocationRequest): Promise<{ locationId: number; record: unknown }>;
+  createArea(fields: AreaRequest): Promise<{ areaId: number; record: unknown }>;
+  overwriteLeaveBalance(overwrite: LeaveBalanceOverwrite): Promise<LeaveAccrual>;
+  getPayReturns(timesheetId: number): Promise<JoinedTimesheetPayReturn[]>;
+}
+
+const contractRecordSchema = z.looseObject({ Id: z.union([z.number(), z.string()]) });
+const payRuleRecordSchema = z.looseObject({
+  Id: z.union([z.number(), z.string()]),
+  HourlyRate: z.number().nullable().optional(),
+});
+
+export function createInstallClient(
+  hostname: string,
+  dependencies: { http: HttpClient; addresses: Addresses; options?: InstallClientOptions },
+): InstallClient {
+  const { http, addresses } = dependencies;
+  const options = dependencies.options ?? {};
+  const hourBudgetType = options.hourBudgetType ?? 'budget_StaffHour';
+  const contractResource = options.payRate?.contractResource ?? 'EmploymentContract';
+  const payRuleResource = options.payRate?.payRuleResource ?? 'PayRule';
+  const basePayRuleFields = options.payRate?.basePayRuleFields ?? ['BasePayRule'];
+  // Validates the hostname now: a bad one never yields a client, let alone a request.
+  addresses.installBaseUrl(hostname);
+
+  async function call(
+    method: ServiceRequest['method'],
+    path: string,
+    safety: RetrySafety,
+    body?: unknown,
+  ): Promise<unknown> {
+    const request: ServiceRequest = { method, url: addresses.installUrl(hostname, path), safety };
+    if (body !== undefined) request.body = body;
+    const response = await http.send(request);
+    return unwrapOptionalEnvelope(response.body, `${method} ${path}`);
+  }
+
+  async function query<T extends z.ZodType>(
+    resource: string,
+    queryOptions: QueryOptions,
+    schema: T,
+  ): Promise<Array<z.output<T>>> {
+    const body = queryBody(queryOptions);
+    const path = `/api/v1/resource/${encodeURIComponent(resource)}/QUERY`;
+    const payload = await call('POST', path, 'idempotent', body);
+    return parseResponse(z.array(schema), payload, `QUERY ${resource}`);
+  }
+
+  async function queryById<T extends z.ZodType>(resource: string, id: string | number, schema: T) {
+    const [record] = await query(resource, { conditions: [{ field: 'Id', type: 'eq', data: id }] }, schema);
+    return record;
+  }
+
+  async function saveMetricsTo(path: string, items: MetricItem[]): Promise<MetricRecord[]> {
+    const data = items.map((item, index) => {
+      const checked = validInput(metricItemSchema, item, `metric item [${index}]`);
+      return checked.type === 'budget_wage' ? checked : { ...checked, type: hourBudgetType };
+    });
+    const payload = await call('POST', path, 'idempotent', { data });
+    return parseResponse(z.array(metricRecordSchema), payload, `POST ${path}`);
+  }
+
+  return {
+    hostname,
+    query,
+
+    findCountries(filter = {}) {
+      const conditions: QueryCondition[] = [];
+      if (filter.name !== undefined) conditions.push({ field: 'Country', type: 'lk', data: filter.name });
+      if (filter.code !== undefined) conditions.push({ field: 'Code', type: 'eq', data: filter.code });
+      return query('Country', { conditions }, countrySchema);
+    },
+
+    findStates(filter = {}) {
+      const conditions: QueryCondition[] = [];
+      if (filter.name !== undefined) conditions.push({ field: 'State', type: 'lk', data: filter.name });
+      if (filter.code !== undefined) conditions.push({ field: 'Code', type: 'eq', data: filter.code });
+      if (filter.countryId !== undefined)
+        conditions.push({ field: 'Country', type: 'eq', data: filter.countryId });
+      return query('State', { conditions }, stateSchema);
+    },
+
+    listCustomFieldData() {
+      return query('CustomFieldData', {}, customFieldDataSchema);
+    },
+
+    async writeEmployeeCustomField(employeeId, slot, value) {
+      const id = validId(employeeId, 'employeeId');
+      if (!Number.isInteger(slot) || slot < 1 || slot > CUSTOM_FIELD_SLOTS) {
+        throw new InvalidRequestError(
+          `custom field slot must be an integer from 1 to ${CUSTOM_FIELD_SLOTS}, got ${slot}`,
+        );
+      }
+      const path = `/api/v1/resource/Employee/${id}/CustomFieldDataObject`;
+      // The service does not validate slots and overwrites a slot in use: the caller owns allocation.
+      const payload = await call('POST', path, 'idempotent', {
+        System: 'Employee',
+        [slotField(slot)]: value,
+      });
+      return parseResponse(customFieldDataSchema, payload, `POST ${path}`);
+    },
+
+    async setAgreedHours(employeeId, agreedHour) {
+      const id = validId(employeeId, 'employeeId');
+      const checked = validInput(agreedHourSchema, agreedHour, 'agreedHour');
+      const form = agreedHourForm(checked);
+      const outgoing = {
+        ...checked,
+        workPeriod: { ...checked.workPeriod, cycle: normalizeCycle(checked.workPeriod.cycle, form) },
+      };
+      // The answer is "not shown"; success is the 2xx (and no success:false envelope).
+      await call('POST', `/api/management/v2/agreed_hour/${id}`, 'idempotent', { agreedHour: outgoing });
+    },
+
+    async getAgreedHours(employeeId) {
+      const id = validId(employeeId, 'employeeId');
+      const path = `/api/management/v2/agreed_hour/${id}`;
+      const payload = await call('GET', path, 'idempotent');
+      // Shape "not shown": accept {agreedHour}, {employeeId, agreedHour}, or the object itself.
+      const candidate = isRecord(payload) && 'agreedHour' in payload ? payload.agreedHour : payload;
+      if (candidate === null || candidate === undefined) return null;
+      return parseResponse(agreedHourSchema, candidate, `GET ${path}`);
+    },
+
+    listEmployeeAgreements(employeeId) {
+      const conditions: QueryCondition[] =
+        employeeId === undefined
+          ? []
+          : [{ field: 'EmployeeId', type: 'eq', data: validId(employeeId, 'employeeId') }];
+      return query('EmployeeAgreement', { conditions }, employeeAgreementSchema);
+    },
+
+    async resolvePayRate(agreement) {
+      // Rule 1: a numeric BaseRate overrides the employment contract.
+      if (typeof agreement.BaseRate === 'number')
+        return { source: 'BaseRate', hourlyRate: agreement.BaseRate };
+      // Rule 2: Contract → employment contract → its base pay rule → the pay rule's rate.
+      const contractId = agreement.Contract;
+      if (contractId === null) {
+        throw new PayRateUnresolvedError(`agreement ${agreement.Id} has neither a BaseRate nor a Contract`);
+      }
+      const contract = await queryById(contractResource, contractId, contractRecordSchema);
+      if (!contract) {
+        throw new PayRateUnresolvedError(
+          `employment contract ${contractId} of agreement ${agreement.Id} was not found`,
+        );
+      }
+      const payRuleId = firstId(contract, basePayRuleFields);
+      if (payRuleId === undefined) {
+        throw new PayRateUnresolvedError(
+          `employment contract ${contractId} has no base pay rule (tried ${basePayRuleFields.join(', ')})`,
+        );
+      }
+      const payRule = await queryById(payRuleResource, payRuleId, payRuleRecordSchema);
+      if (!payRule || typeof payRule.HourlyRate !== 'number') {
+        throw new PayRateUnresolvedError(`pay rule ${payRuleId} of contract ${contractId} has no HourlyRate`);
+      }
+      return { source: 'PayRule', hourlyRate: payRule.HourlyRate, contractId, payRuleId };
+    },
+
+    async listAwards() {
+      const payload = await call('GET', '/api/v1/payroll/listAwardsLibrary', 'idempotent');
+      return parseResponse(z.array(awardLibraryListEntrySchema), payload, 'listAwardsLibrary');
+    },
+
+    async getAward(awardCode) {
+      if (awardCode.trim() === '') throw new InvalidRequestError('awardCode must not be empty');
+      const path = `/api/v1/payroll/listAwardsLibrary/${encodeURIComponent(awardCode)}`;
+      const payload = await call('GET', path, 'idempotent');
+      return parseResponse(awardLibraryEntrySchema, payload, `GET ${path}`);
+    },
+
+    async setAwardFromLibrary(employeeId, assignment) {
+      const id = validId(employeeId, 'employeeId');
+      const path = `/api/v1/supervise/employee/${id}/setAwardFromLibrary`;
+      const payload = await call('POST', path, 'create', {
+        strCountryCode: assignment.countryCode.toLowerCase(),
+        strAwardCode: assignment.awardCode,
+        arrOverridePayRules: assignment.overridePayRules.map((rule) => ({
+          Id: rule.Id,
+          HourlyRate: rule.HourlyRate,
+        })),
+      });
+      const fields = options.agreementIdFields ?? ['AgreementId', 'agreementId', 'Id', 'id'];
+      return { agreementId: requiredId(payload, fields, `POST ${path}`) };
+    },
+
+    saveMetrics: (items) => saveMetricsTo('/api/v2/metrics', items),
+    saveMetricsBulk: (items) => saveMetricsTo('/api/v2/metrics:bulk', items),
+
+    async createLocation(fields) {
+      const checked = validInput(locationRequestSchema, fields, 'location');
+      const payload = await call('PUT', '/api/v1/supervise/company', 'create', checked);
+      const idFields = options.locationIdFields ?? ['Id', 'id', 'CompanyId', 'companyId'];
+      return {
+        locationId: numericId(requiredId(payload, idFields, 'PUT supervise/company')),
+        record: payload,
+      };
+    },
+
+    async createArea(fields) {
+      const checked = validInput(areaRequestSchema, fields, 'area');
+      const payload = await call('PUT', '/api/v1/supervise/department', 'create', checked);
+      const idFields = options.areaIdFields ?? ['Id', 'id', 'OperationalUnitId', 'DepartmentId'];
+      return {
+        areaId: numericId(requiredId(payload, idFields, 'PUT supervise/department')),
+        record: payload,
+      };
+    },
+
+    async overwriteLeaveBalance(overwrite) {
+      if (!Number.isFinite(overwrite.hours)) throw new InvalidRequestError('hours must be a finite number');
+      if (overwrite.transactionDate !== 'now' && Number.isNaN(Date.parse(overwrite.transactionDate))) {
+        throw new InvalidRequestError('transactionDate must be a timestamp or "now"');
+      }
+      const payload = await call('POST', '/api/v1/resource/LeaveAccrual', 'idempotent', {
+        Employee: validId(overwrite.employeeId, 'employeeId'),
+        LeaveRule: validId(overwrite.leaveRuleId, 'leaveRuleId'),
+        TransactionDate: overwrite.transactionDate,
+        Hours: overwrite.hours,
+      });
+      return parseResponse(leaveAccrualSchema, payload, 'POST LeaveAccrual');
+    },
+
+    getPayReturns(timesheetId) {
+      return query(
+        'TimesheetPayReturn',
+        {
+          conditions: [{ field: 'Timesheet', type: 'eq', data: validId(timesheetId, 'timesheetId') }],
+          join: ['TimesheetObject', 'PayRuleObject'],
+        },
+        joinedTimesheetPayReturnSchema,
+      );
+    },
+  };
+}
+
+/** `{ search: { s1, s2, ... }, join }`; no body at all when there is nothing to say (all records). */
+export function queryBody(options: QueryOptions): Record<string, unknown> | undefined {
+  const conditions = options.conditions ?? [];
+  const join = options.join ?? [];
+  if (conditions.length === 0 && join.length === 0) return undefined;
+  const body: Record<string, unknown> = {};
+  if (conditions.length > 0) {
+    body.search = Object.fromEntries(
+      conditions.map((condition, index) => [
+        `s${index + 1}`,
+        { field: condition.field, type: condition.type, data: condition.data },
+      ]),
+    );
+  }
+  if (join.length > 0) body.join = [...join];
+  return body;
+}
+
+/**
+ * Install answers come bare or in a `{success, data}` envelope depending on the endpoint (the
+ * spec shows few of them), so an envelope is optional; `success: false` is always a rejection.
+ */
+export function unwrapOptionalEnvelope(body: unknown, context: string): unknown {
+  if (!isRecord(body) || typeof body.success !== 'boolean') return body;
+  if (!body.success) {
+    const { serviceCode, serviceMessage } = readServiceError(body);
+    throw new ServiceRejectedError(serviceMessage ?? `${context} was refused by the service`, {
+      serviceCode,
+    });
+  }
+  return 'data' in body ? body.data : body;
+}
+
+/** Looks for the id under the configured names, in the payload and one level down. */
+function firstId(payload: unknown, fields: readonly string[]): string | number | undefined {
+  if (!isRecord(payload)) return undefined;
+  for (const field of fields) {
+    const value = payload[field];
+    if (typeof value === 'number' || (typeof value === 'string' && value !== '')) return value;
+  }
+  return undefined;
+}
+
+function requiredId(payload: unknown, fields: readonly string[], context: string): string | number {
+  const id = firstId(payload, fields) ?? (isRecord(payload) ? firstId(payload.data, fields) : undefined);
+  if (id === undefined) {
+    throw new ResponseShapeError(`${context}: no id in the answer (looked for ${fields.join(', ')})`);
+  }
+  return id;
+}
+
+function numericId(id: string | number): number {
+  const value = typeof id === 'number' ? id : Number(id);
+  if (!Number.isInteger(value))
+    throw new ResponseShapeError(`expected an integer id, got ${JSON.stringify(id)}`);
+  return value;
+}
+
+function validId(id: number, name: string): number {
+  if (!Number.isInteger(id) || id <= 0) throw new InvalidRequestError(`${name} must be a positive integer`);
+  return id;
+}
+
+function validInput<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error)}`);
+  return result.data;
+}

@@ -1,0 +1,369 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  isRetryable,
+  NetworkError,
+  OutcomeUnknownError,
+  PermanentError,
+  ResponseShapeError,
+  RetryableError,
+  ServiceRejectedError,
+  ServiceUnavailableError,
+  TimeoutError,
+} from '#functions/commons/errors.ts';
+import {
+  createHttpClient,
+  type HttpClientOptions,
+  parseRetryAfter,
+  type RequestInfo,
+} from '#functions/commons/service/http.ts';
+import { type FakeService, recordingSleep, refusedUrl, replyJson, startFakeService } from './fake-service.ts';
+
+const token = async () => 'unit-token';
+let service: FakeService | undefined;
+
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+function client(overrides: Partial<HttpClientOptions> = {}) {
+  const recorder = recordingSleep();
+  const http = createHttpClient({
+    token,
+    random: () => 0.5,
+    sleep: recorder.sleep,
+    retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 },
+    ...overrides,
+  });
+  return { http, delays: recorder.delays };
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('http layer: success path', () => {
+  it('sends JSON with the bearer token and returns the parsed answer', async () => {
+    // Prepare
+    service = await startFakeService((_request, response) => replyJson(response, 200, { ok: true, n: 1 }));
+    const { http } = client();
+
+    // Act
+    const response = await http.send({
+      method: 'POST',
+      url: `${service.url}/things`,
+      body: { a: 1 },
+      safety: 'idempotent',
+    });
+
+    // Assess
+    expect(response).toEqual({ status: 200, body: { ok: true, n: 1 } });
+    expect(service.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/things',
+      authorization: 'Bearer unit-token',
+      contentType: 'application/json',
+      body: '{"a":1}',
+    });
+  });
+
+  it('returns an undefined body for an empty 2xx answer', async () => {
+    service = await startFakeService((_request, response) => {
+      response.writeHead(204);
+      response.end();
+    });
+    const { http } = client();
+
+    const response = await http.send({ method: 'GET', url: `${service.url}/empty`, safety: 'idempotent' });
+
+    expect(response).toEqual({ status: 204, body: undefined });
+  });
+
+  it('reports every attempt to onRequest and counts retries', async () => {
+    service = await startFakeService((_request, response, index) =>
+      index === 0 ? replyJson(response, 500, {}) : replyJson(response, 200, []),
+    );
+    const seen: RequestInfo[] = [];
+    const { http } = client({ onRequest: (info) => seen.push(info) });
+
+    await http.send({ method: 'GET', url: `${service.url}/x?secret=1`, safety: 'idempotent' });
+
+    expect(seen.map(({ status, attempt }) => ({ status, attempt }))).toEqual([
+      { status: 500, attempt: 1 },
+      { status: 200, attempt: 2 },
+    ]);
+    expect(seen[0]?.url).toBe(`${service.url}/x`);
+    expect(seen[0]?.errorCode).toBe('SERVICE_UNAVAILABLE');
+    expect(http.stats).toEqual({ requests: 2, retries: 1 });
+  });
+});
+
+describe('http layer: retries of idempotent calls', () => {
+  it('retries 500 with full-jitter exponential backoff until it succeeds', async () => {
+    service = await startFakeService((_request, response, index) =>
+      index < 2
+        ? replyJson(response, 500, { error: { code: 'INTERNAL_ERROR' } })
+        : replyJson(response, 200, 'ok'),
+    );
+    const { http, delays } = client();
+
+    const response = await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' });
+
+    expect(response.body).toBe('ok');
+    // random() = 0.5: 0.5 * min(1000, 100 * 2^0) and 0.5 * min(1000, 100 * 2^1)
+    expect(delays).toEqual([50, 100]);
+  });
+
+  it('caps the backoff at maxDelayMs', async () => {
+    service = await startFakeService((_request, response) => replyJson(response, 502, {}));
+    const { http, delays } = client({
+      random: () => 0.999,
+      retry: { maxAttempts: 5, baseDelayMs: 400, maxDelayMs: 1000 },
+    });
+
+    await failure(http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' }));
+
+    expect(delays).toEqual([399, 799, 999, 999]);
+  });
+
+  it('gives up after maxAttempts with a retryable ServiceUnavailableError', async () => {
+    service = await startFakeService((_request, response) =>
+      replyJson(response, 503, { error: { code: 'DOWN', message: 'down for maintenance' } }),
+    );
+    const { http } = client();
+
+    const error = await failure(http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' }));
+
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ status: 503, serviceCode: 'DOWN', code: 'SERVICE_UNAVAILABLE' });
+    expect(isRetryable(error)).toBe(true);
+    expect(service.requests).toHaveLength(3);
+  });
+
+  it('waits exactly the Retry-After seconds of a 429', async () => {
+    service = await startFakeService((_request, response, index) =>
+      index === 0 ? replyJson(response, 429, {}, { 'retry-after': '2' }) : replyJson(response, 200, {}),
+    );
+    const { http, delays } = client();
+
+    await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' });
+
+    expect(delays).toEqual([2000]);
+  });
+
+  it('waits until a Retry-After HTTP date', async () => {
+    const at = new Date(Date.now() + 4000).toUTCString();
+    service = await startFakeService((_request, response, index) =>
+      index === 0 ? replyJson(response, 503, {}, { 'retry-after': at }) : replyJson(response, 200, {}),
+    );
+    const { http, delays } = client();
+
+    await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' });
+
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThan(2000);
+    expect(delays[0]).toBeLessThanOrEqual(4000);
+  });
+
+  it('does not wait for a Retry-After beyond the cap and surfaces it for the queue instead', async () => {
+    service = await startFakeService((_request, response) =>
+      replyJson(response, 429, {}, { 'retry-after': '60' }),
+    );
+    const { http, delays } = client();
+
+    const error = await failure(http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' }));
+
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 60_000 });
+    expect(delays).toEqual([]);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('retries a connection dropped before the answer', async () => {
+    service = await startFakeService((_request, response, index) =>
+      index === 0 ? response.socket?.destroy() : replyJson(response, 200, { second: true }),
+    );
+    const { http } = client();
+
+    const response = await http.send({
+      method: 'POST',
+      url: `${service.url}/m`,
+      body: {},
+      safety: 'idempotent',
+    });
+
+    expect(response.body).toEqual({ second: true });
+    expect(service.requests).toHaveLength(2);
+  });
+
+  it('bounds each attempt by the timeout and retries it', async () => {
+    service = await startFakeService(() => undefined);
+    const { http } = client({ timeoutMs: 150, retry: { maxAttempts: 2 } });
+    const started = Date.now();
+
+    const error = await failure(
+      http.send({ method: 'GET', url: `${service.url}/slow`, safety: 'idempotent' }),
+    );
+
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(isRetryable(error)).toBe(true);
+    expect(service.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(2 * 150 + 500);
+  });
+
+  it('times out a response whose body stalls after the headers', async () => {
+    service = await startFakeService((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"partial":');
+    });
+    const { http } = client({ timeoutMs: 150, retry: { maxAttempts: 1 } });
+
+    const error = await failure(
+      http.send({ method: 'GET', url: `${service.url}/stall`, safety: 'idempotent' }),
+    );
+
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+});
+
+describe('http layer: non-idempotent creates', () => {
+  it('does not retry a 500 and reports the outcome as unknown', async () => {
+    service = await startFakeService((_request, response) => replyJson(response, 500, {}));
+    const { http } = client();
+
+    const error = await failure(
+      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' }),
+    );
+
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error).toMatchObject({ code: 'OUTCOME_UNKNOWN', status: 500 });
+    expect(isRetryable(error)).toBe(true);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('does not retry after a timeout once the request was sent', async () => {
+    service = await startFakeService(() => undefined);
+    const { http } = client({ timeoutMs: 150 });
+    const started = Date.now();
+
+    const error = await failure(
+      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' }),
+    );
+
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(service.requests).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(150 + 400);
+  });
+
+  it('does not retry a connection dropped after the request was sent', async () => {
+    service = await startFakeService((_request, response) => response.socket?.destroy());
+    const { http } = client();
+
+    const error = await failure(
+      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' }),
+    );
+
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('retries 429 and 503, which are answered before processing', async () => {
+    service = await startFakeService((_request, response, index) => {
+      if (index === 0) replyJson(response, 429, {}, { 'retry-after': '1' });
+      else if (index === 1) replyJson(response, 503, {});
+      else replyJson(response, 200, { created: 7 });
+    });
+    const { http, delays } = client();
+
+    const response = await http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' });
+
+    expect(response.body).toEqual({ created: 7 });
+    expect(delays).toEqual([1000, 100]);
+  });
+
+  it('retries a refused connection, which certainly never reached the service', async () => {
+    const url = await refusedUrl();
+    const { http, delays } = client();
+
+    const error = await failure(http.send({ method: 'PUT', url: `${url}/c`, body: {}, safety: 'create' }));
+
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).message).toContain('ECONNREFUSED');
+    expect(delays).toHaveLength(2);
+  });
+});
+
+describe('http layer: answers that are not retried', () => {
+  it('turns a 4xx into a permanent ServiceRejectedError with the service code and message', async () => {
+    service = await startFakeService((_request, response) =>
+      replyJson(response, 409, {
+        success: false,
+        data: null,
+        error: { code: 'ALREADY_PREMIUM', message: 'paid' },
+      }),
+    );
+    const { http } = client();
+
+    const error = await failure(
+      http.send({ method: 'POST', url: `${service.url}/p`, body: {}, safety: 'idempotent' }),
+    );
+
+    expect(error).toBeInstanceOf(ServiceRejectedError);
+    expect(error).toBeInstanceOf(PermanentError);
+    expect(error).toMatchObject({ status: 409, serviceCode: 'ALREADY_PREMIUM', message: 'paid' });
+    expect(isRetryable(error)).toBe(false);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('keeps the status when a 4xx carries no service error body', async () => {
+    service = await startFakeService((_request, response) => {
+      response.writeHead(404);
+      response.end('not here');
+    });
+    const { http } = client();
+
+    const error = await failure(
+      http.send({ method: 'GET', url: `${service.url}/nothing`, safety: 'idempotent' }),
+    );
+
+    expect(error).toMatchObject({ status: 404, serviceCode: undefined });
+    expect((error as Error).message).toContain('404');
+  });
+
+  it('treats a 2xx body that is not JSON as an unexpected response', async () => {
+    service = await startFakeService((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>');
+    });
+    const { http } = client();
+
+    const error = await failure(
+      http.send({ method: 'GET', url: `${service.url}/html`, safety: 'idempotent' }),
+    );
+
+    expect(error).toBeInstanceOf(ResponseShapeError);
+    expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE', status: 200 });
+  });
+
+  it('classifies unknown errors as permanent', () => {
+    expect(isRetryable(new Error('bug'))).toBe(false);
+    expect(isRetryable(new RetryableError('ACCOUNT_NOT_PROVISIONED', 'later'))).toBe(true);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds and HTTP dates and ignores garbage', () => {
+    const now = Date.parse('2026-03-01T10:00:00Z');
+
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter('Sun, 01 Mar 2026 10:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Sun, 01 Mar 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
