@@ -1,0 +1,186 @@
+import type { PayReturnsRequestedDetail } from '#functions/commons/contracts/inbound/pay-returns-requested.ts';
+import type {
+  PayLine,
+  PayReturnsReadyDetail,
+} from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import { ServiceRejectedError } from '#functions/commons/errors.ts';
+import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/publisher.ts';
+import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import type { InstallClient } from '#functions/commons/service/install.ts';
+import { type JoinedTimesheetPayReturn, payRuleConfigSchema } from '#functions/commons/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
+import { provisionedBusinessOf } from '#functions/subscription-status/provisioned-business.ts';
+
+/** Timesheets read at once: one QUERY each, kept small so one record cannot flood the install. */
+export const PAY_RETURN_QUERY_CONCURRENCY = 4;
+
+/** EventBridge counts Source, DetailType, Detail and 14 bytes for Time; this leaves room for them. */
+const ENVELOPE_ALLOWANCE_BYTES = 1024;
+
+/** Config keys the spec names for PayRuleObject.Config; a trimmed premium keeps only these. */
+const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(payRuleConfigSchema.shape));
+
+/**
+ * readPayReturns — PayReturnsRequested → one joined TimesheetPayReturn QUERY per timesheet →
+ * one PayReturnsReady per timesheet.
+ *
+ * Input: the PayReturnsRequested detail (accountId, timesheetIds 1–100).
+ * Output: one `PayReturnsReady` {hostname, timesheetId, lines, totals, truncated?} per timesheet,
+ * in the order requested; a timesheet without pay lines gets one with empty lines and zero totals.
+ *
+ * Steps:
+ * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
+ *    RetryableError BUSINESS_NOT_PROVISIONED.
+ * 2. Per timesheet, getPayReturns (QUERY with TimesheetObject and PayRuleObject joined; up to
+ *    PAY_RETURN_QUERY_CONCURRENCY at once). A refusal → SyncFailed with the service's code.
+ * 3. Normalize each line (payRuleLine); schedule-change premium lines (EventIds not null) carry
+ *    the decoded event ids, the rule's eventTypes and its decoded Config.
+ * 4. Totals over every line, rounded to 4 decimals to drop float noise.
+ * 5. Fit each event under EventBridge's 256 KB entry limit (fitToEntryLimit): premium configs are
+ *    first trimmed to the keys the spec names, then trailing lines are cut; either sets
+ *    `truncated: true` while totals still cover every line.
+ */
+export async function readPayReturns(
+  { detail }: UseCaseInput<PayReturnsRequestedDetail>,
+  { store, service, clock, config }: Dependencies,
+): Promise<OutboundEvent[]> {
+  const business = await provisionedBusinessOf(store, detail.accountId);
+  const install = service.install(business.hostname);
+
+  const perTimesheet = await mapWithConcurrency(detail.timesheetIds, PAY_RETURN_QUERY_CONCURRENCY, (id) =>
+    payReturnsOf(install, id),
+  );
+
+  const events = detail.timesheetIds.map((timesheetId, index) => {
+    const lines = (perTimesheet[index] ?? []).map(payRuleLine);
+    const ready: ReadyDetail = {
+      accountId: detail.accountId,
+      hostname: business.hostname,
+      timesheetId,
+      lines,
+      totals: totalsOf(lines),
+    };
+    return { detailType: 'PayReturnsReady', detail: ready };
+  });
+  await recordSyncSuccess(store, detail.accountId, clock.now());
+  const overhead = Buffer.byteLength(config.outboundSource) + Buffer.byteLength('PayReturnsReady');
+  return events.map((event) => ({
+    detailType: event.detailType,
+    detail: fitToEntryLimit(event.detail, MAX_ENTRY_BYTES - overhead - ENVELOPE_ALLOWANCE_BYTES),
+  }));
+}
+
+async function payReturnsOf(
+  install: InstallClient,
+  timesheetId: number,
+): Promise<JoinedTimesheetPayReturn[]> {
+  try {
+    return await install.getPayReturns(timesheetId);
+  } catch (error) {
+    if (error instanceof ServiceRejectedError) {
+      throw serviceRejection(`pay returns of timesheet ${timesheetId}`, error);
+    }
+    throw error;
+  }
+}
+
+/** One pay line as partners see it; premium details only on schedule-change premium lines. */
+export function payRuleLine(record: JoinedTimesheetPayReturn): PayLine {
+  const rule = record.PayRuleObject;
+  const line: PayLine = {
+    payReturnId: record.Id,
+    payRuleId: record.PayRule,
+    payRuleTitle: rule.PayTitle ?? '',
+    payrollCategory: rule.PayrollCategory ?? '',
+    value: record.Value,
+    cost: record.Cost,
+    overridden: record.Overridden ?? false,
+    comment: record.OverrideComment ?? '',
+  };
+  if (record.EventIds !== null) {
+    const config = rule.Config ?? {};
+    line.premium = {
+      eventIds: record.EventIds,
+      eventTypes: (config.eventTypes ?? []).filter((type): type is string => typeof type === 'string'),
+      config: { ...config },
+    };
+  }
+  return line;
+}
+
+export function totalsOf(lines: readonly PayLine[]): { value: number; cost: number } {
+  const round = (amount: number) => Math.round(amount * 10_000) / 10_000;
+  return {
+    value: round(lines.reduce((sum, line) => sum + line.value, 0)),
+    cost: round(lines.reduce((sum, line) => sum + line.cost, 0)),
+  };
+}
+
+/** The runtime fills causationId with the inbound event id. */
+export type ReadyDetail = Omit<PayReturnsReadyDetail, 'causationId'>;
+
+/** Room the runtime's causationId (an event id, at most 128 characters) takes in the JSON. */
+const CAUSATION_ALLOWANCE_BYTES = 160;
+
+function detailBytes(detail: ReadyDetail): number {
+  return Buffer.byteLength(JSON.stringify(detail), 'utf8') + CAUSATION_ALLOWANCE_BYTES;
+}
+
+/**
+ * Keeps a PayReturnsReady detail within `limitBytes` of JSON. The outbound contract has no
+ * part/parts fields, so an oversized timesheet is not split: premium configs are trimmed to the
+ * keys the spec names (dropping anything the service added beyond them), then, if still too big,
+ * lines are cut from the end. `truncated: true` tells the partner to read the rest in the
+ * product; `totals` are left as computed over every line.
+ */
+export function fitToEntryLimit(detail: ReadyDetail, limitBytes: number): ReadyDetail {
+  if (detailBytes(detail) <= limitBytes) return detail;
+  const trimmed: ReadyDetail = {
+    ...detail,
+    truncated: true,
+    lines: detail.lines.map((line) =>
+      line.premium === undefined
+        ? line
+        : {
+            ...line,
+            premium: {
+              ...line.premium,
+              config: Object.fromEntries(
+                Object.entries(line.premium.config).filter(([key]) => SPEC_CONFIG_KEYS.has(key)),
+              ),
+            },
+          },
+    ),
+  };
+  if (detailBytes(trimmed) <= limitBytes) return trimmed;
+  // Binary search for the most leading lines that fit: O(log n) serializations, not O(n).
+  const fits = (count: number) =>
+    detailBytes({ ...trimmed, lines: trimmed.lines.slice(0, count) }) <= limitBytes;
+  let low = 0;
+  let high = trimmed.lines.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return { ...trimmed, lines: trimmed.lines.slice(0, low) };
+}
+
+async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

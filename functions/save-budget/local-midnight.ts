@@ -1,0 +1,80 @@
+/**
+ * Unix seconds of the first instant of a calendar day in an IANA time zone, with Intl only (no
+ * time-zone dependency). Offsets change at DST transitions, so the offset in force at midnight
+ * is not known up front: both offsets around the day are tried and the earliest instant whose
+ * local date is the requested day wins. That is local midnight, or, in zones whose clocks skip
+ * midnight (e.g. America/Santiago springing 00:00 → 01:00), the first instant the day has.
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+interface LocalTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function localTimeAt(instantMs: number, timeZone: string): LocalTime {
+  const parts: Record<string, number> = {};
+  for (const part of formatterFor(timeZone).formatToParts(new Date(instantMs))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts['year'] ?? 0,
+    month: parts['month'] ?? 0,
+    day: parts['day'] ?? 0,
+    hour: parts['hour'] ?? 0,
+    minute: parts['minute'] ?? 0,
+    second: parts['second'] ?? 0,
+  };
+}
+
+/** Local wall time minus UTC at that instant, in milliseconds (UTC-5 → -18 000 000). */
+export function utcOffsetMs(instantMs: number, timeZone: string): number {
+  const local = localTimeAt(instantMs, timeZone);
+  const wallAsUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
+  return wallAsUtc - Math.floor(instantMs / 1000) * 1000;
+}
+
+const DAY_MS = 86_400_000;
+
+/** `date` is YYYY-MM-DD (already validated by the inbound contract). */
+export function localMidnightUnixSeconds(date: string, timeZone: string): number {
+  const [year = 0, month = 0, day = 0] = date.split('-').map(Number);
+  const wallMidnightAsUtc = Date.UTC(year, month - 1, day);
+  const offsets = new Set([
+    utcOffsetMs(wallMidnightAsUtc - DAY_MS, timeZone),
+    utcOffsetMs(wallMidnightAsUtc + DAY_MS, timeZone),
+  ]);
+  const candidates = [...offsets]
+    .map((offset) => wallMidnightAsUtc - offset)
+    .filter((instant) => {
+      const local = localTimeAt(instant, timeZone);
+      return local.year === year && local.month === month && local.day === day;
+    })
+    .sort((a, b) => a - b);
+  const first = candidates[0];
+  if (first === undefined) throw new RangeError(`cannot place ${date} in time zone ${timeZone}`);
+  return first / 1000;
+}

@@ -1,0 +1,116 @@
+/**
+ * Helpers shared by the install-flow tests: a provisioned account, the sandbox's view of one
+ * install (records and the calls made to it), and the collaborators to run a use case directly
+ * (for crash simulations that need a service wrapper).
+ */
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '#functions/commons/config.ts';
+import type { InboundDetail, InboundDetailType } from '#functions/commons/contracts/registry.ts';
+import { buildDependencies, type Dependencies } from '#functions/commons/dependencies.ts';
+import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import {
+  type FlowHarness,
+  inboundEvent,
+  type PublishedEvent,
+  provisionAccount,
+  type SandboxRequest,
+  sqsFifoBatch,
+  uniqueAccountId,
+} from '#test/flows/support/harness.ts';
+
+export interface ProvisionedInstall {
+  accountId: string;
+  hostname: string;
+}
+
+export async function provisionedInstall(
+  flow: FlowHarness,
+  label: string,
+  overrides: Record<string, unknown> = {},
+): Promise<ProvisionedInstall> {
+  const accountId = uniqueAccountId(label);
+  const hostname = await provisionAccount(flow, accountId, overrides);
+  return { accountId, hostname };
+}
+
+export type InstallRecords = Record<string, Array<Record<string, unknown>>>;
+
+export function installRecords(flow: FlowHarness, hostname: string): Promise<InstallRecords> {
+  return flow.sandbox<InstallRecords>('GET', `/_sandbox/installs/${hostname}`);
+}
+
+/** Calls made to one install so far, oldest first, as "METHOD /path below the install". */
+export async function installCalls(flow: FlowHarness, hostname: string): Promise<string[]> {
+  const prefix = `/installs/${hostname}`;
+  const requests = await flow.sandbox<SandboxRequest[]>('GET', '/_sandbox/requests');
+  return requests
+    .filter((request) => request.path.startsWith(`${prefix}/`))
+    .map((request) => `${request.method} ${request.path.slice(prefix.length)}`);
+}
+
+/** Runs `act` and returns the install calls it made. */
+export async function callsDuring(
+  flow: FlowHarness,
+  hostname: string,
+  act: () => Promise<unknown>,
+): Promise<string[]> {
+  const before = (await installCalls(flow, hostname)).length;
+  await act();
+  return (await installCalls(flow, hostname)).slice(before);
+}
+
+export interface Delivery {
+  eventId: string;
+  failures: string[];
+  /** Events the connector published with this event as cause. */
+  published: PublishedEvent[];
+}
+
+/** Delivers one inbound event to the route's real handler, as one SQS FIFO batch. */
+export async function deliver(
+  flow: FlowHarness,
+  functionName: string,
+  detailType: InboundDetailType,
+  detail: Record<string, unknown>,
+  options: { id?: string; receiveCount?: number } = {},
+): Promise<Delivery> {
+  const event = inboundEvent(detailType, detail, options.id === undefined ? {} : { id: options.id });
+  const batch = sqsFifoBatch(
+    [event],
+    options.receiveCount === undefined ? {} : { receiveCount: options.receiveCount },
+  );
+  const response = await flow.invokeBatch(functionName, batch);
+  return {
+    eventId: event.id,
+    failures: response.batchItemFailures.map((failure) => failure.itemIdentifier),
+    published: flow.published().filter((published) => published.detail['causationId'] === event.id),
+  };
+}
+
+/** The one event of `detailType` a delivery published, or a failure naming what was published. */
+export function onlyPublished(delivery: Delivery, detailType: string): Record<string, unknown> {
+  const matching = delivery.published.filter((event) => event.detailType === detailType);
+  if (matching.length !== 1 || delivery.published.length !== 1) {
+    throw new Error(
+      `expected exactly one ${detailType}, got ${JSON.stringify(delivery.published.map((event) => [event.detailType, event.detail]))}`,
+    );
+  }
+  return matching[0]!.detail;
+}
+
+/** The collaborators the handlers use (same env, table, sandbox), for running a use case directly. */
+export function flowDependencies(): Dependencies {
+  return buildDependencies(loadConfig(process.env));
+}
+
+export function useCaseInput<K extends InboundDetailType>(
+  detailType: K,
+  detail: InboundDetail<K>,
+  eventId: string = randomUUID(),
+): UseCaseInput<InboundDetail<K>> {
+  return {
+    event: { id: eventId, detailType, time: new Date().toISOString(), source: 'partner.app' },
+    detail,
+    receiveCount: 1,
+  };
+}
