@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
+import { createTestStore, startDynalite } from '#local/dynalite.ts';
 import { startSandbox } from '#sandbox/server.ts';
-import { createTestStore, startDynalite } from '#test/support/dynalite.ts';
 import { type DeliveryActivity, LocalBus, type LocalQueueRoute } from './delivery.ts';
 import {
   type BusEvent,

@@ -1,4 +1,4 @@
-// dynalite ships no types; only the factory used by test/support/dynalite.ts is declared.
+// dynalite ships no types; only the factory used by local/dynalite.ts is declared.
 declare module 'dynalite' {
   import type { Server } from 'node:http';
 
