@@ -1,11 +1,11 @@
 import type { PlanChosenDetail } from '#functions/commons/contracts/inbound/plan-chosen.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import { recordSyncSuccess, TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
-import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
-import { provisionedBusinessOf } from '#functions/subscription-status/provisioned-business.ts';
 
 const PREMIUM_EDITION = 'SUBSCRIPTION_PAID_PRO_PREMIUM';
 const FREE_EDITION = 'SUBSCRIPTION_FREE';

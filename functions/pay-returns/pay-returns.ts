@@ -5,13 +5,13 @@ import type {
 } from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { ServiceRejectedError } from '#functions/commons/errors.ts';
+import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
 import { type JoinedTimesheetPayReturn, payRuleConfigSchema } from '#functions/commons/service/schemas.ts';
+import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import { recordSyncSuccess } from '#functions/commons/store/business.ts';
-import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
-import { provisionedBusinessOf } from '#functions/subscription-status/provisioned-business.ts';
 
 /** Timesheets read at once: one QUERY each, kept small so one record cannot flood the install. */
 export const PAY_RETURN_QUERY_CONCURRENCY = 4;

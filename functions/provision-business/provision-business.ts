@@ -10,6 +10,7 @@ import {
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
 import { defaultSignupDuplicateRejections } from '#functions/commons/service/provisioning.ts';
+import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import {
   type BusinessRecord,
   claimSignup,
@@ -17,7 +18,6 @@ import {
   recordProvisioned,
   releaseSignupClaim,
 } from '#functions/commons/store/business.ts';
-import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
 
 /**
  * provisionBusiness — AccountCreated → signup → BusinessProvisioned.

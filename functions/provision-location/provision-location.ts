@@ -1,10 +1,12 @@
 import type { LocationCreatedDetail } from '#functions/commons/contracts/inbound/location-created.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseEvent, UseCaseInput } from '#functions/commons/queue-handler.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
 import type { AreaRequest, LocationRequest } from '#functions/commons/service/schemas.ts';
+import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import { recordSyncSuccess } from '#functions/commons/store/business.ts';
 import {
   claimAreaCreate,
@@ -15,8 +17,6 @@ import {
   releaseLocationClaim,
 } from '#functions/commons/store/locations.ts';
 import type { Store } from '#functions/commons/store/store.ts';
-import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
-import { provisionedBusinessOf } from '#functions/subscription-status/provisioned-business.ts';
 import { certainlyNotCreated } from './create-outcome.ts';
 
 export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];

@@ -5,13 +5,13 @@ import {
 } from '#functions/commons/contracts/inbound/employee-changed.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
 import { agreedHourForm, normalizeCycle } from '#functions/commons/service/schemas.ts';
+import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import { recordSyncSuccess } from '#functions/commons/store/business.ts';
-import { serviceRejection } from '#functions/provision-business/service-rejection.ts';
-import { provisionedBusinessOf } from '#functions/subscription-status/provisioned-business.ts';
 import { EmployeeSlotRegistry } from './custom-field-slots.ts';
 import { applyPayRate, type PayRateContext } from './pay-rate.ts';
 
