@@ -43,6 +43,11 @@ export const awardKey = (hostname: string, awardCode: string) => ({
   sk: `AWARD#${awardCode}`,
 });
 
+export const payRateApplicationKey = (hostname: string, eventId: string) => ({
+  pk: installPartition(hostname),
+  sk: `PAY_RATE_APPLICATION#${eventId}`,
+});
+
 export const trialShardValue = (shard: number) => `TRIAL_SHARD#${String(shard).padStart(2, '0')}`;
 
 /** Stable across processes and deployments (unlike a seeded hash), so a business never moves shard. */

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { installPartition } from './keys.ts';
+import { payRateApplicationKey } from './keys.ts';
 import {
   conflictingItem,
   epochSeconds,
@@ -21,11 +21,6 @@ import {
 /** Longer than any redelivery window (SQS retention is at most 14 days). */
 export const PAY_RATE_APPLICATION_TTL_SECONDS = 30 * 24 * 60 * 60;
 
-// Built beside the install partition (keys.ts owns it); the prefix is unique to this module.
-const payRateApplicationKey = (hostname: string, eventId: string) => ({
-  pk: installPartition(hostname),
-  sk: `PAY_RATE_APPLICATION#${eventId}`,
-});
 
 const applicationSchema = z.object({
   status: z.enum(['APPLYING', 'APPLIED']),
