@@ -1,0 +1,301 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The deployment configuration of the connector app (`bin/app.ts`): one JSON file merged with
+ * cdk context keys (`-c key=value`), validated as a whole so that one `cdk synth` reports every
+ * missing or wrong setting at once, each with its path and what is expected.
+ */
+
+export const DEFAULT_CONFIG_FILE = 'connector.config.json';
+export const EXAMPLE_CONFIG_FILE = 'connector.config.example.json';
+
+/** The retention periods CloudWatch Logs accepts; any other number is refused by the API at deploy time. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+const httpsUrl = z.url({ protocol: /^https$/, error: 'expected an https:// URL' });
+
+// cdk context given on the command line is always a string ("-c logRetentionDays=14").
+const wholeNumber = () =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    z.number({ error: 'expected a whole number' }).int({ error: 'expected a whole number' }),
+  );
+
+const tokenSecretSchema = z.union(
+  [
+    z.strictObject({
+      create: z.literal(true),
+      name: z.string().min(1).max(512).optional(),
+    }),
+    z.strictObject({
+      existingSecretName: z.string().min(1, { error: 'expected the name of an existing secret' }).max(512),
+    }),
+  ],
+  { error: 'expected {"create": true, "name"?: string} or {"existingSecretName": string}' },
+);
+
+const eventBusSchema = z.union(
+  [
+    z.strictObject({
+      create: z.literal(true),
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{1,256}$/, { error: 'expected letters, digits, ".", "_" or "-" (1-256)' })
+        .optional(),
+    }),
+    z.strictObject({
+      existingBusName: z.string().min(1, { error: 'expected the name of an existing event bus' }).max(256),
+    }),
+  ],
+  { error: 'expected {"create": true, "name"?: string} or {"existingBusName": string}' },
+);
+
+const routeOverrideSchema = z.strictObject({
+  // Lambda's SQS event source accepts 2..1000; 2 is also what keeps one slow account from
+  // starving every other message group of the FIFO queue.
+  maxConcurrency: wholeNumber()
+    .pipe(z.number().min(2, { error: 'expected 2..1000' }).max(1000, { error: 'expected 2..1000' }))
+    .optional(),
+  // FIFO event sources take at most 10 messages per batch.
+  batchSize: wholeNumber()
+    .pipe(z.number().min(1, { error: 'expected 1..10' }).max(10, { error: 'expected 1..10' }))
+    .optional(),
+});
+
+const alarmsSchema = z
+  .strictObject({
+    topicArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, {
+        error: 'expected an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)',
+      })
+      .optional(),
+    email: z.email({ error: 'expected an e-mail address' }).optional(),
+  })
+  .refine((alarms) => alarms.topicArn === undefined || alarms.email === undefined, {
+    error:
+      'give either topicArn (an existing topic, subscriptions are its owner’s) or email (a topic is created), not both',
+  });
+
+function connectorConfigSchema(knownRoutes: readonly string[]) {
+  return z
+    .strictObject({
+      partnerName: z
+        .string({
+          error: 'is required: the partner name assigned by the service (used in the provisioning path)',
+        })
+        .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,39}$/, {
+          error: 'expected letters, digits and "-" (1-40 chars; it also names the stacks)',
+        }),
+      provisioningUrls: z.strictObject(
+        { US: httpsUrl, UK: httpsUrl.optional(), AU: httpsUrl.optional() },
+        {
+          error: (issue) =>
+            issue.code === 'invalid_type'
+              ? 'is required: {"US": https URL, "UK"?: https URL, "AU"?: https URL}'
+              : undefined,
+        },
+      ),
+      installUrlTemplate: z
+        .string()
+        .refine((value) => value.includes('{hostname}'), {
+          error: 'expected a template containing {hostname}',
+        })
+        .refine((value) => httpsUrl.safeParse(value.replaceAll('{hostname}', 'install.example')).success, {
+          error: 'expected an https:// URL once {hostname} is filled in',
+        })
+        .default('https://{hostname}'),
+      allowedHostnameSuffixes: z
+        .array(
+          z.string().regex(/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/, {
+            error: 'expected a lower-case DNS suffix such as ".example.com"',
+          }),
+        )
+        .min(1, { error: 'expected at least one suffix, or leave the field out' })
+        .optional(),
+      tokenSecret: tokenSecretSchema.default({ create: true }),
+      eventBus: eventBusSchema.default({ create: true }),
+      inboundSource: z.string().min(1).max(256).default('partner.app'),
+      outboundSource: z.string().min(1).max(256).default('workforce.connector'),
+      trialThresholdsDays: z
+        .array(wholeNumber().pipe(z.number().min(1, { error: 'expected 1..365' }).max(365)))
+        .min(1, { error: 'expected at least one threshold' })
+        .default([7, 3, 1]),
+      trialWatchSchedule: z
+        .string()
+        .regex(/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/, {
+          error: 'expected an EventBridge schedule expression: "rate(1 hour)" or "cron(...)"',
+        })
+        .default('rate(1 hour)'),
+      routes: z
+        .record(z.string(), routeOverrideSchema)
+        .superRefine((routes, ctx) => {
+          for (const detailType of Object.keys(routes)) {
+            if (!knownRoutes.includes(detailType)) {
+              ctx.addIssue({
+                code: 'custom',
+                path: [detailType],
+                message: `unknown route; expected one of ${knownRoutes.join(', ')}`,
+              });
+            }
+          }
+        })
+        .default({}),
+      hourBudgetType: z
+        .enum(['budget_StaffHour', 'budget_hour'], { error: 'expected "budget_StaffHour" or "budget_hour"' })
+        .default('budget_StaffHour'),
+      alarms: alarmsSchema.default({}),
+      logRetentionDays: wholeNumber()
+        .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+          error: `expected one of the CloudWatch Logs retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,
+        })
+        .default(30),
+      removalPolicy: z
+        .enum(['retain', 'destroy'], { error: 'expected "retain" or "destroy"' })
+        .default('retain'),
+      logLevel: z
+        .enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL'], {
+          error: 'expected TRACE, DEBUG, INFO, WARN, ERROR or CRITICAL',
+        })
+        .default('INFO'),
+      // Left out, the functions' own defaults (functions/commons/config.ts) apply.
+      httpTimeoutMs: wholeNumber().pipe(z.number().min(100).max(60_000)).optional(),
+      idempotencyTtlSeconds: wholeNumber().pipe(z.number().min(60).max(31_536_000)).optional(),
+      metricsBulkThreshold: wholeNumber().pipe(z.number().min(1).max(366)).optional(),
+    })
+    .superRefine((config, ctx) => {
+      // Outbound detail-types differ from inbound ones today, but one shared source would let a
+      // future outbound type with an inbound name loop back into the connector.
+      if (config.inboundSource === config.outboundSource) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['outboundSource'],
+          message: 'expected a source different from inboundSource',
+        });
+      }
+    });
+}
+
+export type ConnectorConfig = z.output<ReturnType<typeof connectorConfigSchema>>;
+export type ConnectorConfigInput = z.input<ReturnType<typeof connectorConfigSchema>>;
+
+export class ConnectorConfigError extends Error {
+  constructor(
+    readonly origin: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`Invalid connector configuration (${origin}):\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConnectorConfigError';
+  }
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join('.') || '(root)';
+  // Zod's own wording for an absent key ("expected string, received undefined") hides the point.
+  const message = /received undefined$/.test(issue.message)
+    ? `is required (${issue.message})`
+    : issue.message;
+  return `${path}: ${message}`;
+}
+
+/** Validates raw settings; throws a `ConnectorConfigError` naming every bad field. */
+export function parseConnectorConfig(
+  raw: unknown,
+  options: { knownRoutes: readonly string[]; origin?: string },
+): ConnectorConfig {
+  const parsed = connectorConfigSchema(options.knownRoutes).safeParse(raw);
+  if (!parsed.success) {
+    throw new ConnectorConfigError(
+      options.origin ?? 'connector config',
+      parsed.error.issues.map(describeIssue),
+    );
+  }
+  return parsed.data;
+}
+
+/** The part of a CDK `App`/`Node` the loader needs, so tests can pass plain context. */
+export interface ContextSource {
+  tryGetContext(key: string): unknown;
+}
+
+export const CONFIG_FIELDS = [
+  'partnerName',
+  'provisioningUrls',
+  'installUrlTemplate',
+  'allowedHostnameSuffixes',
+  'tokenSecret',
+  'eventBus',
+  'inboundSource',
+  'outboundSource',
+  'trialThresholdsDays',
+  'trialWatchSchedule',
+  'routes',
+  'hourBudgetType',
+  'alarms',
+  'logRetentionDays',
+  'removalPolicy',
+  'logLevel',
+  'httpTimeoutMs',
+  'idempotencyTtlSeconds',
+  'metricsBulkThreshold',
+] as const satisfies readonly (keyof ConnectorConfigInput)[];
+
+// Objects and arrays given with -c arrive as JSON text.
+function fromContext(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^\s*[[{]/.test(value)) return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Picks the config file: `-c config=path`, else `connector.config.json` if present, else the example. */
+export function resolveConfigFile(context: ContextSource, cwd: string): string {
+  const requested = context.tryGetContext('config');
+  if (typeof requested === 'string' && requested !== '') {
+    return isAbsolute(requested) ? requested : resolve(cwd, requested);
+  }
+  const own = resolve(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(own) ? own : resolve(cwd, EXAMPLE_CONFIG_FILE);
+}
+
+/**
+ * Reads the config file, overlays the cdk context keys that name config fields (top level only:
+ * a context value replaces the whole field), and validates the result.
+ */
+export function loadConnectorConfig(
+  context: ContextSource,
+  options: { cwd: string; knownRoutes: readonly string[] },
+): ConnectorConfig {
+  const file = resolveConfigFile(context, options.cwd);
+  if (!existsSync(file)) {
+    throw new ConnectorConfigError(file, [
+      `config file not found; create it (see ${EXAMPLE_CONFIG_FILE}) or pass -c config=<path>`,
+    ]);
+  }
+  let fromFile: unknown;
+  try {
+    fromFile = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConnectorConfigError(file, [`not valid JSON: ${(error as Error).message}`]);
+  }
+  if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) {
+    throw new ConnectorConfigError(file, ['expected a JSON object at the top level']);
+  }
+  const merged: Record<string, unknown> = { ...(fromFile as Record<string, unknown>) };
+  const overridden: string[] = [];
+  for (const field of CONFIG_FIELDS) {
+    const value = context.tryGetContext(field);
+    if (value !== undefined) {
+      merged[field] = fromContext(value);
+      overridden.push(field);
+    }
+  }
+  const origin = overridden.length > 0 ? `${file} + cdk context ${overridden.join(', ')}` : file;
+  return parseConnectorConfig(merged, { knownRoutes: options.knownRoutes, origin });
+}

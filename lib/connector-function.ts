@@ -1,0 +1,169 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '#functions/commons/store/table.ts';
+
+/** Repository root: entries in `functions/routes.ts` are relative to it, and esbuild runs there. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * esbuild emits ESM, but some bundled dependencies are CommonJS and call `require` (Node
+ * built-ins among them); ESM has no `require`, so the bundle gets one made from its own URL.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as connectorCreateRequire } from 'node:module';" +
+  'const require = connectorCreateRequire(import.meta.url);';
+
+export interface ConnectorFunctionProps {
+  /** Handler file, relative to the repository root (as in `functions/routes.ts`). */
+  readonly entry: string;
+  /** Exported handler name in `entry`. */
+  readonly handlerExport: string;
+  readonly description: string;
+  /** @default Duration.seconds(30) */
+  readonly timeout?: Duration;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Removal policy of the function's log group.
+   * @default RemovalPolicy.DESTROY (logs follow the function; retention bounds the cost while it lives)
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** Settings passed as env vars; the binders add the resource names. @default {} */
+  readonly environment?: Record<string, string>;
+  /** Anything else of `NodejsFunction` to override, applied last. @default - none */
+  readonly functionProps?: Partial<NodejsFunctionProps>;
+}
+
+/**
+ * The connector's Lambda defaults in one place: Node.js 24 on arm64, an ESM bundle built by the
+ * local esbuild (never Docker), minified with source maps enabled at run time, the AWS SDK bundled
+ * (the pinned clients, not whatever the runtime ships), an explicit log group with retention and a
+ * role of its own that can write only to that log group until a binder grants more.
+ */
+export class ConnectorFunction extends NodejsFunction {
+  /** The function's own log group (the function writes nowhere else). */
+  readonly functionLogGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ConnectorFunctionProps) {
+    const logGroup = new logs.LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    // A role of our own instead of AWSLambdaBasicExecutionRole, whose log permissions cover every
+    // log group of the account.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    logGroup.grantWrite(role);
+    super(scope, id, {
+      entry: fileURLToPath(new URL(props.entry, new URL('..', import.meta.url))),
+      handler: props.handlerExport,
+      description: props.description,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: fileURLToPath(new URL('../package-lock.json', import.meta.url)),
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: props.timeout ?? Duration.seconds(30),
+      memorySize: props.memorySize ?? 512,
+      logGroup,
+      role,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        // The handlers are written for Node 20+; node22 keeps the bundle loadable on the build
+        // machine (test/infra runs it) and on both nodejs22.x and nodejs24.x.
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        bundleAwsSDK: true,
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+      ...props.functionProps,
+    });
+    this.functionLogGroup = logGroup;
+  }
+}
+
+export type TableAccessMode = 'read' | 'readWrite';
+
+const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+export interface TableBinding {
+  readonly table: dynamodb.ITable;
+  readonly accessMode: TableAccessMode;
+}
+
+/**
+ * Grants the connector table (and exactly its named indexes, not `index/*`) and sets TABLE_NAME.
+ * No Scan: every access path of the store is a key or index query.
+ */
+export function bindTable(fn: lambda.Function, { table, accessMode }: TableBinding): void {
+  const indexArns = tableDefinition.globalSecondaryIndexes.map(
+    (index) => `${table.tableArn}/index/${index.indexName}`,
+  );
+  iam.Grant.addToPrincipal({
+    grantee: fn,
+    actions:
+      accessMode === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
+    resourceArns: [table.tableArn, ...indexArns],
+  });
+  if (table.encryptionKey) {
+    if (accessMode === 'readWrite') table.encryptionKey.grantEncryptDecrypt(fn);
+    else table.encryptionKey.grantDecrypt(fn);
+  }
+  fn.addEnvironment('TABLE_NAME', table.tableName);
+}
+
+export interface BusBinding {
+  readonly eventBus: events.IEventBus;
+}
+
+/** Allows PutEvents on this bus only and sets EVENT_BUS_NAME. */
+export function bindBus(fn: lambda.Function, { eventBus }: BusBinding): void {
+  eventBus.grantPutEventsTo(fn);
+  fn.addEnvironment('EVENT_BUS_NAME', eventBus.eventBusName);
+}
+
+export interface SecretBinding {
+  readonly secret: secretsmanager.ISecret;
+}
+
+/**
+ * Allows reading this secret only and sets TOKEN_SECRET_ID to its ARN (imported secrets: its
+ * name). The token itself never enters the template or the environment: the function reads it at
+ * run time, cached.
+ */
+export function bindSecret(fn: lambda.Function, { secret }: SecretBinding): void {
+  secret.grantRead(fn);
+  // A secret imported by name has only a partial ARN (no random suffix), which GetSecretValue does
+  // not take as an ARN; its name resolves the same secret.
+  const secretId = secret.secretFullArn ?? secret.secretName;
+  fn.addEnvironment('TOKEN_SECRET_ID', secretId);
+}

@@ -1,0 +1,127 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { tableDefinition } from '#functions/commons/store/table.ts';
+
+/**
+ * The connector's stateful resources: the table, the bus and the token secret. They live in a
+ * construct (and, in `bin/app.ts`, a stack) of their own so the functions can be redeployed,
+ * renamed or torn down without touching data.
+ */
+
+export interface ConnectorTableProps {
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Overrides applied last (except keys, indexes and TTL, which `tableDefinition` owns). @default - none */
+  readonly tableProps?: Partial<dynamodb.TableProps>;
+}
+
+/** The table from `functions/commons/store/table.ts`: on demand, PITR, TTL, the trial index. */
+export function createConnectorTable(
+  scope: Construct,
+  id: string,
+  props: ConnectorTableProps = {},
+): dynamodb.Table {
+  const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+  const table = new dynamodb.Table(scope, id, {
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: tableDefinition.pointInTimeRecovery },
+    deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+    removalPolicy,
+    ...props.tableProps,
+    partitionKey: {
+      name: tableDefinition.partitionKey.name,
+      type: attributeType(tableDefinition.partitionKey.type),
+    },
+    sortKey: { name: tableDefinition.sortKey.name, type: attributeType(tableDefinition.sortKey.type) },
+    timeToLiveAttribute: tableDefinition.ttlAttribute,
+  });
+  for (const index of tableDefinition.globalSecondaryIndexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.indexName,
+      partitionKey: { name: index.partitionKey.name, type: attributeType(index.partitionKey.type) },
+      sortKey: { name: index.sortKey.name, type: attributeType(index.sortKey.type) },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...index.projection.nonKeyAttributes],
+    });
+  }
+  return table;
+}
+
+function attributeType(type: 'S' | 'N' | 'B'): dynamodb.AttributeType {
+  if (type === 'N') return dynamodb.AttributeType.NUMBER;
+  if (type === 'B') return dynamodb.AttributeType.BINARY;
+  return dynamodb.AttributeType.STRING;
+}
+
+/**
+ * The bearer-token secret. CloudFormation cannot create a secret without a value, so it starts
+ * with a random placeholder that the service rejects (401 → retried, then DLQ) until the operator
+ * stores the real token with `aws secretsmanager put-secret-value` (docs/deploy.md).
+ */
+export function createTokenSecret(
+  scope: Construct,
+  id: string,
+  props: { secretName?: string; removalPolicy?: RemovalPolicy } = {},
+): secretsmanager.Secret {
+  return new secretsmanager.Secret(scope, id, {
+    ...(props.secretName ? { secretName: props.secretName } : {}),
+    description: 'Bearer token of the workforce scheduling service partner API (set with put-secret-value)',
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+  });
+}
+
+export interface ConnectorStateProps {
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Import an existing bus instead of creating one. @default - a bus is created */
+  readonly existingEventBusObj?: events.IEventBus;
+  /** @default - a generated name */
+  readonly eventBusProps?: events.EventBusProps;
+  /** @default - a table is created from `tableDefinition` */
+  readonly existingTableObj?: dynamodb.ITable;
+  /** @default - none */
+  readonly tableProps?: Partial<dynamodb.TableProps>;
+  /** Import an existing secret (e.g. `Secret.fromSecretNameV2`). @default - a secret is created */
+  readonly existingTokenSecretObj?: secretsmanager.ISecret;
+  /** @default - a generated name */
+  readonly tokenSecretProps?: { secretName?: string };
+}
+
+export class ConnectorState extends Construct {
+  readonly table: dynamodb.ITable;
+  readonly eventBus: events.IEventBus;
+  readonly tokenSecret: secretsmanager.ISecret;
+
+  constructor(scope: Construct, id: string, props: ConnectorStateProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.table =
+      props.existingTableObj ??
+      createConnectorTable(this, 'Table', {
+        removalPolicy,
+        ...(props.tableProps ? { tableProps: props.tableProps } : {}),
+      });
+    this.eventBus =
+      props.existingEventBusObj ?? createEventBus(this, 'EventBus', props.eventBusProps, removalPolicy);
+    this.tokenSecret =
+      props.existingTokenSecretObj ??
+      createTokenSecret(this, 'TokenSecret', { ...props.tokenSecretProps, removalPolicy });
+  }
+}
+
+function createEventBus(
+  scope: Construct,
+  id: string,
+  props: events.EventBusProps | undefined,
+  removalPolicy: RemovalPolicy,
+): events.EventBus {
+  const bus = new events.EventBus(scope, id, {
+    description: 'Partner domain events in, connector result events out',
+    ...props,
+  });
+  bus.applyRemovalPolicy(removalPolicy);
+  return bus;
+}

@@ -1,0 +1,577 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as pipes from 'aws-cdk-lib/aws-pipes';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DEFAULT_METRICS_NAMESPACE, MetricName } from '#functions/commons/observability.ts';
+import {
+  queueRoutes as defaultQueueRoutes,
+  scheduledFunctions as defaultScheduledFunctions,
+  type QueueRoute,
+  type ScheduledFunction,
+} from '#functions/routes.ts';
+import { bindBus, bindSecret, bindTable, ConnectorFunction } from './connector-function.ts';
+import { ConnectorState } from './connector-state.ts';
+
+export interface RouteOverride {
+  /** Concurrent invocations of the route's event source (2..1000). @default the route's `maxConcurrency` */
+  readonly maxConcurrency?: number;
+  /** Records per invocation (1..10). @default the route's `batchSize` */
+  readonly batchSize?: number;
+}
+
+export interface WorkforceConnectorProps {
+  /** The partner name the service assigned (provisioning path `/connect/v1/partner/{name}`). */
+  readonly partnerName: string;
+  /** Provisioning root per region; UK and AU are still in development at the service. */
+  readonly provisioningUrls: { readonly US: string; readonly UK?: string; readonly AU?: string };
+  /** @default 'https://{hostname}' */
+  readonly installUrlTemplate?: string;
+  /** Extra guard on hostnames the service returns. @default - any hostname signup returned */
+  readonly allowedHostnameSuffixes?: readonly string[];
+  /** The metric `type` of hour budgets (the spec names both). @default - the functions' default */
+  readonly hourBudgetType?: 'budget_StaffHour' | 'budget_hour';
+  /** @default 'partner.app' */
+  readonly inboundSource?: string;
+  /** @default 'workforce.connector' */
+  readonly outboundSource?: string;
+  /** @default [7, 3, 1] */
+  readonly trialThresholdsDays?: readonly number[];
+  /** Schedule per scheduled function name. @default - each function's `defaultSchedule` */
+  readonly schedules?: Readonly<Record<string, events.Schedule>>;
+  /** Per detail-type tuning on top of the route table. @default - none */
+  readonly routeOverrides?: Readonly<Record<string, RouteOverride>>;
+
+  /** @default - a bus is created */
+  readonly existingEventBusObj?: events.IEventBus;
+  /** @default - a generated name */
+  readonly eventBusProps?: events.EventBusProps;
+  /** @default - a table is created from `tableDefinition` */
+  readonly existingTableObj?: dynamodb.ITable;
+  /** @default - none */
+  readonly tableProps?: Partial<dynamodb.TableProps>;
+  /** @default - a secret is created (with a placeholder value) */
+  readonly existingTokenSecretObj?: secretsmanager.ISecret;
+  /** @default - a generated name */
+  readonly tokenSecretProps?: { secretName?: string };
+  /**
+   * A FIFO dead-letter queue behind every route queue. Without it a record that never succeeds is
+   * retried until the queue's retention drops it, and blocks its account's message group meanwhile.
+   * @default true
+   */
+  readonly deployDeadLetterQueue?: boolean;
+  /** @default - a KMS-encrypted topic is created */
+  readonly existingAlarmTopicObj?: sns.ITopic;
+  /** E-mail subscribed to a created alarm topic. @default - no subscription */
+  readonly alarmEmail?: string;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** Of the stateful resources this construct creates (table, bus, secret). @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** @default 'INFO' */
+  readonly logLevel?: string;
+  /** @default - the functions' default */
+  readonly httpTimeoutMs?: number;
+  /** @default - the functions' default */
+  readonly idempotencyTtlSeconds?: number;
+  /** @default - the functions' default */
+  readonly metricsBulkThreshold?: number;
+  /** @default 'WorkforceConnector' */
+  readonly metricsNamespace?: string;
+  /** Alarm when a route's oldest queued record is older than this. @default Duration.minutes(30) */
+  readonly queueAgeAlarmThreshold?: Duration;
+  /** @default the route table of `functions/routes.ts` */
+  readonly queueRoutes?: readonly QueueRoute[];
+  /** @default the scheduled functions of `functions/routes.ts` */
+  readonly scheduledFunctions?: readonly ScheduledFunction[];
+}
+
+/** Everything one inbound detail-type flows through, exposed for extension and tests. */
+export interface ConnectorRouteResources {
+  readonly route: QueueRoute;
+  readonly rule: events.Rule;
+  /** Standard queue the rule delivers to (EventBridge cannot set a per-event FIFO group id). */
+  readonly intakeQueue: sqs.Queue;
+  /** Moves intake messages into the FIFO queue with group id = accountId and dedup id = event id. */
+  readonly pipe: pipes.CfnPipe;
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue?: sqs.Queue;
+  readonly function: ConnectorFunction;
+  readonly eventSource: lambdaEventSources.SqsEventSource;
+  readonly batchSize: number;
+  readonly maxConcurrency: number;
+}
+
+export interface ConnectorScheduleResources {
+  readonly scheduled: ScheduledFunction;
+  readonly rule: events.Rule;
+  readonly function: ConnectorFunction;
+}
+
+/** Messages wait this long in a dead-letter queue (the SQS maximum) for a redrive. */
+const DEAD_LETTER_RETENTION = Duration.days(14);
+/** Past this, a dead letter has used most of its retention: redrive or lose it. */
+const DEAD_LETTER_AGE_ALARM = Duration.days(7);
+/** EventBridge retries a failed delivery for up to 24 h; then the event goes to the ingress DLQ. */
+const DELIVERY_MAX_EVENT_AGE = Duration.hours(24);
+const DELIVERY_RETRY_ATTEMPTS = 185;
+/** Intake receives before a message the pipe cannot forward (e.g. no accountId) is parked. */
+const INTAKE_MAX_RECEIVE_COUNT = 5;
+
+/**
+ * The connector, deployable into any CDK app: for each route of `functions/routes.ts`, an
+ * EventBridge rule (source + detail-type) feeding an SQS FIFO queue per account (message group =
+ * `detail.accountId`, deduplication = event id) and its function; the scheduled trial watch; the
+ * table, bus and token secret (created or imported); alarms to an SNS topic; a dashboard.
+ *
+ * Why a standard intake queue and a pipe between rule and FIFO queue: an EventBridge rule's SQS
+ * target takes only a fixed `MessageGroupId` (no JSON path; see aws/aws-cdk#32965 and the
+ * CloudFormation roadmap #2298), which would put every account in one message group and
+ * serialize the whole connector. EventBridge Pipes resolve `$.body.detail.accountId` and
+ * `$.body.id` per message, so ordering is per account and deduplication is on the event id
+ * itself (content-based deduplication stays off).
+ */
+export class WorkforceConnector extends Construct {
+  readonly table: dynamodb.ITable;
+  readonly eventBus: events.IEventBus;
+  readonly tokenSecret: secretsmanager.ISecret;
+  /** Standard queue for events EventBridge or a pipe could not deliver (FIFO is not allowed there). */
+  readonly ingressDeadLetterQueue: sqs.Queue;
+  readonly routes: readonly ConnectorRouteResources[];
+  readonly schedules: readonly ConnectorScheduleResources[];
+  readonly alarmTopic: sns.ITopic;
+  readonly alarmTopicKey?: kms.Key;
+  readonly alarms: readonly cloudwatch.Alarm[];
+  readonly dashboard: cloudwatch.Dashboard;
+
+  private readonly alarmList: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: WorkforceConnectorProps) {
+    super(scope, id);
+    const state = new ConnectorState(this, 'State', {
+      ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
+      ...(props.existingEventBusObj ? { existingEventBusObj: props.existingEventBusObj } : {}),
+      ...(props.eventBusProps ? { eventBusProps: props.eventBusProps } : {}),
+      ...(props.existingTableObj ? { existingTableObj: props.existingTableObj } : {}),
+      ...(props.tableProps ? { tableProps: props.tableProps } : {}),
+      ...(props.existingTokenSecretObj ? { existingTokenSecretObj: props.existingTokenSecretObj } : {}),
+      ...(props.tokenSecretProps ? { tokenSecretProps: props.tokenSecretProps } : {}),
+    });
+    this.table = state.table;
+    this.eventBus = state.eventBus;
+    this.tokenSecret = state.tokenSecret;
+
+    this.ingressDeadLetterQueue = new sqs.Queue(this, 'IngressDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+    });
+
+    if (props.existingAlarmTopicObj) {
+      this.alarmTopic = props.existingAlarmTopicObj;
+    } else {
+      const { topic, key } = this.createAlarmTopic(props.alarmEmail);
+      this.alarmTopic = topic;
+      this.alarmTopicKey = key;
+    }
+
+    const environment = connectorEnvironment(props);
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    this.routes = (props.queueRoutes ?? defaultQueueRoutes).map((route) =>
+      this.createRoute(route, props, environment, logRetention),
+    );
+    this.schedules = (props.scheduledFunctions ?? defaultScheduledFunctions).map((scheduled) =>
+      this.createSchedule(scheduled, props, environment, logRetention),
+    );
+
+    this.alarmOn(
+      'IngressDeadLetters',
+      deadLetterDepth(this.ingressDeadLetterQueue),
+      'Events EventBridge or a pipe could not deliver',
+    );
+    this.alarmOn(
+      'IngressDeadLetterAge',
+      deadLetterAge(this.ingressDeadLetterQueue),
+      'Undelivered events near expiry',
+    );
+    this.alarms = this.alarmList;
+    this.dashboard = this.createDashboard(props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE);
+  }
+
+  private createRoute(
+    route: QueueRoute,
+    props: WorkforceConnectorProps,
+    environment: Record<string, string>,
+    logRetention: logs.RetentionDays,
+  ): ConnectorRouteResources {
+    const id = route.detailType;
+    const override = props.routeOverrides?.[route.detailType] ?? {};
+    const batchSize = override.batchSize ?? route.batchSize;
+    const maxConcurrency = override.maxConcurrency ?? route.maxConcurrency;
+    const timeout = Duration.seconds(route.timeoutSeconds);
+
+    const deadLetterQueue =
+      props.deployDeadLetterQueue === false
+        ? undefined
+        : new sqs.Queue(this, `${id}DeadLetterQueue`, {
+            fifo: true,
+            encryption: sqs.QueueEncryption.SQS_MANAGED,
+            enforceSSL: true,
+            retentionPeriod: DEAD_LETTER_RETENTION,
+          });
+    const queue = new sqs.Queue(this, `${id}Queue`, {
+      fifo: true,
+      contentBasedDeduplication: false,
+      // High-throughput FIFO: ordering and deduplication per account, no queue-wide 300 TPS cap.
+      deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+      fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // AWS: at least six times the function timeout, so a record is not redelivered while a
+      // throttled or retried invocation still holds it.
+      visibilityTimeout: Duration.seconds(route.timeoutSeconds * 6),
+      ...(deadLetterQueue
+        ? { deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: route.maxReceiveCount } }
+        : {}),
+    });
+
+    const intakeQueue = new sqs.Queue(this, `${id}IntakeQueue`, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.ingressDeadLetterQueue, maxReceiveCount: INTAKE_MAX_RECEIVE_COUNT },
+    });
+    const rule = new events.Rule(this, `${id}Rule`, {
+      eventBus: this.eventBus,
+      description: `${route.detailType} events for ${route.functionName}`,
+      eventPattern: { source: [props.inboundSource ?? 'partner.app'], detailType: [route.detailType] },
+    });
+    rule.addTarget(
+      new targets.SqsQueue(intakeQueue, {
+        deadLetterQueue: this.ingressDeadLetterQueue,
+        retryAttempts: DELIVERY_RETRY_ATTEMPTS,
+        maxEventAge: DELIVERY_MAX_EVENT_AGE,
+      }),
+    );
+    const pipe = this.createFifoPipe(id, intakeQueue, queue);
+
+    const fn = new ConnectorFunction(this, `${id}Function`, {
+      entry: route.entry,
+      handlerExport: route.handlerExport,
+      description: route.description,
+      timeout,
+      memorySize: route.memorySizeMb,
+      logRetention,
+      environment: { ...environment, POWERTOOLS_SERVICE_NAME: route.functionName },
+    });
+    this.bindState(fn);
+    // FIFO event sources refuse a batching window, so the route's maxBatchingWindowSeconds is not used.
+    const eventSource = new lambdaEventSources.SqsEventSource(queue, {
+      batchSize,
+      maxConcurrency,
+      reportBatchItemFailures: true,
+    });
+    fn.addEventSource(eventSource);
+
+    this.alarmOn(
+      `${id}QueueAge`,
+      queueAge(queue, props.queueAgeAlarmThreshold),
+      `${id} records waiting too long`,
+    );
+    if (deadLetterQueue) {
+      this.alarmOn(
+        `${id}DeadLetters`,
+        deadLetterDepth(deadLetterQueue),
+        `${id} records in the dead-letter queue`,
+      );
+      this.alarmOn(`${id}DeadLetterAge`, deadLetterAge(deadLetterQueue), `${id} dead letters near expiry`);
+    }
+    this.alarmOnFunction(id, fn);
+
+    return {
+      route,
+      rule,
+      intakeQueue,
+      pipe,
+      queue,
+      ...(deadLetterQueue ? { deadLetterQueue } : {}),
+      function: fn,
+      eventSource,
+      batchSize,
+      maxConcurrency,
+    };
+  }
+
+  private createFifoPipe(id: string, intakeQueue: sqs.Queue, queue: sqs.Queue): pipes.CfnPipe {
+    const role = new iam.Role(this, `${id}PipeRole`, {
+      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: `Moves ${id} events from the intake queue to the FIFO queue`,
+    });
+    iam.Grant.addToPrincipal({
+      grantee: role,
+      actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+      resourceArns: [intakeQueue.queueArn],
+    });
+    iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
+    const pipe = new pipes.CfnPipe(this, `${id}Pipe`, {
+      description: `${id}: intake → FIFO (group = accountId, deduplication = event id)`,
+      roleArn: role.roleArn,
+      source: intakeQueue.queueArn,
+      sourceParameters: { sqsQueueParameters: { batchSize: 10 } },
+      target: queue.queueArn,
+      targetParameters: {
+        // The FIFO message is the EventBridge event itself, as a rule target would have sent it.
+        inputTemplate: '<$.body>',
+        sqsQueueParameters: {
+          messageGroupId: '$.body.detail.accountId',
+          messageDeduplicationId: '$.body.id',
+        },
+      },
+    });
+    // The pipe validates its permissions on creation.
+    pipe.node.addDependency(role);
+    return pipe;
+  }
+
+  private createSchedule(
+    scheduled: ScheduledFunction,
+    props: WorkforceConnectorProps,
+    environment: Record<string, string>,
+    logRetention: logs.RetentionDays,
+  ): ConnectorScheduleResources {
+    const id = pascalCase(scheduled.functionName);
+    const fn = new ConnectorFunction(this, `${id}Function`, {
+      entry: scheduled.entry,
+      handlerExport: scheduled.handlerExport,
+      description: scheduled.description,
+      timeout: Duration.seconds(scheduled.timeoutSeconds),
+      memorySize: scheduled.memorySizeMb,
+      logRetention,
+      environment: { ...environment, POWERTOOLS_SERVICE_NAME: scheduled.functionName },
+    });
+    this.bindState(fn);
+    // Schedule rules always run on the account's default bus, not the connector's.
+    const rule = new events.Rule(this, `${id}Schedule`, {
+      description: scheduled.description,
+      schedule:
+        props.schedules?.[scheduled.functionName] ?? events.Schedule.expression(scheduled.defaultSchedule),
+    });
+    rule.addTarget(
+      new targets.LambdaFunction(fn, {
+        deadLetterQueue: this.ingressDeadLetterQueue,
+        retryAttempts: 2,
+        maxEventAge: Duration.hours(1),
+      }),
+    );
+    this.alarmOnFunction(id, fn);
+    return { scheduled, rule, function: fn };
+  }
+
+  private bindState(fn: ConnectorFunction): void {
+    bindTable(fn, { table: this.table, accessMode: 'readWrite' });
+    bindBus(fn, { eventBus: this.eventBus });
+    bindSecret(fn, { secret: this.tokenSecret });
+  }
+
+  private createAlarmTopic(email: string | undefined): { topic: sns.Topic; key: kms.Key } {
+    const key = new kms.Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the connector alarm topic',
+      enableKeyRotation: true,
+    });
+    // CloudWatch publishes alarm notifications to the encrypted topic with this key.
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    );
+    const topic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: 'Workforce connector alarms',
+      masterKey: key,
+      enforceSSL: true,
+    });
+    if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
+    return { topic, key };
+  }
+
+  private alarmOn(id: string, definition: AlarmDefinition, description: string): void {
+    const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
+      alarmDescription: description,
+      metric: definition.metric,
+      threshold: definition.threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new cloudwatchActions.SnsAction(this.alarmTopic));
+    this.alarmList.push(alarm);
+  }
+
+  private alarmOnFunction(id: string, fn: ConnectorFunction): void {
+    const period = Duration.minutes(5);
+    this.alarmOn(
+      `${id}Errors`,
+      { metric: fn.metricErrors({ period, statistic: 'Sum' }), threshold: 0 },
+      `${id} function errors (whole invocations failed, not single records)`,
+    );
+    this.alarmOn(
+      `${id}Throttles`,
+      { metric: fn.metricThrottles({ period, statistic: 'Sum' }), threshold: 0 },
+      `${id} function throttled`,
+    );
+  }
+
+  private createDashboard(namespace: string): cloudwatch.Dashboard {
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(3),
+    });
+    const period = Duration.minutes(5);
+    dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Ingress dead letters (undelivered events)',
+        left: [this.ingressDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period })],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: `Connector metrics (${namespace})`,
+        left: Object.values(MetricName).map(
+          (name) =>
+            new cloudwatch.MathExpression({
+              expression: `SUM(SEARCH('{${namespace},service} MetricName="${name}"', 'Sum', 300))`,
+              label: name,
+              period,
+            }),
+        ),
+        width: 12,
+      }),
+    );
+    for (const { route, queue, deadLetterQueue, function: fn } of this.routes) {
+      dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: `${route.detailType}: queue`,
+          left: [
+            queue.metricApproximateNumberOfMessagesVisible({ period }),
+            ...(deadLetterQueue
+              ? [deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, label: 'Dead letters' })]
+              : []),
+          ],
+          right: [queue.metricApproximateAgeOfOldestMessage({ period })],
+          width: 8,
+        }),
+        new cloudwatch.GraphWidget({
+          title: `${route.detailType}: function`,
+          left: [
+            fn.metricInvocations({ period }),
+            fn.metricErrors({ period }),
+            fn.metricThrottles({ period }),
+          ],
+          right: [fn.metricDuration({ period, statistic: 'p99' })],
+          width: 8,
+        }),
+        new cloudwatch.GraphWidget({
+          title: `${route.detailType}: records (${route.functionName})`,
+          left: [MetricName.RecordsProcessed, MetricName.RecordsFailed, MetricName.SyncFailed].map(
+            (name) =>
+              new cloudwatch.MathExpression({
+                expression: `SUM(SEARCH('{${namespace},service} MetricName="${name}" service="${route.functionName}"', 'Sum', 300))`,
+                label: name,
+                period,
+              }),
+          ),
+          width: 8,
+        }),
+      );
+    }
+    for (const { scheduled, function: fn } of this.schedules) {
+      dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: `${scheduled.functionName}: function`,
+          left: [
+            fn.metricInvocations({ period }),
+            fn.metricErrors({ period }),
+            fn.metricThrottles({ period }),
+          ],
+          right: [fn.metricDuration({ period, statistic: 'Maximum' })],
+          width: 24,
+        }),
+      );
+    }
+    return dashboard;
+  }
+}
+
+interface AlarmDefinition {
+  readonly metric: cloudwatch.IMetric;
+  readonly threshold: number;
+}
+
+function deadLetterDepth(queue: sqs.IQueue): AlarmDefinition {
+  return {
+    metric: queue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    }),
+    threshold: 0,
+  };
+}
+
+function deadLetterAge(queue: sqs.IQueue): AlarmDefinition {
+  return {
+    metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: DEAD_LETTER_AGE_ALARM.toSeconds(),
+  };
+}
+
+function queueAge(queue: sqs.IQueue, threshold = Duration.minutes(30)): AlarmDefinition {
+  return {
+    metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: threshold.toSeconds(),
+  };
+}
+
+/**
+ * The functions' settings as env vars, in the formats `functions/commons/config.ts` parses.
+ * Resource names (table, bus, secret) are added by the binders.
+ */
+export function connectorEnvironment(props: WorkforceConnectorProps): Record<string, string> {
+  const env: Record<string, string> = {
+    PARTNER_NAME: props.partnerName,
+    PROVISIONING_URLS: JSON.stringify(props.provisioningUrls),
+    INSTALL_URL_TEMPLATE: props.installUrlTemplate ?? 'https://{hostname}',
+    INBOUND_SOURCE: props.inboundSource ?? 'partner.app',
+    OUTBOUND_SOURCE: props.outboundSource ?? 'workforce.connector',
+    TRIAL_THRESHOLDS_DAYS: (props.trialThresholdsDays ?? [7, 3, 1]).join(','),
+    POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
+    POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+  };
+  if (props.allowedHostnameSuffixes) env.ALLOWED_HOSTNAME_SUFFIXES = props.allowedHostnameSuffixes.join(',');
+  if (props.hourBudgetType) env.HOUR_BUDGET_TYPE = props.hourBudgetType;
+  if (props.httpTimeoutMs !== undefined) env.HTTP_TIMEOUT_MS = String(props.httpTimeoutMs);
+  if (props.idempotencyTtlSeconds !== undefined)
+    env.IDEMPOTENCY_TTL_SECONDS = String(props.idempotencyTtlSeconds);
+  if (props.metricsBulkThreshold !== undefined)
+    env.METRICS_BULK_THRESHOLD = String(props.metricsBulkThreshold);
+  return env;
+}
+
+function pascalCase(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,413 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
+import { tableDefinition } from '#functions/commons/store/table.ts';
+import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
+import {
+  acknowledgments,
+  connectorConfig,
+  type SynthesizedConnector,
+  synthesizeConnector,
+  validationReport,
+} from './synthesize.ts';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource?: unknown; Principal?: unknown };
+
+function resources(template: Template, type: string): [string, Resource][] {
+  return Object.entries(template.findResources(type)) as [string, Resource][];
+}
+
+function only<T>(items: readonly T[], what: string): T {
+  expect(items, what).toHaveLength(1);
+  return items[0]!;
+}
+
+/** The logical id a `{Ref}` or `{Fn::GetAtt}` points at. */
+function referenced(value: unknown): string | undefined {
+  const ref = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  return ref.Ref ?? ref['Fn::GetAtt']?.[0];
+}
+
+/** Every policy document of the template with what it is attached to. */
+function policyStatements(template: Template): { owner: string; type: string; statement: Statement }[] {
+  const found: { owner: string; type: string; statement: Statement }[] = [];
+  const documents: [string, string, unknown][] = [];
+  for (const [id, resource] of Object.entries(template.toJSON().Resources as Record<string, Resource>)) {
+    const props = resource.Properties ?? {};
+    if (props.PolicyDocument) documents.push([id, resource.Type, props.PolicyDocument]);
+    if (props.KeyPolicy) documents.push([id, resource.Type, props.KeyPolicy]);
+    for (const inline of (props.Policies as { PolicyDocument: unknown }[] | undefined) ?? []) {
+      documents.push([id, resource.Type, inline.PolicyDocument]);
+    }
+  }
+  for (const [owner, type, document] of documents) {
+    for (const statement of (document as { Statement: Statement[] }).Statement)
+      found.push({ owner, type, statement });
+  }
+  return found;
+}
+
+function asList<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+describe('the connector app (example config)', () => {
+  let synthesized: SynthesizedConnector;
+  let service: Template;
+  let stateful: Template;
+
+  beforeAll(() => {
+    synthesized = synthesizeConnector(connectorConfig());
+    service = synthesized.service;
+    stateful = synthesized.stateful;
+  });
+
+  it('passes cdk-nag AwsSolutions with no unacknowledged error, each acknowledgment giving its reason', () => {
+    // Act
+    const report = validationReport(synthesized.outdir);
+    const acks = [
+      ...acknowledgments(synthesized.stacks.stateful),
+      ...acknowledgments(synthesized.stacks.service),
+    ];
+
+    // Assess
+    expect(report.pluginReports.filter((plugin) => plugin.conclusion === 'failure')).toEqual([]);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) {
+      expect(ack.id, ack.path).toMatch(/(^|::)AwsSolutions-[A-Z]+\d+/);
+      expect(typeof ack.reason === 'string' && ack.reason.length >= 40, `${ack.path} ${ack.id}`).toBe(true);
+    }
+  });
+
+  it('routes each inbound detail-type by source and detail-type to an intake queue, with its own DLQ and retries', () => {
+    for (const route of queueRoutes) {
+      // Act
+      const [, rule] = only(
+        resources(service, 'AWS::Events::Rule').filter(([, r]) => {
+          const pattern = (r.Properties.EventPattern ?? {}) as Record<string, unknown>;
+          return (
+            Object.keys(pattern).length === 2 &&
+            JSON.stringify(pattern.source) === JSON.stringify(['partner.app']) &&
+            JSON.stringify(pattern['detail-type']) === JSON.stringify([route.detailType])
+          );
+        }),
+        `rule of ${route.detailType}`,
+      );
+      const target = only(rule.Properties.Targets as Record<string, unknown>[], 'one target');
+      const intake = service.toJSON().Resources[referenced(target.Arn)!] as Resource;
+
+      // Assess
+      expect(intake.Type).toBe('AWS::SQS::Queue');
+      expect(intake.Properties.FifoQueue).toBeUndefined();
+      expect(target.DeadLetterConfig).toEqual({
+        Arn: { 'Fn::GetAtt': [expect.stringMatching(/IngressDeadLetterQueue/), 'Arn'] },
+      });
+      expect(target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 });
+      // The connector's bus, created in the State stack: never the account's default bus.
+      expect(JSON.stringify(rule.Properties.EventBusName)).toMatch(/Fn::ImportValue.*StateEventBus/);
+    }
+  });
+
+  it('forwards every intake message to its FIFO queue grouped by account id and deduplicated on the event id', () => {
+    for (const route of queueRoutes) {
+      // Prepare
+      const rule = resources(service, 'AWS::Events::Rule').find(([, r]) =>
+        JSON.stringify(r.Properties.EventPattern).includes(`"${route.detailType}"`),
+      )!;
+      const intakeId = referenced((rule[1].Properties.Targets as { Arn: unknown }[])[0]!.Arn);
+
+      // Act
+      const [, pipe] = only(
+        resources(service, 'AWS::Pipes::Pipe').filter(
+          ([, p]) => referenced(p.Properties.Source) === intakeId,
+        ),
+        `pipe of ${route.detailType}`,
+      );
+      const fifo = service.toJSON().Resources[referenced(pipe.Properties.Target)!] as Resource;
+
+      // Assess
+      expect(pipe.Properties.TargetParameters).toEqual({
+        InputTemplate: '<$.body>',
+        SqsQueueParameters: {
+          MessageGroupId: '$.body.detail.accountId',
+          MessageDeduplicationId: '$.body.id',
+        },
+      });
+      expect(fifo.Properties).toMatchObject({ FifoQueue: true, ContentBasedDeduplication: false });
+    }
+  });
+
+  it('consumes each FIFO queue with partial batch failures, the configured batch size and concurrency', () => {
+    const all = service.toJSON().Resources as Record<string, Resource>;
+    for (const route of queueRoutes) {
+      // Prepare
+      const override = synthesized.config.routes[route.detailType] ?? {};
+      const [, fn] = only(
+        resources(service, 'AWS::Lambda::Function').filter(
+          ([, f]) => f.Properties.Description === route.description,
+        ),
+        `function of ${route.detailType}`,
+      );
+      const functionId = Object.entries(all).find(([, r]) => r === fn)![0];
+
+      // Act
+      const [, mapping] = only(
+        resources(service, 'AWS::Lambda::EventSourceMapping').filter(
+          ([, m]) => referenced(m.Properties.FunctionName) === functionId,
+        ),
+        `event source of ${route.detailType}`,
+      );
+      const queue = all[referenced(mapping.Properties.EventSourceArn)!]!;
+      const dlq =
+        all[
+          referenced(
+            (queue.Properties.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn,
+          )!
+        ]!;
+
+      // Assess
+      expect(mapping.Properties).toMatchObject({
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: override.batchSize ?? route.batchSize,
+        ScalingConfig: { MaximumConcurrency: override.maxConcurrency ?? route.maxConcurrency },
+      });
+      expect(queue.Properties.FifoQueue).toBe(true);
+      expect(queue.Properties.RedrivePolicy).toMatchObject({ maxReceiveCount: route.maxReceiveCount });
+      expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
+        6 * (fn.Properties.Timeout as number),
+      );
+      expect(fn.Properties.Timeout).toBe(route.timeoutSeconds);
+      expect(dlq.Properties).toMatchObject({ FifoQueue: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    }
+  });
+
+  it('applies the config overrides of the example (maxConcurrency, batchSize) over the route table', () => {
+    // Assess: the example overrides these two, so they must differ from the table defaults to prove anything.
+    expect(synthesized.config.routes.PayReturnsRequested?.batchSize).toBe(5);
+    service.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 5 });
+  });
+
+  it('encrypts every queue and refuses plain-HTTP access to it', () => {
+    // Prepare
+    const queues = resources(service, 'AWS::SQS::Queue');
+    const policies = resources(service, 'AWS::SQS::QueuePolicy');
+
+    // Act + Assess
+    expect(queues.length).toBe(queueRoutes.length * 3 + 1);
+    for (const [id, queue] of queues) {
+      expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+      const policy = policies.find(([, p]) => asList(p.Properties.Queues).some((q) => referenced(q) === id));
+      expect(policy, `${id} has a queue policy`).toBeDefined();
+      const statements = (policy![1].Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+      expect(statements).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('scopes every policy statement to named resources; only KMS key policies use "*" (it means the key itself)', () => {
+    for (const template of [service, stateful]) {
+      for (const { owner, type, statement } of policyStatements(template)) {
+        const wildcard = asList(statement.Resource).some((resource) =>
+          JSON.stringify(resource).includes('*'),
+        );
+        if (type === 'AWS::KMS::Key') continue;
+        expect(wildcard, `${owner}: ${JSON.stringify(statement)}`).toBe(false);
+        expect(statement.Resource, `${owner} names its resources`).toBeDefined();
+      }
+    }
+  });
+
+  it('grants the connector table to each function only on the table and its trial index, without Scan', () => {
+    // Act
+    const tableStatements = policyStatements(service).filter(({ statement }) =>
+      asList(statement.Action).some((action) => action.startsWith('dynamodb:')),
+    );
+
+    // Assess
+    expect(tableStatements).toHaveLength(queueRoutes.length + scheduledFunctions.length);
+    for (const { statement } of tableStatements) {
+      expect(asList(statement.Action)).not.toContain('dynamodb:Scan');
+      const resourcesJson = JSON.stringify(statement.Resource);
+      expect(resourcesJson).toContain('/index/trialIndex');
+      expect(asList(statement.Resource)).toHaveLength(2);
+    }
+  });
+
+  it('keeps the table on demand with point-in-time recovery, TTL and the sharded trial index', () => {
+    const index = tableDefinition.globalSecondaryIndexes[0]!;
+    stateful.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.nonKeyAttributes] },
+        }),
+      ],
+    });
+    stateful.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
+  });
+
+  it('runs the trial watch on the configured schedule with retries and a DLQ', () => {
+    // Prepare
+    const trialWatch = scheduledFunctions[0]!;
+
+    // Act
+    const [, fn] = only(
+      resources(service, 'AWS::Lambda::Function').filter(
+        ([, f]) => f.Properties.Description === trialWatch.description,
+      ),
+      'trial-watch function',
+    );
+    const functionId = Object.entries(service.toJSON().Resources).find(([, r]) => r === fn)![0];
+
+    // Assess
+    service.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [functionId, 'Arn'] },
+          DeadLetterConfig: Match.anyValue(),
+          RetryPolicy: Match.anyValue(),
+        }),
+      ],
+    });
+    expect(fn.Properties.Timeout).toBe(trialWatch.timeoutSeconds);
+  });
+
+  it('alarms to the encrypted topic on dead letters, queue age, function errors and throttles', () => {
+    // Prepare
+    const alarms = resources(service, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const topicId = only(resources(service, 'AWS::SNS::Topic'), 'alarm topic')[0];
+
+    // Act
+    const byMetric = (metric: string) => alarms.filter((alarm) => alarm.MetricName === metric);
+
+    // Assess
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.ComparisonOperator).toBe('GreaterThanThreshold');
+    }
+    const deadLetterDepth = byMetric('ApproximateNumberOfMessagesVisible');
+    expect(deadLetterDepth).toHaveLength(queueRoutes.length + 1);
+    for (const alarm of deadLetterDepth) expect(alarm.Threshold).toBe(0);
+    expect(byMetric('ApproximateAgeOfOldestMessage')).toHaveLength(2 * queueRoutes.length + 1);
+    const functions = queueRoutes.length + scheduledFunctions.length;
+    expect(byMetric('Errors')).toHaveLength(functions);
+    expect(byMetric('Throttles')).toHaveLength(functions);
+    service.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    service.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    service.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+
+  it('draws a dashboard with a row per route and the connector metrics namespace', () => {
+    // Act
+    const [, dashboard] = only(resources(service, 'AWS::CloudWatch::Dashboard'), 'dashboard');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+
+    // Assess
+    for (const route of queueRoutes) expect(body).toContain(`${route.detailType}: queue`);
+    expect(body).toContain('WorkforceConnector');
+  });
+
+  it('keeps the token out of every environment and gives each function settings its cold start accepts', () => {
+    for (const [id, fn] of resources(service, 'AWS::Lambda::Function')) {
+      // Prepare
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+      // Act: resource references become placeholders, as CloudFormation fills them at deploy time.
+      const env = Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value : `resolved-${name}`,
+        ]),
+      );
+
+      // Assess
+      expect(typeof variables.TOKEN_SECRET_ID, `${id} TOKEN_SECRET_ID is a reference`).toBe('object');
+      for (const [name, value] of Object.entries(variables)) {
+        expect(name, id).not.toMatch(/^(TOKEN|BEARER|ACCESS_TOKEN|PASSWORD|API_KEY)$/);
+        if (typeof value === 'string') {
+          expect(value, `${id} ${name} looks like a secret`).not.toMatch(/[A-Za-z0-9+/_-]{32,}/);
+          expect(value.toLowerCase(), `${id} ${name}`).not.toContain('bearer');
+        }
+      }
+      expect(() => loadConfig(env), id).not.toThrow();
+    }
+    stateful.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.anyValue(),
+      SecretString: Match.absent(),
+    });
+  });
+
+  it('builds every function for Node.js 24 on arm64 with its own log group and source maps', () => {
+    for (const [id, fn] of resources(service, 'AWS::Lambda::Function')) {
+      expect(fn.Properties, id).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        LoggingConfig: { LogGroup: { Ref: expect.stringMatching(/LogGroup/) } },
+      });
+      expect(
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.NODE_OPTIONS,
+      ).toBe('--enable-source-maps');
+    }
+    service.resourceCountIs('AWS::Logs::LogGroup', queueRoutes.length + scheduledFunctions.length);
+    service.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+});
+
+describe('the connector app with imported bus, secret and alarm topic', () => {
+  let synthesized: SynthesizedConnector;
+
+  beforeAll(() => {
+    synthesized = synthesizeConnector(
+      connectorConfig({
+        eventBus: { existingBusName: 'partner-bus' },
+        tokenSecret: { existingSecretName: 'partner/token' },
+        alarms: { topicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alarms' },
+      }),
+    );
+  });
+
+  it('creates no bus, secret or topic, and points rules, grants and alarms at the imported ones', () => {
+    // Act
+    const { service, stateful } = synthesized;
+
+    // Assess
+    for (const template of [service, stateful]) {
+      template.resourceCountIs('AWS::Events::EventBus', 0);
+      template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+      template.resourceCountIs('AWS::SNS::Topic', 0);
+    }
+    service.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: ['arn:aws:sns:us-east-1:123456789012:ops-alarms'],
+    });
+    service.hasResourceProperties('AWS::Events::Rule', { EventBusName: 'partner-bus' });
+    service.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ TOKEN_SECRET_ID: 'partner/token', EVENT_BUS_NAME: 'partner-bus' }),
+      },
+    });
+    const secretGrant = policyStatements(service).find(({ statement }) =>
+      asList(statement.Action).includes('secretsmanager:GetSecretValue'),
+    );
+    // Secrets Manager appends six random characters to a secret's ARN; "-??????" matches exactly those.
+    expect(JSON.stringify(secretGrant?.statement.Resource)).toContain(':secret:partner/token-??????');
+  });
+});

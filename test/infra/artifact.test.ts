@@ -1,0 +1,285 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type QueueRoute, queueRoutes, scheduledFunctions } from '#functions/routes.ts';
+import { type BusEvent, type EventsServer, startEventsServer } from '#local/events-server.ts';
+import { LOCAL_DEFAULTS, localEnvironment } from '#local/settings.ts';
+import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import { createTestStore, type DynaliteServer, startDynalite } from '#test/support/dynalite.ts';
+
+/**
+ * The deployed artifact, not the source: each function's bundle from the synthesized cloud
+ * assembly is imported by a fresh `node` process (as Lambda's runtime would) and invoked on the
+ * sample SQS batch of its route, against the sandbox, dynalite and the local PutEvents /
+ * GetSecretValue endpoint.
+ */
+
+const EVENTS_DIR = fileURLToPath(new URL('../../events/inbound/', import.meta.url));
+
+/** The result event each route publishes on success (ARCHITECTURE.md, outbound contract). */
+const EXPECTED_RESULT: Record<string, string> = {
+  AccountCreated: 'BusinessProvisioned',
+  PlanChosen: 'PlanChanged',
+  SubscriptionStatusRequested: 'SubscriptionStatus',
+  EmployeeChanged: 'EmployeeSynced',
+  LocationCreated: 'LocationProvisioned',
+  BudgetSet: 'BudgetSaved',
+  PayReturnsRequested: 'PayReturnsReady',
+};
+
+/** Order matters: every later sample acts on the business the first one provisions. */
+const SCENARIO_ORDER = [
+  'AccountCreated',
+  'PlanChosen',
+  'SubscriptionStatusRequested',
+  'EmployeeChanged',
+  'LocationCreated',
+  'BudgetSet',
+  'PayReturnsRequested',
+];
+
+const DRIVER = `
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const [bundle, eventFile, functionName, timeoutMs] = process.argv.slice(2);
+const { handler } = await import(pathToFileURL(bundle).href);
+const deadline = Date.now() + Number(timeoutMs);
+const context = {
+  functionName, functionVersion: '$LATEST', memoryLimitInMB: '256', awsRequestId: crypto.randomUUID(),
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:' + functionName,
+  logGroupName: '/aws/lambda/' + functionName, logStreamName: 'artifact-test', callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+};
+const result = await handler(JSON.parse(readFileSync(eventFile, 'utf8')), context);
+process.stdout.write('\\n@@result ' + JSON.stringify(result ?? null) + '\\n');
+`;
+
+interface Invocation {
+  readonly result: unknown;
+  readonly output: string;
+}
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface CloudAssembly {
+  readonly outdir: string;
+  readonly partnerName: string;
+  readonly functions: { Properties: { Description: string; Code: { S3Key: string } } }[];
+}
+
+/**
+ * Runs the app exactly as `cdk synth` does (the CLI only adds CDK_OUTDIR and prints), in a child
+ * process so this worker stays responsive while esbuild bundles every function.
+ */
+async function synthesizeApp(): Promise<CloudAssembly> {
+  const outdir = mkdtempSync(join(tmpdir(), 'connector-cdk-out-'));
+  const child = spawn(join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/app.ts'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, CDK_OUTDIR: outdir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`bin/app.ts exited ${code}:\n${output.slice(-4000)}`);
+  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const serviceStack = Object.entries(manifest.artifacts).find(([name]) => name.endsWith('-Service'));
+  if (!serviceStack?.[1].properties?.templateFile) throw new Error('no service stack in the cloud assembly');
+  const template = JSON.parse(
+    readFileSync(join(outdir, serviceStack[1].properties.templateFile), 'utf8'),
+  ) as {
+    Resources: Record<string, { Type: string; Properties: CloudAssembly['functions'][number]['Properties'] }>;
+  };
+  return {
+    outdir,
+    partnerName: serviceStack[0].replace(/^WorkforceConnector-/, '').replace(/-Service$/, ''),
+    functions: Object.values(template.Resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function',
+    ),
+  };
+}
+
+function assetDirectory(assembly: CloudAssembly, description: string): string {
+  const fn = assembly.functions.find((candidate) => candidate.Properties.Description === description);
+  if (!fn) throw new Error(`no function described "${description}"`);
+  return join(assembly.outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
+}
+
+function invokeBundle(
+  bundleDir: string,
+  event: unknown,
+  settings: { functionName: string; timeoutSeconds: number; env: Record<string, string>; workDir: string },
+): Promise<Invocation> {
+  const eventFile = join(settings.workDir, `${settings.functionName}-${Date.now()}.json`);
+  writeFileSync(eventFile, JSON.stringify(event));
+  const driver = join(settings.workDir, 'driver.mjs');
+  const child = spawn(
+    process.execPath,
+    [
+      '--enable-source-maps',
+      driver,
+      join(bundleDir, 'index.mjs'),
+      eventFile,
+      settings.functionName,
+      String(settings.timeoutSeconds * 1000),
+    ],
+    // Only what Lambda would give: no developer credentials or profile leak into the artifact.
+    { env: { PATH: process.env.PATH ?? '', ...settings.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const marker = /\n@@result (.*)\n/.exec(output);
+      if (code !== 0 || !marker) {
+        reject(new Error(`${settings.functionName} exited ${code}:\n${output.slice(-4000)}`));
+        return;
+      }
+      resolve({ result: JSON.parse(marker[1]!), output });
+    });
+  });
+}
+
+function sampleBatch(
+  detailType: string,
+  patch: (detail: Record<string, unknown>) => void = () => {},
+): unknown {
+  const batch = JSON.parse(readFileSync(join(EVENTS_DIR, detailType, 'sqs-fifo-batch.json'), 'utf8')) as {
+    Records: { body: string }[];
+  };
+  for (const record of batch.Records) {
+    const body = JSON.parse(record.body) as { detail: Record<string, unknown> };
+    patch(body.detail);
+    record.body = JSON.stringify(body);
+  }
+  return batch;
+}
+
+describe('the synthesized function bundles', () => {
+  let assembly: CloudAssembly;
+  let sandbox: RunningSandbox;
+  let dynamo: DynaliteServer;
+  let events: EventsServer;
+  let environment: Record<string, string>;
+  const published: BusEvent[] = [];
+  const workDir = mkdtempSync(join(tmpdir(), 'connector-artifact-'));
+
+  // Bundling eight functions on a shared two-core machine can take most of a minute.
+  beforeAll(async () => {
+    assembly = await synthesizeApp();
+    writeFileSync(join(workDir, 'driver.mjs'), DRIVER);
+    sandbox = await startSandbox({ port: 0, partner: assembly.partnerName });
+    dynamo = await startDynalite();
+    // The table is created from the same definition the stack deploys.
+    const tableName = `artifact-${Date.now()}`;
+    const store = await createTestStore(dynamo.endpoint, tableName);
+    store.client.destroy();
+    events = await startEventsServer({
+      port: 0,
+      region: LOCAL_DEFAULTS.region,
+      busName: LOCAL_DEFAULTS.busName,
+      secrets: { [LOCAL_DEFAULTS.tokenSecretId]: LOCAL_DEFAULTS.token },
+      dispatch: (event) => published.push(event),
+      control: {
+        outbound: () => [],
+        dlq: () => [],
+        runTrialWatch: async () => undefined,
+        health: () => ({}),
+      },
+    });
+    environment = {
+      ...localEnvironment(
+        {
+          sandboxUrl: sandbox.url,
+          dynamoEndpoint: dynamo.endpoint,
+          eventsEndpoint: events.url,
+          secretsEndpoint: events.url,
+          tableName,
+          busName: LOCAL_DEFAULTS.busName,
+        },
+        { partnerName: assembly.partnerName },
+      ),
+      // As deployed: the bundle's own source maps, not tsx's.
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+  }, 240_000);
+
+  afterAll(async () => {
+    await events?.close();
+    await dynamo?.close();
+    await sandbox?.close();
+    // Eight bundles with source maps: a few dozen MB per run.
+    if (assembly) rmSync(assembly.outdir, { recursive: true, force: true });
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('run every route handler on its sample batch with no failed record and publish the result event', async () => {
+    for (const detailType of SCENARIO_ORDER) {
+      // Prepare
+      const route = queueRoutes.find((candidate) => candidate.detailType === detailType) as QueueRoute;
+      const location = published.find((event) => event['detail-type'] === 'LocationProvisioned');
+      const event = sampleBatch(detailType, (detail) => {
+        // The budget sample names a location that only exists once LocationCreated ran here.
+        if (detailType === 'BudgetSet' && location) detail.locationId = location.detail.locationId;
+      });
+      const before = published.length;
+
+      // Act
+      const { result, output } = await invokeBundle(assetDirectory(assembly, route.description), event, {
+        functionName: route.functionName,
+        timeoutSeconds: route.timeoutSeconds,
+        env: environment,
+        workDir,
+      });
+
+      // Assess
+      const produced = published.slice(before).map((e) => e['detail-type']);
+      expect(result, `${detailType}: ${output.slice(-2000)}`).toEqual({ batchItemFailures: [] });
+      expect(produced, `${detailType} published`).toContain(EXPECTED_RESULT[detailType]);
+      expect(produced, `${detailType} published`).not.toContain('SyncFailed');
+    }
+  });
+
+  it('runs the scheduled trial watch bundle to completion', async () => {
+    // Prepare
+    const trialWatch = scheduledFunctions[0]!;
+    const scheduled = {
+      version: '0',
+      id: 'c3c0b2b4-5d2a-4b9e-9f1c-2f1f5a0e7d11',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: LOCAL_DEFAULTS.region,
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/trial-watch'],
+      detail: {},
+    };
+
+    // Act
+    const { result } = await invokeBundle(assetDirectory(assembly, trialWatch.description), scheduled, {
+      functionName: trialWatch.functionName,
+      timeoutSeconds: trialWatch.timeoutSeconds,
+      env: environment,
+      workDir,
+    });
+
+    // Assess
+    expect(result).toMatchObject({ runId: scheduled.id, failed: 0 });
+  });
+});

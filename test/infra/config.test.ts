@@ -1,0 +1,161 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { queueRoutes } from '#functions/routes.ts';
+import {
+  ConnectorConfigError,
+  EXAMPLE_CONFIG_FILE,
+  loadConnectorConfig,
+  parseConnectorConfig,
+} from '#lib/config.ts';
+import { PROJECT_ROOT } from '#lib/connector-function.ts';
+
+const knownRoutes = queueRoutes.map((route) => route.detailType);
+
+function context(values: Record<string, unknown> = {}) {
+  return { tryGetContext: (key: string) => values[key] };
+}
+
+function problemsOf(action: () => unknown): readonly string[] {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ConnectorConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConnectorConfigError');
+}
+
+function configDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'connector-config-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+describe('connector config', () => {
+  it('fills every default from a minimal config', () => {
+    // Act
+    const config = parseConnectorConfig(
+      { partnerName: 'acme', provisioningUrls: { US: 'https://provisioning.example.com' } },
+      { knownRoutes },
+    );
+
+    // Assess
+    expect(config).toMatchObject({
+      installUrlTemplate: 'https://{hostname}',
+      tokenSecret: { create: true },
+      eventBus: { create: true },
+      inboundSource: 'partner.app',
+      outboundSource: 'workforce.connector',
+      trialThresholdsDays: [7, 3, 1],
+      trialWatchSchedule: 'rate(1 hour)',
+      routes: {},
+      alarms: {},
+      logRetentionDays: 30,
+      removalPolicy: 'retain',
+    });
+  });
+
+  it('names every bad field with its path and what is expected, all at once', () => {
+    // Act
+    const problems = problemsOf(() =>
+      parseConnectorConfig(
+        {
+          provisioningUrls: { US: 'http://provisioning.example.com' },
+          tokenSecret: {},
+          routes: { AccountCreated: { batchSize: 11 }, Unknown: {} },
+          alarms: { topicArn: 'arn:aws:sns:us-east-1:123456789012:ops', email: 'ops@example.com' },
+          logRetentionDays: 13,
+          installUrlTemplate: 'https://fixed.example.com',
+        },
+        { knownRoutes },
+      ),
+    );
+
+    // Assess
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^partnerName: is required/),
+        'provisioningUrls.US: expected an https:// URL',
+        expect.stringMatching(/^tokenSecret: expected \{"create": true/),
+        'routes.AccountCreated.batchSize: expected 1..10',
+        expect.stringMatching(/^routes\.Unknown: unknown route; expected one of AccountCreated, /),
+        expect.stringMatching(/^alarms: give either topicArn .* or email/),
+        expect.stringMatching(/^logRetentionDays: expected one of the CloudWatch Logs retention periods/),
+        'installUrlTemplate: expected a template containing {hostname}',
+      ]),
+    );
+  });
+
+  it('refuses one source for inbound and outbound events', () => {
+    // Act
+    const problems = problemsOf(() =>
+      parseConnectorConfig(
+        {
+          partnerName: 'acme',
+          provisioningUrls: { US: 'https://provisioning.example.com' },
+          inboundSource: 'same',
+          outboundSource: 'same',
+        },
+        { knownRoutes },
+      ),
+    );
+
+    // Assess
+    expect(problems).toEqual(['outboundSource: expected a source different from inboundSource']);
+  });
+
+  it('accepts the shipped example file as it is', () => {
+    // Act
+    const config = loadConnectorConfig(context({ config: EXAMPLE_CONFIG_FILE }), {
+      cwd: PROJECT_ROOT,
+      knownRoutes,
+    });
+
+    // Assess
+    expect(config.partnerName).toBe('acme');
+    expect(config.provisioningUrls.US).toBe('https://provisioning.example.com');
+  });
+
+  it('prefers connector.config.json over the example and lets cdk context override its fields', () => {
+    // Prepare
+    const dir = configDir({
+      'connector.config.json': JSON.stringify({
+        partnerName: 'from-file',
+        provisioningUrls: { US: 'https://provisioning.example.com' },
+      }),
+      [EXAMPLE_CONFIG_FILE]: '{}',
+    });
+
+    // Act
+    const config = loadConnectorConfig(
+      context({ partnerName: 'from-context', trialThresholdsDays: '[10,2]', logRetentionDays: '14' }),
+      { cwd: dir, knownRoutes },
+    );
+
+    // Assess
+    expect(config).toMatchObject({
+      partnerName: 'from-context',
+      trialThresholdsDays: [10, 2],
+      logRetentionDays: 14,
+    });
+  });
+
+  it('says which file is missing or not JSON', () => {
+    // Prepare
+    const dir = configDir({ 'broken.json': '{ nope' });
+
+    // Act
+    const missing = problemsOf(() =>
+      loadConnectorConfig(context({ config: 'absent.json' }), { cwd: dir, knownRoutes }),
+    );
+    const broken = problemsOf(() =>
+      loadConnectorConfig(context({ config: 'broken.json' }), { cwd: dir, knownRoutes }),
+    );
+
+    // Assess
+    expect(missing[0]).toMatch(/config file not found/);
+    expect(broken[0]).toMatch(/not valid JSON/);
+  });
+});
