@@ -99,6 +99,53 @@ describe('sandbox CLI', () => {
     expect(await exited).toBe(0);
   });
 
+  it('defaults to partner acme and token sandbox-token', async () => {
+    // Prepare
+    const cli = startCli(['--port', '0']);
+    const line = await cli.listening;
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0];
+    const signup = (token: string) =>
+      fetch(`${url}/connect/v1/partner/acme/signup`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          userData: { firstName: 'Def', lastName: 'Ault', email: 'default@example.test' },
+          businessData: { externalId: 'default-1', portfolioName: 'Default Shop' },
+        }),
+      });
+
+    // Act
+    const withDefaultToken = await signup('sandbox-token');
+    const withOtherToken = await signup('cli-token');
+
+    // Assess
+    expect(cli.output()).toContain('/connect/v1/partner/acme/signup');
+    expect(withDefaultToken.status).toBe(200);
+    expect(withOtherToken.status).toBe(401);
+  });
+
+  it('answers 429 with Retry-After beyond --rate-limit requests per second', async () => {
+    // Prepare
+    const cli = startCli(['--port', '0', '--rate-limit', '2']);
+    const line = await cli.listening;
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0];
+
+    // Act
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        fetch(`${url}/installs/nobody-1.us.sandbox.test/api/v1/resource/Country/QUERY`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer sandbox-token' },
+        }),
+      ),
+    );
+
+    // Assess
+    const limited = replies.filter((reply) => reply.status === 429);
+    expect(limited).toHaveLength(2);
+    expect(limited[0]?.headers.get('retry-after')).toBe('1');
+  });
+
   it('refuses an invalid port with exit code 2', async () => {
     // Act
     const cli = startCli(['--port', 'eighty']);

@@ -10,6 +10,7 @@ import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
 import { isRecord, readServiceError } from './http.ts';
 import {
   type AgreedHour,
+  type AgreedHourForm,
   type AreaRequest,
   type AwardLibraryEntry,
   type AwardLibraryListEntry,
@@ -66,9 +67,18 @@ export interface PayRateResolutionOptions {
   basePayRuleFields?: string[];
 }
 
+/**
+ * Cycle spelling sent in agreed hours. The spec lists `TWO_WEEK`/`FOUR_WEEK` in the full form and
+ * `TWO_WEEKLY`/`FOUR_WEEKLY` in the simple form without saying which the service accepts where:
+ * `per-form` sends each form's own spelling; `full-form` / `simple-form` send one spelling for both.
+ */
+export type CycleSpelling = 'per-form' | 'full-form' | 'simple-form';
+
 export interface InstallClientOptions {
   /** Spelling sent for hour budgets (the spec's prose and sample differ). @default 'budget_StaffHour' */
   hourBudgetType?: HourBudgetType;
+  /** Spelling sent for agreed-hour cycles. @default 'per-form' */
+  cycleSpelling?: CycleSpelling;
   /** Fields tried for the new agreement id of setAwardFromLibrary. @default ['AgreementId', 'agreementId', 'Id', 'id'] */
   agreementIdFields?: string[];
   /** Fields tried for the new location id. @default ['Id', 'id', 'CompanyId', 'companyId'] */
@@ -138,6 +148,7 @@ export function createInstallClient(
   const { http, addresses } = dependencies;
   const options = dependencies.options ?? {};
   const hourBudgetType = options.hourBudgetType ?? 'budget_StaffHour';
+  const cycleSpelling = options.cycleSpelling ?? 'per-form';
   const contractResource = options.payRate?.contractResource ?? 'EmploymentContract';
   const payRuleResource = options.payRate?.payRuleResource ?? 'PayRule';
   const basePayRuleFields = options.payRate?.basePayRuleFields ?? ['BasePayRule'];
@@ -224,10 +235,15 @@ export function createInstallClient(
     async setAgreedHours(employeeId, agreedHour) {
       const id = validId(employeeId, 'employeeId');
       const checked = validInput(agreedHourSchema, agreedHour, 'agreedHour');
-      const form = agreedHourForm(checked);
+      const spellingOf: AgreedHourForm =
+        cycleSpelling === 'per-form'
+          ? agreedHourForm(checked)
+          : cycleSpelling === 'full-form'
+            ? 'full'
+            : 'simple';
       const outgoing = {
         ...checked,
-        workPeriod: { ...checked.workPeriod, cycle: normalizeCycle(checked.workPeriod.cycle, form) },
+        workPeriod: { ...checked.workPeriod, cycle: normalizeCycle(checked.workPeriod.cycle, spellingOf) },
       };
       // The answer is "not shown"; success is the 2xx (and no success:false envelope).
       await call('POST', `/api/management/v2/agreed_hour/${id}`, 'idempotent', { agreedHour: outgoing });
