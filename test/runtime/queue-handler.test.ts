@@ -442,6 +442,54 @@ describe('createQueueHandler', () => {
     expect(create).toThrow(/TABLE_NAME is required/);
   });
 
+  it('emits one EMF metric set per invocation counting processed, retried, refused and published records', async () => {
+    // Prepare
+    const { handler } = await changePlanHandler({
+      'acct-metrics-retry': ['retry'],
+      'acct-metrics-refused': ['permanent'],
+    });
+    const written: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        written.push(String(chunk));
+        return true;
+      });
+    }
+
+    // Act
+    try {
+      await handler(
+        batch(
+          planChosen('acct-metrics-ok'),
+          planChosen('acct-metrics-retry'),
+          planChosen('acct-metrics-refused'),
+        ),
+        context(),
+      );
+    } finally {
+      vi.restoreAllMocks();
+    }
+
+    // Assess
+    const emf = written
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes('"_aws"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const total = (name: string) =>
+      emf
+        .flatMap((line) => (line[name] === undefined ? [] : [line[name]].flat()))
+        .reduce((sum: number, value) => sum + Number(value), 0);
+    expect(emf.every((line) => line['service'] === 'workforce-connector')).toBe(true);
+    expect(total('RecordsProcessed')).toBe(1);
+    expect(total('RecordsFailed')).toBe(1);
+    expect(total('EventsPublished')).toBe(1);
+    expect(total('SyncFailed')).toBe(1);
+    const syncFailed = emf.find((line) => line['SyncFailed'] !== undefined);
+    expect(syncFailed).toMatchObject({ code: expect.any(String) });
+    expect(JSON.stringify(syncFailed?.['_aws'])).toContain('"code"');
+  });
+
   it('logs each record under its own event id as correlation id, with its account and detail-type', async () => {
     // Prepare
     const { handler } = await changePlanHandler({ 'acct-log-a': ['retry'], 'acct-log-b': ['permanent'] });

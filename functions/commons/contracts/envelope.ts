@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * An EventBridge event as an SQS queue receives it from a rule target: the body of every

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Field schemas shared by several contracts. Limits that the service does not state are

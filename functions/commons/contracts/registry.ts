@@ -19,6 +19,8 @@ import * as trialExpiring from './outbound/trial-expiring.ts';
 
 /** What every contract module exports. */
 export interface EventContract<DetailType extends string = string> {
+  /** The default EventBridge source (deployments may configure another). */
+  readonly source: string;
   readonly detailType: DetailType;
   readonly version: '1';
   readonly description: string;

@@ -586,3 +586,46 @@ describe('events that cannot be applied', () => {
     });
   });
 });
+
+describe('leave balances', () => {
+  it('overwrites each balance, dated asOf when given and the service clock otherwise', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'emp-leave');
+    await deliver(
+      flow,
+      'sync-employee',
+      'EmployeeChanged',
+      employeeChanged(accountId, { leaveBalances: [{ leaveRuleId: 1, hours: 80 }] }),
+    );
+    const { now: serviceNow } = await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock');
+
+    // Act
+    const delivery = await deliver(
+      flow,
+      'sync-employee',
+      'EmployeeChanged',
+      employeeChanged(accountId, {
+        leaveBalances: [
+          { leaveRuleId: 1, hours: 16 },
+          { leaveRuleId: 2, hours: 12, asOf: '2026-01-10T00:00:00Z' },
+        ],
+      }),
+    );
+
+    // Assess: the balance is replaced (16, not 96), one record per employee and rule.
+    expect(onlyPublished(delivery, 'EmployeeSynced')).toMatchObject({
+      parts: expect.arrayContaining([{ part: 'leaveBalances', status: 'applied' }]),
+    });
+    const accruals = ((await installRecords(flow, hostname))['LeaveAccrual'] ?? []).filter(
+      (accrual) => accrual['Employee'] === EMPLOYEE,
+    );
+    expect(accruals.map((accrual) => [accrual['LeaveRule'], accrual['Hours']]).sort()).toEqual([
+      [1, 16],
+      [2, 12],
+    ]);
+    const dated = (rule: number) =>
+      Date.parse(String(accruals.find((accrual) => accrual['LeaveRule'] === rule)?.['TransactionDate']));
+    expect(dated(2)).toBe(Date.parse('2026-01-10T00:00:00Z'));
+    expect(Math.abs(dated(1) - Date.parse(serviceNow))).toBeLessThan(60_000);
+  });
+});

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   accountId,
   customFieldApiName,
@@ -7,7 +7,10 @@ import {
   positiveId,
   utcTimestamp,
 } from '../fields.ts';
+import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
+/** The default source; a deployment may configure another, which the decoder and publisher take. */
+export const source = DEFAULT_INBOUND_SOURCE;
 export const detailType = 'EmployeeChanged';
 export const version = '1';
 export const description =

@@ -1,6 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountId, text } from '../fields.ts';
+import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
+/** The default source; a deployment may configure another, which the decoder and publisher take. */
+export const source = DEFAULT_INBOUND_SOURCE;
 export const detailType = 'PlanChosen';
 export const version = '1';
 export const description =

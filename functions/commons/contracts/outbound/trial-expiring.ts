@@ -1,6 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoTimestamp, outboundBase } from '../fields.ts';
+import { DEFAULT_OUTBOUND_SOURCE } from '../source.ts';
 
+/** The default source; a deployment may configure another, which the decoder and publisher take. */
+export const source = DEFAULT_OUTBOUND_SOURCE;
 export const detailType = 'TrialExpiring';
 export const version = '1';
 export const description =
