@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseStartArgs, START_USAGE } from './cli-options.ts';
 import { describeActivity } from './progress.ts';
 import { type LocalRuntime, startLocalRuntime } from './runtime.ts';
 import { formatSummary, runScenario } from './scenario.ts';
@@ -9,45 +9,23 @@ import { LOCAL_DEFAULTS } from './settings.ts';
  * `npm start -- --serve` keep the connector running on 8787 / 8000 / 4010 until Ctrl-C.
  */
 
-const USAGE = `usage: npm start [-- --serve] [--trial-watch-every <minutes>] [--verbose] [--log-level <LEVEL>]
-
-  (no flag)                  replay the demo scenario from events/ on free ports and exit
-  --serve                    stay up on fixed ports: sandbox 8787, DynamoDB 8000, events 4010
-  --trial-watch-every <min>  schedule of the trial watch in serve mode (default 60, 0 = off)
-  --verbose                  print every delivery (batches, retries, published events)
-  --log-level <LEVEL>        Powertools log level of the handlers (default ERROR, WARN with --serve)`;
-
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      serve: { type: 'boolean', default: false },
-      'trial-watch-every': { type: 'string' },
-      verbose: { type: 'boolean', default: false },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
+  const options = parseStartArgs(process.argv.slice(2));
+  if (options.help) {
+    console.log(START_USAGE);
     return 0;
   }
-  const everyMinutes = values['trial-watch-every'] === undefined ? 60 : Number(values['trial-watch-every']);
-  if (!Number.isFinite(everyMinutes) || everyMinutes < 0)
-    throw new Error('--trial-watch-every takes minutes (0 = off)');
-  // The scenario prints its own progress; handler warnings (expected retries) would only clutter it.
-  const logLevel = values['log-level'] ?? (values.serve ? undefined : 'ERROR');
-  const verbose = values.verbose || values.serve;
+  const everyMinutes = options.trialWatchEveryMinutes;
 
   const runtime = await startLocalRuntime({
-    ports: values.serve ? 'fixed' : 'free',
+    ports: options.ports,
     // The scenario drives the trial watch itself; only serve mode runs it on a schedule.
-    trialWatchEveryMs: values.serve ? everyMinutes * 60_000 : 0,
-    ...(logLevel ? { logLevel } : {}),
-    onActivity: verbose ? (activity) => console.log(describeActivity(activity)) : undefined,
+    trialWatchEveryMs: options.serve ? everyMinutes * 60_000 : 0,
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+    onActivity: options.verbose ? (activity) => console.log(describeActivity(activity)) : undefined,
   });
 
-  if (values.serve) return serve(runtime, everyMinutes);
+  if (options.serve) return serve(runtime, everyMinutes);
 
   try {
     console.log(

@@ -45,8 +45,11 @@ export interface ScheduledDefinition {
 }
 
 export interface LocalRuntimeOptions {
-  /** `free`: every server on a free port (tests, `npm start`); `fixed`: 8787 / 8000 / 4010. @default 'free' */
-  readonly ports?: 'free' | 'fixed';
+  /**
+   * `free`: every server on a free port (tests, `npm start`); `fixed`: 8787 / 8000 / 4010; or the
+   * port of each server (0 = a free one). @default 'free'
+   */
+  readonly ports?: 'free' | 'fixed' | LocalPorts;
   /** @default queueRoutes of functions/routes.ts */
   readonly routes?: readonly RouteDefinition[];
   /** The function run by `runTrialWatch()` and the schedule. @default trial-watch of functions/routes.ts */
@@ -63,6 +66,14 @@ export interface LocalRuntimeOptions {
   readonly logLevel?: string;
   readonly onActivity?: (activity: DeliveryActivity | TrialWatchActivity) => void;
 }
+
+export interface LocalPorts {
+  readonly sandbox: number;
+  readonly dynamo: number;
+  readonly events: number;
+}
+
+const FREE_PORTS: LocalPorts = { sandbox: 0, dynamo: 0, events: 0 };
 
 export interface TrialWatchActivity {
   readonly kind: 'trial-watch';
@@ -117,16 +128,21 @@ async function start(
   options: LocalRuntimeOptions,
   cleanup: Array<() => Promise<void>>,
 ): Promise<LocalRuntime> {
-  const fixed = options.ports === 'fixed';
+  const ports =
+    options.ports === 'fixed'
+      ? SERVE_PORTS
+      : options.ports === undefined || options.ports === 'free'
+        ? FREE_PORTS
+        : options.ports;
   const region = LOCAL_DEFAULTS.region;
   const tableName = options.tableName ?? LOCAL_DEFAULTS.tableName;
   const busName = options.busName ?? LOCAL_DEFAULTS.busName;
   const token = options.token ?? LOCAL_DEFAULTS.token;
   const partnerName = options.partnerName ?? LOCAL_DEFAULTS.partnerName;
 
-  const sandbox = await startSandbox({ port: fixed ? SERVE_PORTS.sandbox : 0, partner: partnerName, token });
+  const sandbox = await startSandbox({ port: ports.sandbox, partner: partnerName, token });
   cleanup.push(() => sandbox.close());
-  const dynamo = await startDynalite({ port: fixed ? SERVE_PORTS.dynamo : 0 });
+  const dynamo = await startDynalite({ port: ports.dynamo });
   cleanup.push(() => dynamo.close());
   // The table comes from the stack's own definition (createTableInput), not a local copy.
   const { client: tableClient } = await createTestStore(dynamo.endpoint, tableName);
@@ -183,7 +199,7 @@ async function start(
 
   let eventsUrl = '';
   const events = await startEventsServer({
-    port: fixed ? SERVE_PORTS.events : 0,
+    port: ports.events,
     region,
     busName,
     secrets: { [LOCAL_DEFAULTS.tokenSecretId]: token },

@@ -14,11 +14,14 @@ import {
  * message-move task (the same mechanism as the console's "Start DLQ redrive"), or shows what it
  * would move, or lists the move tasks of that queue.
  *
- *   npm run redrive -- <queue name | URL | ARN> [--dry-run] [--status] [--max-rate N] [--region R]
+ *   npm run redrive -- <queue name | URL | ARN> [--dry-run] [--status] [--to <queue>] [--max-rate N] [--region R]
+ *
+ * `--to` names the destination: needed for messages that EventBridge itself dead-lettered (a rule or
+ * schedule target that failed), since SQS returns only messages it moved from a source queue.
  */
 
 export const USAGE =
-  'usage: npm run redrive -- <dead-letter queue name | URL | ARN> [--dry-run] [--status] [--max-rate N] [--region R]';
+  'usage: npm run redrive -- <dead-letter queue name | URL | ARN> [--dry-run] [--status] [--to <queue>] [--max-rate N] [--region R]';
 
 /** SQS accepts 1..500 messages per second for a move task. */
 export const MAX_MOVE_RATE = 500;
@@ -29,6 +32,8 @@ export interface RedriveOptions {
   readonly status: boolean;
   readonly maxRate?: number;
   readonly region?: string;
+  /** Destination queue (name, URL or ARN). @default - each message's source queue */
+  readonly to?: string;
 }
 
 export class RedriveUsageError extends Error {
@@ -62,6 +67,7 @@ export function parseRedriveArgs(argv: readonly string[]): RedriveOptions {
     status: values.status ?? false,
     ...(maxRate !== undefined ? { maxRate } : {}),
     ...(values.region ? { region: values.region } : {}),
+    ...(values.to ? { to: values.to } : {}),
   };
 }
 
@@ -74,6 +80,7 @@ function parseRedriveArgv(argv: readonly string[]) {
       status: { type: 'boolean' },
       'max-rate': { type: 'string' },
       region: { type: 'string' },
+      to: { type: 'string' },
     },
   });
 }
@@ -138,8 +145,10 @@ export async function redrive(
     return { kind: 'status', queue, tasks: Results };
   }
   const messages = await approximateMessages(sqs, queue.url);
+  const destination = options.to === undefined ? undefined : await destinationArn(sqs, options.to);
+  const where = destination ?? 'their source queue(s)';
   if (options.dryRun) {
-    print(`dry run: would move about ${messages} message(s) from ${queue.arn} back to their source queue(s)`);
+    print(`dry run: would move about ${messages} message(s) from ${queue.arn} to ${where}`);
     return { kind: 'dry-run', queue, messages };
   }
   if (messages === 0) {
@@ -150,16 +159,21 @@ export async function redrive(
   const { TaskHandle } = await sqs.send(
     new StartMessageMoveTaskCommand({
       SourceArn: queue.arn,
+      ...(destination === undefined ? {} : { DestinationArn: destination }),
       ...(options.maxRate !== undefined ? { MaxNumberOfMessagesPerSecond: options.maxRate } : {}),
     }),
   );
   if (!TaskHandle) throw new Error('StartMessageMoveTask answered without a task handle');
   print(
-    `started moving about ${messages} message(s) from ${queue.arn}` +
+    `started moving about ${messages} message(s) from ${queue.arn} to ${where}` +
       (options.maxRate !== undefined ? ` at most ${options.maxRate}/s` : '') +
       `; task ${TaskHandle}. Follow it with --status.`,
   );
   return { kind: 'started', queue, taskHandle: TaskHandle, messages };
+}
+
+async function destinationArn(sqs: SQSClient, queue: string): Promise<string> {
+  return ARN_PATTERN.test(queue) ? queue : (await resolveQueue(sqs, queue)).arn;
 }
 
 async function approximateMessages(sqs: SQSClient, url: string): Promise<number> {

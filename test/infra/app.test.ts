@@ -236,6 +236,54 @@ describe('the connector app (example config)', () => {
     }
   });
 
+  it('gives each route function exactly its own queue and log group, the table and index, the bus and the secret', () => {
+    const all = service.toJSON().Resources as Record<string, Resource>;
+    const stateExport = (name: RegExp) => ({ 'Fn::ImportValue': expect.stringMatching(name) });
+    for (const route of queueRoutes) {
+      // Prepare
+      const [functionId, fn] = Object.entries(all).find(
+        ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === route.description,
+      )!;
+      const roleId = referenced(fn.Properties.Role)!;
+      const mapping = Object.values(all).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::EventSourceMapping' &&
+          referenced(r.Properties.FunctionName) === functionId,
+      )!;
+      const ownQueue = referenced(mapping.Properties.EventSourceArn)!;
+      const ownLogGroup = referenced((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup)!;
+
+      // Act
+      const statements = policyStatements(service)
+        .filter(({ owner, type }) => {
+          if (type !== 'AWS::IAM::Policy') return false;
+          const roles = all[owner]!.Properties.Roles as unknown[];
+          return roles.some((role) => referenced(role) === roleId);
+        })
+        .map(({ statement }) => statement);
+      const byService = (prefix: string) =>
+        statements.filter((statement) => asList(statement.Action).every((a) => a.startsWith(prefix)));
+
+      // Assess
+      expect(byService('logs:').map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [ownLogGroup, 'Arn'] }]);
+      expect(byService('sqs:').map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [ownQueue, 'Arn'] }]);
+      expect(byService('dynamodb:').map((st) => st.Resource)).toEqual([
+        [
+          stateExport(/StateTable.*Arn/),
+          { 'Fn::Join': ['', [stateExport(/StateTable.*Arn/), '/index/trialIndex']] },
+        ],
+      ]);
+      expect(byService('events:').map((st) => [st.Action, st.Resource])).toEqual([
+        ['events:PutEvents', stateExport(/StateEventBus.*Arn/)],
+      ]);
+      expect(byService('secretsmanager:').map((st) => st.Resource)).toEqual([
+        stateExport(/StateTokenSecret/),
+      ]);
+      // Nothing else: five statements, one per resource the function touches.
+      expect(statements, route.functionName).toHaveLength(5);
+    }
+  });
+
   it('keeps the table on demand with point-in-time recovery, TTL and the sharded trial index', () => {
     const index = tableDefinition.globalSecondaryIndexes[0]!;
     stateful.hasResourceProperties('AWS::DynamoDB::Table', {
@@ -381,7 +429,30 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
         eventBus: { existingBusName: 'partner-bus' },
         tokenSecret: { existingSecretName: 'partner/token' },
         alarms: { topicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alarms' },
+        trialWatchSchedule: 'cron(15 6 * * ? *)',
+        routes: { EmployeeChanged: { maxConcurrency: 3, batchSize: 2 } },
       }),
+    );
+  });
+
+  it('runs the trial watch on the schedule the config gives', () => {
+    // Assess
+    synthesized.service.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(15 6 * * ? *)',
+    });
+    synthesized.service.resourcePropertiesCountIs(
+      'AWS::Events::Rule',
+      { ScheduleExpression: 'rate(1 hour)' },
+      0,
+    );
+  });
+
+  it('tunes the event source of a route with the maxConcurrency and batchSize the config gives', () => {
+    // Assess
+    synthesized.service.resourcePropertiesCountIs(
+      'AWS::Lambda::EventSourceMapping',
+      { BatchSize: 2, ScalingConfig: { MaximumConcurrency: 3 } },
+      1,
     );
   });
 

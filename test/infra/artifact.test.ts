@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,16 +71,22 @@ interface CloudAssembly {
 }
 
 /**
- * Runs the app exactly as `cdk synth` does (the CLI only adds CDK_OUTDIR and prints), in a child
- * process so this worker stays responsive while esbuild bundles every function.
+ * Runs `cdk synth` itself (the CLI, cdk.json and the app it names), offline, in a child process
+ * so this worker stays responsive while esbuild bundles every function. This is how `npm test`
+ * proves the README's `npx cdk synth` works on a clean clone.
  */
 async function synthesizeApp(): Promise<CloudAssembly> {
   const outdir = mkdtempSync(join(tmpdir(), 'connector-cdk-out-'));
-  const child = spawn(join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/app.ts'], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CDK_OUTDIR: outdir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    join(PROJECT_ROOT, 'node_modules/.bin/cdk'),
+    ['synth', '--quiet', '--no-notices', '--output', outdir],
+    {
+      cwd: PROJECT_ROOT,
+      // No account or region: synthesis must not need AWS credentials or network.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk) => {
     output += chunk;
@@ -89,7 +95,7 @@ async function synthesizeApp(): Promise<CloudAssembly> {
     output += chunk;
   });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`bin/app.ts exited ${code}:\n${output.slice(-4000)}`);
+  if (code !== 0) throw new Error(`cdk synth exited ${code}:\n${output.slice(-4000)}`);
   const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };
@@ -253,6 +259,27 @@ describe('the synthesized function bundles', () => {
       expect(result, `${detailType}: ${output.slice(-2000)}`).toEqual({ batchItemFailures: [] });
       expect(produced, `${detailType} published`).toContain(EXPECTED_RESULT[detailType]);
       expect(produced, `${detailType} published`).not.toContain('SyncFailed');
+    }
+  });
+
+  it('ships each function as one minified ESM file with its source map and the AWS SDK inside', () => {
+    for (const fn of [...queueRoutes, ...scheduledFunctions]) {
+      // Prepare
+      const dir = assetDirectory(assembly, fn.description);
+
+      // Act
+      const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      const lines = bundle.split('\n');
+      const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+
+      // Assess
+      expect(readdirSync(dir).sort(), fn.functionName).toEqual(['index.mjs', 'index.mjs.map']);
+      // Minified: thousands of characters per line (readable esbuild output averages under 40).
+      expect(bundle.length / lines.length, fn.functionName).toBeGreaterThan(1000);
+      expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      // Bundled, not imported from the runtime's copy: no bare import of an SDK package remains.
+      expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
+      expect(map.sources.some((source) => source.includes('@aws-sdk/client-dynamodb'))).toBe(true);
     }
   });
 

@@ -105,6 +105,24 @@ describe('redrive', () => {
     expect(lines.join('\n')).toContain('task-handle-1');
   });
 
+  it('moves the messages to the queue given with --to, for dead letters EventBridge itself parked', async () => {
+    // Prepare
+    state.messages = 2;
+    const intake = `arn:aws:sqs:us-east-1:${ACCOUNT}:acme-AccountCreatedIntakeQueue`;
+    const lines: string[] = [];
+
+    // Act
+    const outcome = await redrive(sqs, parseRedriveArgs([DLQ_NAME, '--to', intake]), (line) =>
+      lines.push(line),
+    );
+
+    // Assess
+    expect(outcome.kind).toBe('started');
+    const start = state.calls.find((call) => call.operation === 'StartMessageMoveTask');
+    expect(start?.input).toEqual({ SourceArn: DLQ_ARN, DestinationArn: intake });
+    expect(lines.join('\n')).toContain(`to ${intake}`);
+  });
+
   it('only reports the message count on --dry-run and moves nothing', async () => {
     // Prepare
     state.messages = 3;

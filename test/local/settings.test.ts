@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '#functions/commons/config.ts';
+import { connectorEnvironment } from '#lib/workforce-connector.ts';
 import { localEnvironment } from '#local/settings.ts';
 
 describe('localEnvironment', () => {
@@ -46,5 +47,37 @@ describe('localEnvironment', () => {
     // Assess
     expect(Object.values(environment)).not.toContain('sandbox-token');
     expect(environment['TOKEN_SECRET_ID']).toBe('workforce-connector/sandbox-token');
+  });
+
+  it('sets every variable the deployed stack gives the functions', () => {
+    // Prepare: everything optional set, so the stack emits every variable it knows.
+    const deployed = connectorEnvironment({
+      partnerName: 'acme',
+      provisioningUrls: { US: 'https://provisioning.example.com' },
+      allowedHostnameSuffixes: ['.example.com'],
+      hourBudgetType: 'budget_StaffHour',
+      httpTimeoutMs: 5000,
+      idempotencyTtlSeconds: 3600,
+      metricsBulkThreshold: 31,
+    });
+    // The binders add the resource names (lib/connector-function.ts).
+    const bound = ['TABLE_NAME', 'EVENT_BUS_NAME', 'TOKEN_SECRET_ID'];
+
+    // Act
+    const local = localEnvironment({
+      sandboxUrl: 'http://127.0.0.1:8787',
+      dynamoEndpoint: 'http://127.0.0.1:8000',
+      eventsEndpoint: 'http://127.0.0.1:4010',
+      secretsEndpoint: 'http://127.0.0.1:4010',
+      tableName: 'state',
+      busName: 'bus',
+    });
+
+    // Assess: optional tuning knobs may fall back to the functions' defaults locally.
+    const optional = ['IDEMPOTENCY_TTL_SECONDS', 'METRICS_BULK_THRESHOLD'];
+    const missing = [...Object.keys(deployed), ...bound].filter(
+      (name) => !(name in local) && !optional.includes(name),
+    );
+    expect(missing).toEqual([]);
   });
 });

@@ -1,0 +1,108 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { parseStartArgs, StartUsageError } from '#local/cli-options.ts';
+import { runCommand } from './child-process.ts';
+
+/**
+ * The one-shot commands a partner types: `npm start` (the scenario replay), its failure exit, and
+ * `npm run invoke`. Each runs in its own process, as from a shell.
+ */
+
+describe('npm start options', () => {
+  it('serves on the fixed ports 8787, 8000 and 4010 unless told otherwise', () => {
+    // Act
+    const options = parseStartArgs(['--serve']);
+
+    // Assess
+    expect(options.ports).toEqual({ sandbox: 8787, dynamo: 8000, events: 4010 });
+    expect(options.trialWatchEveryMinutes).toBe(60);
+  });
+
+  it('replays the scenario on free ports', () => {
+    // Act
+    const options = parseStartArgs([]);
+
+    // Assess
+    expect(options).toMatchObject({ serve: false, ports: { sandbox: 0, dynamo: 0, events: 0 } });
+  });
+
+  it('takes other serve ports, 0 meaning a free one', () => {
+    // Act
+    const options = parseStartArgs(['--serve', '--events-port', '0', '--sandbox-port', '9787']);
+
+    // Assess
+    expect(options.ports).toEqual({ sandbox: 9787, dynamo: 8000, events: 0 });
+  });
+
+  it.each([
+    [['--events-port', '0']],
+    [['--serve', '--dynamo-port', 'x']],
+    [['--serve', '--trial-watch-every', '-1']],
+    [['--bogus']],
+  ])('refuses %j with the usage', (argv) => {
+    // Act + Assess
+    expect(() => parseStartArgs(argv)).toThrow(StartUsageError);
+    expect(() => parseStartArgs(argv)).toThrow(/usage: npm start/);
+  });
+});
+
+describe('npm start', () => {
+  it('replays the scenario, prints progress and the summary, and exits 0', async () => {
+    // Act
+    const { code, output } = await runCommand('local/cli.ts', []);
+
+    // Assess
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(output).toMatch(/\[1\/\d+\] AccountCreated.* ok → BusinessProvisioned/);
+    expect(output).toMatch(/trial watch .* ok → .*TrialEnded/);
+    expect(output).toContain('Summary');
+    expect(output).toMatch(/Businesses in the sandbox\n\s+harborcafe-1\.us\.sandbox\.test/);
+    expect(output).toMatch(/Ids created\n\s+acct-1001: business /);
+    expect(output).toMatch(/Events published by the connector: \d+/);
+    expect(output).toContain('Failures: none');
+  }, 120_000);
+
+  it('exits non-zero with the reason when a server cannot start', async () => {
+    // Prepare: a port taken by someone else.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const taken = (blocker.address() as { port: number }).port;
+
+    // Act
+    const { code, output } = await runCommand('local/cli.ts', [
+      '--serve',
+      ...['--sandbox-port', String(taken), '--dynamo-port', '0', '--events-port', '0'],
+    ]);
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+
+    // Assess
+    expect(code).toBe(1);
+    expect(output).toMatch(/npm start failed: .*EADDRINUSE.*is another `npm start -- --serve`/);
+  }, 60_000);
+});
+
+describe('npm run invoke', () => {
+  it('runs one handler on a sample event and prints its result and the events it published', async () => {
+    // Act: --fresh, so a serve mode someone else runs on this machine is not used.
+    const { code, output } = await runCommand('local/invoke.ts', [
+      'provision-business',
+      'events/inbound/AccountCreated/sqs-fifo-batch.json',
+      '--fresh',
+    ]);
+
+    // Assess
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(output).toMatch(/Result \(\d+ ms\):\n\{\n\s+"batchItemFailures": \[\]/);
+    expect(output).toMatch(/Events published \(1\):/);
+    expect(output).toContain('"detail-type": "BusinessProvisioned"');
+  }, 60_000);
+
+  it('refuses an unknown function with the list of known ones', async () => {
+    // Act
+    const { code, output } = await runCommand('local/invoke.ts', ['no-such-function', 'x.json']);
+
+    // Assess
+    expect(code).toBe(1);
+    expect(output).toMatch(/unknown function no-such-function[\s\S]*provision-business/);
+  }, 60_000);
+});

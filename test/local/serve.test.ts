@@ -1,0 +1,225 @@
+import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundContracts } from '#functions/commons/contracts/registry.ts';
+import { demoAccount } from '#functions/commons/contracts/samples.ts';
+import { getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
+import { createStore } from '#functions/commons/store/store.ts';
+import type { DeadLetterView, OutboundEvent } from '#local/events-server.ts';
+import { LOCAL_DEFAULTS } from '#local/settings.ts';
+import { type RunningCommand, startCommand } from './child-process.ts';
+
+/**
+ * `npm start -- --serve` as a partner runs it, in its own process: every inbound detail-type is
+ * published to its PutEvents endpoint with the real EventBridge client, then outbound events, the
+ * sandbox and the table are read back over their own endpoints. The ports are overridden to free
+ * ones (0) because other test runs share this machine; `commands.test.ts` checks the fixed defaults.
+ */
+
+/** Scenario order: every later sample acts on the business AccountCreated provisions. */
+const STEPS: ReadonlyArray<{ detailType: string; result: string }> = [
+  { detailType: 'AccountCreated', result: 'BusinessProvisioned' },
+  { detailType: 'PlanChosen', result: 'PlanChanged' },
+  { detailType: 'SubscriptionStatusRequested', result: 'SubscriptionStatus' },
+  { detailType: 'EmployeeChanged', result: 'EmployeeSynced' },
+  { detailType: 'LocationCreated', result: 'LocationProvisioned' },
+  { detailType: 'BudgetSet', result: 'BudgetSaved' },
+  { detailType: 'PayReturnsRequested', result: 'PayReturnsReady' },
+];
+
+function sampleEntry(detailType: string, patch: Record<string, unknown> = {}): PutEventsRequestEntry {
+  const entry = JSON.parse(
+    readFileSync(
+      new URL(`../../events/inbound/${detailType}/eventbridge-entry.json`, import.meta.url),
+      'utf8',
+    ),
+  ) as PutEventsRequestEntry;
+  return { ...entry, Detail: JSON.stringify({ ...JSON.parse(entry.Detail ?? '{}'), ...patch }) };
+}
+
+async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return (await response.json()) as T;
+}
+
+/** Polls until `find` returns something; serve mode delivers asynchronously, like a real bus. */
+async function eventually<T>(
+  find: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('npm start -- --serve', () => {
+  let serve: RunningCommand;
+  let endpoints: { sandbox: string; dynamo: string; events: string };
+  let eventBridge: EventBridgeClient;
+  const resultOf = new Map<string, OutboundEvent>();
+
+  const outbound = () => getJson<OutboundEvent[]>(`${endpoints.events}/_local/outbound`);
+  const publish = async (entry: PutEventsRequestEntry): Promise<string> => {
+    const answer = await eventBridge.send(new PutEventsCommand({ Entries: [entry] }));
+    const eventId = answer.Entries?.[0]?.EventId;
+    if (!eventId) throw new Error(`PutEvents refused the entry: ${JSON.stringify(answer.Entries)}`);
+    return eventId;
+  };
+
+  beforeAll(async () => {
+    serve = startCommand('local/cli.ts', [
+      '--serve',
+      ...['--sandbox-port', '0', '--dynamo-port', '0', '--events-port', '0'],
+      ...['--trial-watch-every', '0', '--log-level', 'ERROR'],
+    ]);
+    const banner = await serve.waitFor(
+      /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*events\s+(http:\S+)/,
+      60_000,
+    );
+    endpoints = { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! };
+    eventBridge = new EventBridgeClient({
+      region: LOCAL_DEFAULTS.region,
+      endpoint: endpoints.events,
+      credentials: { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' },
+    });
+
+    for (const { detailType, result } of STEPS) {
+      const location = resultOf.get('LocationCreated');
+      const eventId = await publish(
+        sampleEntry(
+          detailType,
+          detailType === 'BudgetSet' && location ? { locationId: location.detail['locationId'] } : {},
+        ),
+      );
+      const produced = await eventually(
+        async () =>
+          (await outbound()).find(
+            (event) => event.detail['causationId'] === eventId && event['detail-type'] === result,
+          ),
+        `${result} for ${detailType} ${eventId}\n${serve.output().slice(-2000)}`,
+      );
+      resultOf.set(detailType, produced);
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    eventBridge?.destroy();
+    if (serve && serve.child.exitCode === null) {
+      serve.child.kill('SIGKILL');
+      await serve.exited;
+    }
+  });
+
+  it('publishes the result event of every inbound detail-type, and no SyncFailed', async () => {
+    // Act
+    const events = await outbound();
+
+    // Assess
+    expect(STEPS.map((step) => step.detailType).sort()).toEqual(Object.keys(inboundContracts).sort());
+    expect([...resultOf.keys()]).toEqual(STEPS.map((step) => step.detailType));
+    expect(resultOf.get('AccountCreated')?.detail).toMatchObject({
+      accountId: demoAccount.accountId,
+      hostname: demoAccount.hostname,
+    });
+    expect(events.filter((event) => event['detail-type'] === 'SyncFailed')).toEqual([]);
+  });
+
+  it('leaves the business converted and the location with its areas in the sandbox', async () => {
+    // Act
+    const businesses = await getJson<Array<{ externalId: string; hostname: string; edition: string }>>(
+      `${endpoints.sandbox}/_sandbox/businesses`,
+    );
+    const install = await (
+      await fetch(`${endpoints.sandbox}/_sandbox/installs/${demoAccount.hostname}`)
+    ).text();
+
+    // Assess
+    expect(businesses.find((business) => business.externalId === demoAccount.accountId)).toMatchObject({
+      hostname: demoAccount.hostname,
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+    expect(install).toContain('Harbor Cafe Waterfront');
+    expect(install).toContain('Front of House');
+  });
+
+  it('records the business and its hostname mapping in the served DynamoDB table', async () => {
+    // Prepare
+    const client = new DynamoDBClient({
+      region: LOCAL_DEFAULTS.region,
+      endpoint: endpoints.dynamo,
+      credentials: { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' },
+    });
+    const store = createStore({ tableName: LOCAL_DEFAULTS.tableName, client });
+
+    // Act
+    const business = await getBusiness(store, demoAccount.accountId);
+    const owner = await getAccountByHostname(store, demoAccount.hostname);
+    client.destroy();
+
+    // Assess
+    expect(business).toMatchObject({ accountId: demoAccount.accountId, hostname: demoAccount.hostname });
+    expect(owner).toBe(demoAccount.accountId);
+  });
+
+  it('answers an invalid event with SyncFailed naming it', async () => {
+    // Act
+    const eventId = await publish(sampleEntry('PlanChosen', { plan: 'PLATINUM' }));
+    const failed = await eventually(
+      async () =>
+        (await outbound()).find(
+          (event) => event['detail-type'] === 'SyncFailed' && event.detail['sourceEventId'] === eventId,
+        ),
+      'SyncFailed',
+    );
+
+    // Assess
+    expect(failed.detail).toMatchObject({ accountId: demoAccount.accountId, detailType: 'PlanChosen' });
+  });
+
+  it('parks a poison event in the local DLQ after the route maxReceiveCount', async () => {
+    // Act: an account never provisioned, so the employee sync is retried until the DLQ takes it.
+    const eventId = await publish(sampleEntry('EmployeeChanged', { accountId: 'acct-never-provisioned' }));
+    const parked = await eventually(
+      async () =>
+        (await getJson<DeadLetterView[]>(`${endpoints.events}/_local/dlq`)).find((entry) =>
+          entry.body.includes(eventId),
+        ),
+      'the dead letter',
+      60_000,
+    );
+
+    // Assess
+    expect(parked).toMatchObject({ queue: 'workforce-connector-sync-employee.fifo', attempts: 5 });
+    expect(parked.reason).not.toBe('');
+  });
+
+  it('runs the trial watch on POST /_local/trial-watch and answers when it is done', async () => {
+    // Act
+    const answer = await getJson<{ status: string; result: unknown }>(
+      `${endpoints.events}/_local/trial-watch`,
+      {
+        method: 'POST',
+      },
+    );
+
+    // Assess
+    expect(answer).toMatchObject({ status: 'done', result: { failed: 0 } });
+  });
+
+  it('stops cleanly with exit code 0 on SIGTERM', async () => {
+    // Act
+    serve.child.kill('SIGTERM');
+    const code = await serve.exited;
+
+    // Assess
+    expect(code).toBe(0);
+    expect(serve.output()).toContain('SIGTERM: stopping');
+  });
+});
