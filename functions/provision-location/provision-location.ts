@@ -1,4 +1,5 @@
 import type { LocationCreatedDetail } from '#functions/commons/contracts/inbound/location-created.ts';
+import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
@@ -62,6 +63,8 @@ export async function provisionLocation(
   const creation: Creation = { store, install, event, at: () => clock.now() };
 
   const locationId = await ensureLocation(creation, detail);
+  // The location is recorded, its areas are not: the redelivery must reuse it.
+  crashPoint('provision-location.after-location');
   const areas = detail.areas ?? [{ name: detail.name }];
   const provisioned: Array<{ name: string; areaId: number }> = [];
   for (const area of areas) {
@@ -69,6 +72,7 @@ export async function provisionLocation(
       name: area.name,
       areaId: await ensureArea(creation, detail.locationRef, locationId, area),
     });
+    crashPoint('provision-location.between-areas');
   }
 
   await recordSyncSuccess(store, detail.accountId, clock.now());

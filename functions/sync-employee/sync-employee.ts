@@ -3,6 +3,7 @@ import {
   type EmployeePart,
   employeeParts,
 } from '#functions/commons/contracts/inbound/employee-changed.ts';
+import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
@@ -95,6 +96,8 @@ export async function syncEmployee(
       throw partFailure(part, applied, error);
     }
     applied.push(part);
+    // A part is applied, the next is not: the redelivery repeats what was already done.
+    crashPoint('sync-employee.between-parts');
   }
 
   await recordSyncSuccess(store, detail.accountId, clock.now());

@@ -1,5 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/commons/contracts/fields.ts';
+import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
@@ -221,6 +222,8 @@ async function announceOnce(
 ): Promise<boolean> {
   const claimed = await claimThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold, at);
   if (!claimed) return false;
+  // Claimed but not yet published: a crash here must not lead to a second announcement.
+  crashPoint('trial-watch.after-claim');
   try {
     await publisher.publish([
       {

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { awardKey } from './keys.ts';
 import { epochSeconds, type Store } from './store.ts';
 

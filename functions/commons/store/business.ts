@@ -5,7 +5,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { businessKey, hostnameKey, trialShardOf } from './keys.ts';
 import {
   CONDITIONAL_CHECK_FAILED,

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { locationKey } from './keys.ts';
 import { conflictingItem, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
 

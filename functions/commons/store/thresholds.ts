@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
 import { epochSeconds, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
 

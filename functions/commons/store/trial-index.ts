@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { allTrialShards } from './keys.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { TRIAL_INDEX_NAME } from './table.ts';

@@ -1,0 +1,132 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build } from 'esbuild';
+import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
+
+/**
+ * Deploy bundles, built exactly as `cdk deploy` builds them, so sizes and cold starts measured here
+ * are the deployed ones.
+ *
+ * The options mirror `ConnectorFunction` in `lib/connector-function.ts` (its `bundling` block:
+ * ESM, target node22, mainFields module/main, the createRequire banner, minify, external source
+ * map without sources content, the AWS SDK bundled, no externals). They are written inline there,
+ * not exported, so they are repeated here; keep both in step until lib/ exports them.
+ */
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BUNDLE_DIR = resolve(REPO_ROOT, '.tmp/bench-bundles');
+
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as connectorCreateRequire } from 'node:module';" +
+  'const require = connectorCreateRequire(import.meta.url);';
+
+export const deployBuildOptions: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_BANNER },
+  minify: true,
+  sourcemap: 'external',
+  sourcesContent: false,
+  external: [],
+  logLevel: 'silent',
+};
+
+export type BundleKind = 'function' | 'reference';
+
+export interface BundleTarget {
+  /** Function name (route table) or reference name (`hello`, `floor`, `floor-requests`, `stack-floor`). */
+  readonly name: string;
+  readonly kind: BundleKind;
+  /** Repo-relative entry. */
+  readonly entry: string;
+  /** Configured memory (functions only). */
+  readonly memorySizeMb?: number;
+}
+
+export interface BuiltBundle extends BundleTarget {
+  /** Absolute path of the .mjs bundle. */
+  readonly file: string;
+  /** Bytes of the code file (what Lambda loads). */
+  readonly bytes: number;
+  /** Bytes of the source map (shipped too, read by --enable-source-maps). */
+  readonly mapBytes: number;
+  /** Top input packages by bytes in the output, for "what gets pulled in". */
+  readonly topPackages: readonly { name: string; bytes: number }[];
+}
+
+export const REFERENCE_TARGETS: readonly BundleTarget[] = [
+  { name: 'hello', kind: 'reference', entry: 'bench/references/hello.ts' },
+  { name: 'floor', kind: 'reference', entry: 'bench/references/floor.ts' },
+  { name: 'floor-requests', kind: 'reference', entry: 'bench/references/floor-requests.ts' },
+  { name: 'stack-floor', kind: 'reference', entry: 'bench/references/stack-floor.ts' },
+];
+
+export function functionTargets(): BundleTarget[] {
+  return [
+    ...queueRoutes.map((route) => ({
+      name: route.functionName,
+      kind: 'function' as const,
+      entry: route.entry,
+      memorySizeMb: route.memorySizeMb,
+    })),
+    ...scheduledFunctions.map((fn) => ({
+      name: fn.functionName,
+      kind: 'function' as const,
+      entry: fn.entry,
+      memorySizeMb: fn.memorySizeMb,
+    })),
+  ];
+}
+
+function packageOf(inputPath: string): string {
+  const marker = 'node_modules/';
+  const at = inputPath.lastIndexOf(marker);
+  if (at < 0) return '(connector)';
+  const rest = inputPath.slice(at + marker.length).split('/');
+  return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? '?');
+}
+
+export async function buildBundle(target: BundleTarget, outDir = BUNDLE_DIR): Promise<BuiltBundle> {
+  await mkdir(outDir, { recursive: true });
+  const file = join(outDir, `${target.name}.mjs`);
+  const result = await build({
+    ...deployBuildOptions,
+    entryPoints: [resolve(REPO_ROOT, target.entry)],
+    outfile: file,
+    absWorkingDir: REPO_ROOT,
+    metafile: true,
+  });
+  const byPackage = new Map<string, number>();
+  const output = Object.values(result.metafile.outputs).find((out) => out.entryPoint !== undefined);
+  for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    const name = packageOf(input);
+    byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+  }
+  const topPackages = [...byPackage.entries()]
+    .map(([name, bytes]) => ({ name, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 8);
+  const [code, map] = await Promise.all([stat(file), stat(`${file}.map`)]);
+  return { ...target, file, bytes: code.size, mapBytes: map.size, topPackages };
+}
+
+/** The runner the cold-start children execute: plain Node, no tsx, so it is bundled too. */
+export async function buildColdStartRunner(outDir = BUNDLE_DIR): Promise<string> {
+  await mkdir(outDir, { recursive: true });
+  const file = join(outDir, 'cold-start-runner.mjs');
+  await build({
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    entryPoints: [resolve(REPO_ROOT, 'bench/cold-start-runner.ts')],
+    outfile: file,
+    absWorkingDir: REPO_ROOT,
+    logLevel: 'silent',
+  });
+  return file;
+}

@@ -1,0 +1,80 @@
+import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { createLambdaContext, type LambdaHandler } from '#local/lambda.ts';
+
+/**
+ * Runs in a fresh `node` process (bundled by bench/bundle.ts, no tsx): imports one deploy bundle
+ * and invokes its handler once, as Lambda's first invocation of a new execution environment does.
+ *
+ * argv: bundle file, event JSON file, result JSON file, function name, timeout seconds, memory MB.
+ * The result goes to a file because handlers own stdout (Powertools logs and EMF metrics).
+ */
+
+export interface ColdStartSample {
+  /** ms from process start (performance.timeOrigin) to the end of the bundle import (init). */
+  initDoneMs: number;
+  /** ms the first invocation took. */
+  invokeMs: number;
+  /** ms from process start to the end of the first invocation: the cold start as a caller sees it. */
+  readyMs: number;
+  /** Highest resident set size sampled during the run, bytes. */
+  rssPeakBytes: number;
+  /** process.resourceUsage().maxRSS: the kernel's peak, kilobytes. */
+  maxRssKb: number;
+  /** Records the handler reported as failed (batchItemFailures), -1 when not a batch response. */
+  failedRecords: number;
+  error?: string;
+}
+
+const [bundleFile, eventFile, resultFile, functionName, timeoutSeconds, memoryMb] = process.argv.slice(2);
+
+let rssPeakBytes = process.memoryUsage.rss();
+const sampler = setInterval(() => {
+  rssPeakBytes = Math.max(rssPeakBytes, process.memoryUsage.rss());
+}, 2);
+sampler.unref();
+
+function failedRecordsOf(response: unknown): number {
+  if (typeof response !== 'object' || response === null || !('batchItemFailures' in response)) return -1;
+  const failures = (response as { batchItemFailures: unknown }).batchItemFailures;
+  return Array.isArray(failures) ? failures.length : -1;
+}
+
+async function main(): Promise<ColdStartSample> {
+  if (!bundleFile || !eventFile || !resultFile) throw new Error('usage: runner <bundle> <event> <result>');
+  const event: unknown = JSON.parse(await readFile(eventFile, 'utf8'));
+  const module = (await import(pathToFileURL(bundleFile).href)) as { handler?: LambdaHandler };
+  const initDoneMs = performance.now();
+  if (typeof module.handler !== 'function') throw new Error(`${bundleFile} exports no handler`);
+  const context = createLambdaContext({
+    functionName: functionName ?? 'bench',
+    region: process.env['AWS_REGION'] ?? 'us-east-1',
+    timeoutMs: Number(timeoutSeconds ?? 30) * 1000,
+    memoryMb: Number(memoryMb ?? 256),
+  });
+  const response = await module.handler(event, context);
+  const readyMs = performance.now();
+  rssPeakBytes = Math.max(rssPeakBytes, process.memoryUsage.rss());
+  return {
+    initDoneMs,
+    invokeMs: readyMs - initDoneMs,
+    readyMs,
+    rssPeakBytes,
+    maxRssKb: process.resourceUsage().maxRSS,
+    failedRecords: failedRecordsOf(response),
+  };
+}
+
+main().then(
+  (sample) => {
+    writeFileSync(resultFile ?? '/dev/null', JSON.stringify(sample));
+    // Keep-alive sockets would hold the process open; the sample is taken, so leave now.
+    process.exit(0);
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    writeFileSync(resultFile ?? '/dev/null', JSON.stringify({ error: message }));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,178 @@
+import type { SQSBatchResponse } from 'aws-lambda';
+import { routeFor } from '#functions/routes.ts';
+import { METRICS_BULK_CHUNK_SIZE } from '#functions/save-budget/save-budget.ts';
+import type { BenchEnvironment } from './environment.ts';
+import { type RecordedRequest, replay } from './recorder.ts';
+import { median, sum } from './stats.ts';
+import {
+  accountCreated,
+  budgetSet,
+  employeeChanged,
+  FLOWS,
+  type FlowName,
+  flowEvent,
+  type InboundEntry,
+  locationCreated,
+  payReturnsRequested,
+  planChosen,
+  sqsBatch,
+  subscriptionStatusRequested,
+} from './workload.ts';
+
+/**
+ * Issue #9 §2 and §3. Per inbound flow: wall time per event through the real (warm) handler, and
+ * the same event's requests replayed raw, interleaved event by event. The recordings also give the
+ * per-event service calls, DynamoDB items and request units and PutEvents calls the cost model uses.
+ */
+
+export interface FlowOverhead {
+  readonly flow: FlowName;
+  readonly events: number;
+  readonly handlerMsMedian: number;
+  readonly baselineMsMedian: number;
+  readonly ratio: number;
+  /** Per event, medians over the measured events. */
+  readonly serviceCalls: number;
+  readonly dynamoRequests: number;
+  readonly dynamoItemsRead: number;
+  readonly dynamoItemsWritten: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  readonly putEventsCalls: number;
+  readonly publishedEntries: number;
+  readonly failures: number;
+  readonly operations: Record<string, number>;
+}
+
+async function runOne(environment: BenchEnvironment, entry: InboundEntry) {
+  const route = routeFor(entry.detailType);
+  const handler = await environment.handler(route.functionName);
+  environment.recorder.start();
+  const started = performance.now();
+  const response = (await handler(
+    sqsBatch([entry]),
+    environment.contextFor(route.functionName),
+  )) as SQSBatchResponse;
+  const elapsedMs = performance.now() - started;
+  const requests = environment.recorder.stop();
+  return { elapsedMs, requests, failed: response.batchItemFailures.length };
+}
+
+function perEventCounts(requests: readonly RecordedRequest[]) {
+  const of = (system: RecordedRequest['system']) => requests.filter((request) => request.system === system);
+  const putEvents = of('eventbridge');
+  return {
+    serviceCalls: of('service').length,
+    dynamoRequests: of('dynamodb').length,
+    dynamoItemsRead: sum(of('dynamodb').map((request) => request.itemsRead)),
+    dynamoItemsWritten: sum(of('dynamodb').map((request) => request.itemsWritten)),
+    readUnits: sum(of('dynamodb').map((request) => request.readUnits)),
+    writeUnits: sum(of('dynamodb').map((request) => request.writeUnits)),
+    putEventsCalls: putEvents.length,
+    publishedEntries: sum(
+      putEvents.map((request) => ((request.input as { Entries?: unknown[] }).Entries ?? []).length),
+    ),
+  };
+}
+
+export async function measureOverhead(
+  environment: BenchEnvironment,
+  { eventsPerFlow, warmup }: { eventsPerFlow: number; warmup: number },
+): Promise<FlowOverhead[]> {
+  const results: FlowOverhead[] = [];
+  for (const flow of FLOWS) {
+    const [accountId] = await environment.provisionAccounts(1);
+    if (!accountId) throw new Error('no bench account');
+    for (let index = 0; index < warmup; index++) await runOne(environment, flowEvent(flow, accountId, index));
+    const handlerMs: number[] = [];
+    const baselineMs: number[] = [];
+    const counts: ReturnType<typeof perEventCounts>[] = [];
+    const operations: Record<string, number> = {};
+    let failures = 0;
+    for (let index = 0; index < eventsPerFlow; index++) {
+      const entry = flowEvent(flow, accountId, warmup + index);
+      const run = await runOne(environment, entry);
+      failures += run.failed;
+      handlerMs.push(run.elapsedMs);
+      counts.push(perEventCounts(run.requests));
+      for (const request of run.requests)
+        operations[request.operation] = (operations[request.operation] ?? 0) + 1;
+      const started = performance.now();
+      await environment.recorder.paused(() => replay(run.requests, environment.serviceProxy.url));
+      baselineMs.push(performance.now() - started);
+    }
+    const pick = (key: keyof ReturnType<typeof perEventCounts>) => median(counts.map((count) => count[key]));
+    const handlerMsMedian = median(handlerMs);
+    const baselineMsMedian = median(baselineMs);
+    results.push({
+      flow,
+      events: eventsPerFlow,
+      handlerMsMedian,
+      baselineMsMedian,
+      ratio: handlerMsMedian / baselineMsMedian,
+      serviceCalls: pick('serviceCalls'),
+      dynamoRequests: pick('dynamoRequests'),
+      dynamoItemsRead: pick('dynamoItemsRead'),
+      dynamoItemsWritten: pick('dynamoItemsWritten'),
+      readUnits: pick('readUnits'),
+      writeUnits: pick('writeUnits'),
+      putEventsCalls: pick('putEventsCalls'),
+      publishedEntries: pick('publishedEntries'),
+      failures,
+      operations: Object.fromEntries(
+        Object.entries(operations).map(([name, count]) => [name, count / eventsPerFlow]),
+      ),
+    });
+  }
+  return results;
+}
+
+export interface CallCount {
+  readonly case: string;
+  readonly calls: number;
+  /** The least the spec allows. */
+  readonly minimum: number;
+  readonly paths: readonly string[];
+  readonly failed: number;
+}
+
+/** Issue #9 §3: service calls for the cases the issue names, against the spec's minimum. */
+export async function measureCallsPerEvent(
+  environment: BenchEnvironment,
+  { budgetDays }: { budgetDays: readonly number[] },
+): Promise<CallCount[]> {
+  const results: CallCount[] = [];
+  const count = async (label: string, minimum: number, entry: InboundEntry) => {
+    const run = await runOne(environment, entry);
+    const service = run.requests.filter((request) => request.system === 'service');
+    results.push({
+      case: label,
+      calls: service.length,
+      minimum,
+      paths: service.map((request) => request.operation),
+      failed: run.failed,
+    });
+  };
+  const signup = accountCreated();
+  await count('signup', 1, signup);
+  const accountId = signup.detail.accountId;
+  await count('plan change', 1, planChosen(accountId, 'PREMIUM'));
+  await count('plan already there', 0, planChosen(accountId, 'PREMIUM'));
+  await count('subscription status', 1, subscriptionStatusRequested(accountId));
+  // First sync of a field allocates its slot; the second finds it in the table.
+  await runOne(environment, employeeChanged(accountId, { customFields: { badgeNumber: 'B-1' } }));
+  await count('known custom field', 1, employeeChanged(accountId, { customFields: { badgeNumber: 'B-2' } }));
+  const payRate = { awardCode: 'RetailAssoc2024x', countryCode: 'us', hourlyRate: 24.5 };
+  await runOne(environment, employeeChanged(accountId, { payRate }));
+  await count('cached award', 1, employeeChanged(accountId, { payRate: { ...payRate, hourlyRate: 25.75 } }));
+  await count('location, 3 areas', 4, locationCreated(accountId, 3));
+  for (const days of budgetDays) {
+    await count(
+      `budget, ${days} days`,
+      Math.ceil(days / METRICS_BULK_CHUNK_SIZE),
+      budgetSet(accountId, days),
+    );
+  }
+  await count('pay returns, 2 timesheets', 2, payReturnsRequested(accountId));
+  return results;
+}

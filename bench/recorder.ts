@@ -1,0 +1,336 @@
+import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as dynamodb from '@aws-sdk/client-dynamodb';
+import { PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
+import { dynamoDbClient } from '#functions/commons/clients/dynamodb.ts';
+import { eventBridgeClient } from '#functions/commons/clients/eventbridge.ts';
+
+/**
+ * What a handler asked of the outside world while the recorder listened: DynamoDB and EventBridge
+ * commands (a middleware on the process-wide SDK clients the handlers share) and service calls (a
+ * pass-through proxy in front of the sandbox, which records bodies the sandbox's own log leaves
+ * out). The raw baseline replays exactly these requests, without the connector around them.
+ */
+
+export type RecordedSystem = 'dynamodb' | 'eventbridge' | 'service';
+
+export interface RecordedRequest {
+  readonly system: RecordedSystem;
+  /** SDK command name (`PutItemCommand`) or `METHOD /path` for the service. */
+  readonly operation: string;
+  readonly startedAt: number;
+  endedAt: number;
+  /** SDK: the low-level (marshalled) command input. */
+  readonly input?: unknown;
+  /** Service: what is needed to send the same request again. */
+  readonly http?: { method: string; path: string; headers: Record<string, string>; body: Buffer };
+  status?: number;
+  /** DynamoDB items read (Item, Items/ScannedCount, Responses) and written. */
+  itemsRead: number;
+  itemsWritten: number;
+  /** On-demand request units, assuming items of at most 1 KB (reads: 4 KB units, writes: 1 KB). */
+  readUnits: number;
+  writeUnits: number;
+}
+
+export class RequestRecorder {
+  private recording = false;
+  private entries: RecordedRequest[] = [];
+
+  start(): void {
+    this.entries = [];
+    this.recording = true;
+  }
+
+  stop(): RecordedRequest[] {
+    this.recording = false;
+    const taken = this.entries;
+    this.entries = [];
+    return taken;
+  }
+
+  /** Runs `work` without recording (the baseline's own replay goes through the same clients). */
+  async paused<T>(work: () => Promise<T>): Promise<T> {
+    const was = this.recording;
+    this.recording = false;
+    try {
+      return await work();
+    } finally {
+      this.recording = was;
+    }
+  }
+
+  push(entry: RecordedRequest): void {
+    if (this.recording) this.entries.push(entry);
+  }
+
+  get active(): boolean {
+    return this.recording;
+  }
+}
+
+type Output = Record<string, unknown>;
+
+function dynamoAccounting(operation: string, input: Record<string, unknown>, output: Output | undefined) {
+  const consistent = input['ConsistentRead'] === true;
+  const readUnit = consistent ? 1 : 0.5;
+  const count = (value: unknown) => (Array.isArray(value) ? value.length : 0);
+  switch (operation) {
+    case 'GetItemCommand':
+      return { itemsRead: output?.['Item'] ? 1 : 0, itemsWritten: 0, readUnits: readUnit, writeUnits: 0 };
+    case 'QueryCommand':
+    case 'ScanCommand': {
+      const scanned = Number(output?.['ScannedCount'] ?? output?.['Count'] ?? 0);
+      // Query bills the summed size of the items read, in 4 KB units, at least one unit.
+      return {
+        itemsRead: scanned,
+        itemsWritten: 0,
+        readUnits: Math.max(1, Math.ceil(scanned / 4)) * readUnit,
+        writeUnits: 0,
+      };
+    }
+    case 'PutItemCommand':
+    case 'UpdateItemCommand':
+    case 'DeleteItemCommand':
+      return { itemsRead: 0, itemsWritten: 1, readUnits: 0, writeUnits: 1 };
+    case 'TransactWriteItemsCommand': {
+      const items = count(input['TransactItems']);
+      return { itemsRead: 0, itemsWritten: items, readUnits: 0, writeUnits: 2 * items };
+    }
+    case 'TransactGetItemsCommand': {
+      const items = count(input['TransactItems']);
+      return { itemsRead: items, itemsWritten: 0, readUnits: 2 * items, writeUnits: 0 };
+    }
+    case 'BatchWriteItemCommand': {
+      const requests = Object.values((input['RequestItems'] ?? {}) as Record<string, unknown[]>);
+      const items = requests.reduce((sum, list) => sum + list.length, 0);
+      return { itemsRead: 0, itemsWritten: items, readUnits: 0, writeUnits: items };
+    }
+    case 'BatchGetItemCommand': {
+      const responses = Object.values((output?.['Responses'] ?? {}) as Record<string, unknown[]>);
+      const items = responses.reduce((sum, list) => sum + list.length, 0);
+      return { itemsRead: items, itemsWritten: 0, readUnits: items * 0.5, writeUnits: 0 };
+    }
+    default:
+      return { itemsRead: 0, itemsWritten: 0, readUnits: 0, writeUnits: 0 };
+  }
+}
+
+/**
+ * Adds the recording middleware to the clients every handler of this process shares. The `build`
+ * step sees the command input after the document client has marshalled it, so the baseline can
+ * send it with the low-level client.
+ */
+export function instrumentSdkClients(recorder: RequestRecorder): void {
+  dynamoDbClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!recorder.active) return next(args);
+      const operation = String(context.commandName ?? 'unknown');
+      const input = structuredClone(args.input) as Record<string, unknown>;
+      const entry: RecordedRequest = {
+        system: 'dynamodb',
+        operation,
+        input,
+        startedAt: performance.now(),
+        endedAt: 0,
+        itemsRead: 0,
+        itemsWritten: 0,
+        readUnits: 0,
+        writeUnits: 0,
+      };
+      recorder.push(entry);
+      try {
+        const result = await next(args);
+        Object.assign(entry, dynamoAccounting(operation, input, result.output as unknown as Output), {
+          status: 200,
+        });
+        return result;
+      } catch (error) {
+        // A failed condition still consumed its write (and DynamoDB bills it).
+        Object.assign(entry, dynamoAccounting(operation, input, undefined), { status: 400 });
+        throw error;
+      } finally {
+        entry.endedAt = performance.now();
+      }
+    },
+    { step: 'build', name: 'benchRecorder', override: true },
+  );
+  eventBridgeClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!recorder.active) return next(args);
+      const entry: RecordedRequest = {
+        system: 'eventbridge',
+        operation: String(context.commandName ?? 'unknown'),
+        input: structuredClone(args.input),
+        startedAt: performance.now(),
+        endedAt: 0,
+        itemsRead: 0,
+        itemsWritten: 0,
+        readUnits: 0,
+        writeUnits: 0,
+      };
+      recorder.push(entry);
+      try {
+        return await next(args);
+      } finally {
+        entry.endedAt = performance.now();
+      }
+    },
+    { step: 'build', name: 'benchRecorder', override: true },
+  );
+}
+
+export interface ServiceProxy {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** Keep-alive both ways, like the service client's own agent (16 sockets). */
+const proxyAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
+
+/** A loopback pass-through proxy to the sandbox that records every request while recording. */
+export async function startServiceProxy(
+  sandboxUrl: string,
+  recorder: RequestRecorder,
+): Promise<ServiceProxy> {
+  const upstream = new URL(sandboxUrl);
+  const server = createServer((incoming, outgoing) => {
+    readBody(incoming)
+      .then((body) => {
+        const path = incoming.url ?? '/';
+        const method = incoming.method ?? 'GET';
+        const headers: Record<string, string> = {};
+        for (const name of ['authorization', 'content-type', 'accept']) {
+          const value = incoming.headers[name];
+          if (typeof value === 'string') headers[name] = value;
+        }
+        const entry: RecordedRequest = {
+          system: 'service',
+          operation: `${method} ${path.replace(/^\/installs\/[^/]+/, '/installs/{hostname}')}`,
+          http: { method, path, headers, body },
+          startedAt: performance.now(),
+          endedAt: 0,
+          itemsRead: 0,
+          itemsWritten: 0,
+          readUnits: 0,
+          writeUnits: 0,
+        };
+        recorder.push(entry);
+        const forward = httpRequest(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            method,
+            path,
+            agent: proxyAgent,
+            headers: { ...headers, 'content-length': String(body.length) },
+          },
+          (answer) => {
+            readBody(answer).then((payload) => {
+              entry.endedAt = performance.now();
+              entry.status = answer.statusCode ?? 0;
+              const forwarded: Record<string, string> = { 'content-length': String(payload.length) };
+              for (const name of ['content-type', 'retry-after']) {
+                const value = answer.headers[name];
+                if (typeof value === 'string') forwarded[name] = value;
+              }
+              outgoing.writeHead(answer.statusCode ?? 502, forwarded);
+              outgoing.end(payload);
+            }, outgoing.destroy.bind(outgoing));
+          },
+        );
+        forward.on('error', () => outgoing.destroy());
+        forward.end(body);
+      })
+      .catch(() => outgoing.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The baseline's own keep-alive pool for service calls, sized like the service client's. */
+const baselineAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+
+function sendService(baseUrl: URL, http: NonNullable<RecordedRequest['http']>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      {
+        host: baseUrl.hostname,
+        port: baseUrl.port,
+        method: http.method,
+        path: http.path,
+        agent: baselineAgent,
+        headers: { ...http.headers, 'content-length': String(http.body.length) },
+      },
+      (answer) => {
+        answer.on('data', () => undefined);
+        answer.on('end', () => resolve(answer.statusCode ?? 0));
+        answer.on('error', reject);
+      },
+    );
+    sent.on('error', reject);
+    sent.end(http.body);
+  });
+}
+
+type DynamoCommandClass = new (input: unknown) => Parameters<dynamodb.DynamoDBClient['send']>[0];
+
+function replayOne(request: RecordedRequest, serviceUrl: URL): Promise<unknown> {
+  if (request.system === 'service' && request.http) return sendService(serviceUrl, request.http);
+  if (request.system === 'eventbridge') {
+    return eventBridgeClient().send(new PutEventsCommand(request.input as PutEventsCommandInput));
+  }
+  const command = (dynamodb as unknown as Record<string, DynamoCommandClass | undefined>)[request.operation];
+  if (!command) return Promise.reject(new Error(`no DynamoDB command ${request.operation}`));
+  // Conditional writes replayed after the handler's own write fail their condition; the request,
+  // its round trip and its billing are the same, which is what the baseline measures.
+  return dynamoDbClient()
+    .send(new command(request.input))
+    .catch(() => undefined);
+}
+
+/**
+ * Requests that overlapped in time were sent concurrently by the handler; the replay keeps that
+ * shape (groups of overlapping requests in parallel, groups one after another).
+ */
+export function concurrencyGroups(requests: readonly RecordedRequest[]): RecordedRequest[][] {
+  const sorted = [...requests].sort((a, b) => a.startedAt - b.startedAt);
+  const groups: RecordedRequest[][] = [];
+  let groupEnd = Number.NEGATIVE_INFINITY;
+  for (const request of sorted) {
+    const current = groups.at(-1);
+    if (current && request.startedAt < groupEnd) {
+      current.push(request);
+      groupEnd = Math.max(groupEnd, request.endedAt);
+    } else {
+      groups.push([request]);
+      groupEnd = request.endedAt;
+    }
+  }
+  return groups;
+}
+
+/** Sends the recorded requests again, directly: no middy, Powertools, zod or connector code. */
+export async function replay(requests: readonly RecordedRequest[], serviceUrl: string): Promise<void> {
+  const base = new URL(serviceUrl);
+  for (const group of concurrencyGroups(requests)) {
+    await Promise.all(group.map((request) => replayOne(request, base)));
+  }
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
+import { inboundSamples } from '#functions/commons/contracts/samples.ts';
+import { eventTime, LOCAL_ACCOUNT_ID, scheduledEvent, toSqsEvent } from '#local/lambda.ts';
+import { LOCAL_DEFAULTS } from '#local/settings.ts';
+
+/**
+ * The inbound events the bench sends: EventBridge events as the rule target puts them on the SQS
+ * FIFO queue, built from the same samples as `events/`, with fresh ids so idempotency never
+ * short-circuits a measured record.
+ */
+
+export type FlowName =
+  | 'AccountCreated'
+  | 'PlanChosen'
+  | 'SubscriptionStatusRequested'
+  | 'EmployeeChanged'
+  | 'LocationCreated'
+  | 'BudgetSet'
+  | 'PayReturnsRequested';
+
+export const FLOWS: readonly FlowName[] = [
+  'AccountCreated',
+  'PlanChosen',
+  'SubscriptionStatusRequested',
+  'EmployeeChanged',
+  'LocationCreated',
+  'BudgetSet',
+  'PayReturnsRequested',
+];
+
+export interface InboundEntry {
+  readonly id: string;
+  readonly detailType: FlowName;
+  readonly detail: Record<string, unknown> & { accountId: string };
+}
+
+let sequence = 0;
+const runTag = Date.now().toString(36);
+
+export function uniqueAccountId(prefix = 'bench'): string {
+  sequence += 1;
+  return `${prefix}-${runTag}-${sequence}`;
+}
+
+export function accountCreated(accountId = uniqueAccountId()): InboundEntry {
+  const sample = inboundSamples.AccountCreated;
+  return {
+    id: randomUUID(),
+    detailType: 'AccountCreated',
+    detail: {
+      ...sample,
+      accountId,
+      businessName: `Bench ${accountId}`,
+      owner: { ...sample.owner, email: `owner+${accountId}@example.com` },
+    },
+  };
+}
+
+export function planChosen(accountId: string, plan: 'PREMIUM' | 'FREE' = 'PREMIUM'): InboundEntry {
+  const { billingAddress } = inboundSamples.PlanChosen;
+  return {
+    id: randomUUID(),
+    detailType: 'PlanChosen',
+    detail: { accountId, plan, ...(plan === 'PREMIUM' ? { billingAddress } : {}) },
+  };
+}
+
+export function subscriptionStatusRequested(accountId: string): InboundEntry {
+  return { id: randomUUID(), detailType: 'SubscriptionStatusRequested', detail: { accountId } };
+}
+
+/** The full sample (four parts) unless `parts` narrows it, e.g. to one known custom field. */
+export function employeeChanged(
+  accountId: string,
+  parts: Partial<Record<'customFields' | 'regularHours' | 'payRate' | 'leaveBalances', unknown>> = {},
+): InboundEntry {
+  const sample = inboundSamples.EmployeeChanged;
+  const detail = Object.keys(parts).length > 0 ? { employeeId: sample.employeeId, ...parts } : sample;
+  return { id: randomUUID(), detailType: 'EmployeeChanged', detail: { ...detail, accountId } };
+}
+
+export function locationCreated(accountId: string, areaCount = 2): InboundEntry {
+  const sample = inboundSamples.LocationCreated;
+  const areas = Array.from({ length: areaCount }, (_, index) => ({
+    name: `Area ${index + 1}`,
+    exportName: `AREA${index + 1}`,
+  }));
+  return {
+    id: randomUUID(),
+    detailType: 'LocationCreated',
+    detail: { ...sample, accountId, locationRef: `loc-${randomUUID()}`, areas },
+  };
+}
+
+/** A budget of `days` consecutive days from 2025-03-03. */
+export function budgetSet(accountId: string, days = 7): InboundEntry {
+  const sample = inboundSamples.BudgetSet;
+  const start = Date.UTC(2025, 2, 3);
+  return {
+    id: randomUUID(),
+    detailType: 'BudgetSet',
+    detail: {
+      ...sample,
+      accountId,
+      days: Array.from({ length: days }, (_, index) => ({
+        date: new Date(start + index * 86_400_000).toISOString().slice(0, 10),
+        value: 1000 + index,
+      })),
+    },
+  };
+}
+
+export function payReturnsRequested(accountId: string): InboundEntry {
+  return {
+    id: randomUUID(),
+    detailType: 'PayReturnsRequested',
+    detail: { ...inboundSamples.PayReturnsRequested, accountId },
+  };
+}
+
+/** One steady-state event of a flow for an already provisioned account. */
+export function flowEvent(flow: FlowName, accountId: string, index: number): InboundEntry {
+  switch (flow) {
+    case 'AccountCreated':
+      return accountCreated();
+    case 'PlanChosen':
+      // Alternating keeps every event a real plan change (trial → paid → free → paid ...).
+      return planChosen(accountId, index % 2 === 0 ? 'PREMIUM' : 'FREE');
+    case 'SubscriptionStatusRequested':
+      return subscriptionStatusRequested(accountId);
+    case 'EmployeeChanged':
+      return employeeChanged(accountId);
+    case 'LocationCreated':
+      return locationCreated(accountId);
+    case 'BudgetSet':
+      return budgetSet(accountId);
+    case 'PayReturnsRequested':
+      return payReturnsRequested(accountId);
+  }
+}
+
+/** The EventBridge event exactly as the SQS target receives it. */
+export function busEvent(entry: InboundEntry, at = new Date()) {
+  return {
+    version: '0',
+    id: entry.id,
+    'detail-type': entry.detailType,
+    source: LOCAL_DEFAULTS.inboundSource,
+    account: LOCAL_ACCOUNT_ID,
+    time: eventTime(at),
+    region: LOCAL_DEFAULTS.region,
+    resources: [],
+    detail: entry.detail,
+  };
+}
+
+export function sqsBatch(entries: readonly InboundEntry[], queueName = 'bench.fifo'): SQSEvent {
+  const now = Date.now();
+  return toSqsEvent(
+    entries.map((entry, index) => ({
+      messageId: randomUUID(),
+      body: JSON.stringify(busEvent(entry)),
+      groupId: entry.detail.accountId,
+      deduplicationId: entry.id,
+      sequenceNumber: String(now * 1000 + index).padStart(20, '0'),
+      sentTimestamp: now,
+      receiveCount: 1,
+      firstReceiveTimestamp: now,
+    })),
+    { queueName, region: LOCAL_DEFAULTS.region },
+  );
+}
+
+export function trialWatchEvent(at: Date) {
+  return scheduledEvent('trial-watch-schedule', LOCAL_DEFAULTS.region, at);
+}

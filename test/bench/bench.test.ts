@@ -1,0 +1,130 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '../../bench/cost.ts';
+import type { FlowOverhead } from '../../bench/overhead.ts';
+import { concurrencyGroups, type RecordedRequest } from '../../bench/recorder.ts';
+import { formatTable } from '../../bench/report.ts';
+import { type BenchResults, runBench } from '../../bench/run.ts';
+
+function request(startedAt: number, endedAt: number): RecordedRequest {
+  return {
+    system: 'dynamodb',
+    operation: 'GetItemCommand',
+    startedAt,
+    endedAt,
+    itemsRead: 0,
+    itemsWritten: 0,
+    readUnits: 0,
+    writeUnits: 0,
+  };
+}
+
+describe('raw replay shape', () => {
+  it('replays overlapping requests together and sequential ones one after another', () => {
+    // Prepare: two requests in flight at once, then one after both finished.
+    const requests = [request(0, 10), request(2, 8), request(12, 20)];
+
+    // Act
+    const groups = concurrencyGroups(requests);
+
+    // Assess
+    expect(groups.map((group) => group.length)).toEqual([2, 1]);
+  });
+});
+
+describe('cost per million events', () => {
+  it('charges Lambda by billed GB-seconds and every service per unit at list price', () => {
+    // Prepare: 100 ms at 256 MB, 2 writes + 1 consistent read, one event published.
+    const flow = {
+      flow: 'PlanChosen',
+      handlerMsMedian: 99.2,
+      writeUnits: 2,
+      readUnits: 1,
+      publishedEntries: 1,
+      serviceCalls: 1,
+    } as FlowOverhead;
+
+    // Act
+    const [cost] = costPerMillionEvents([flow]);
+
+    // Assess: 0.1 s × 0.25 GB × $0.0000133334 × 1e6 = $0.33; inbound + outbound event = $2.
+    expect(cost?.billedMs).toBe(100);
+    expect(cost?.lambdaCompute).toBeCloseTo(0.33, 2);
+    expect(cost?.sqs).toBeCloseTo(SQS_REQUESTS_PER_EVENT * PRICES.sqsFifoRequest * 1e6, 5);
+    expect(cost?.eventBridge).toBeCloseTo(2, 5);
+    expect(cost?.dynamoDb).toBeCloseTo(2 * 0.625 + 0.125, 5);
+  });
+});
+
+describe('npm run bench in a tiny mode', () => {
+  const bundleDir = join(process.cwd(), '.tmp', `bench-test-${process.pid}`);
+  let results: BenchResults | undefined;
+
+  afterAll(async () => {
+    await rm(bundleDir, { recursive: true, force: true });
+  });
+
+  it('measures every section end to end and prints one table with a goal per figure', async () => {
+    // Act
+    results = await runBench(
+      {
+        coldStartRepetitions: 1,
+        coldStartFunctions: ['subscription-status'],
+        overheadEvents: 2,
+        overheadWarmup: 1,
+        trialWatchSizes: [100, 200],
+        trialWatchRuns: 1,
+        throughputAccounts: 3,
+        throughputFollowUps: ['BudgetSet'],
+        budgetDays: [7],
+      },
+      { mode: 'tiny', bundleDir },
+    );
+
+    // Assess
+    const sections = new Set(results.rows.map((row) => row.section));
+    expect([...sections]).toEqual([
+      '1 cold start',
+      '2 overhead/event',
+      '3 calls/event',
+      '4 trial watch',
+      '5 throughput',
+      '5 memory',
+      '6 cost',
+    ]);
+    const table = formatTable(results.rows);
+    expect(table.split('\n')).toHaveLength(results.rows.length + 2);
+    for (const row of results.rows) expect(row.goal.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('finds the connector at the spec minimum of service calls', () => {
+    const calls = results?.calls ?? [];
+    expect(calls.length).toBeGreaterThan(5);
+    for (const call of calls)
+      expect({ case: call.case, calls: call.calls }).toEqual({ case: call.case, calls: call.minimum });
+  });
+
+  it('reads only the due trials however many businesses are tracked', () => {
+    for (const size of results?.trialWatch ?? []) {
+      expect(size.itemsReadRecorded).toBe(50);
+      expect(size.announced).toBe(50);
+    }
+  });
+
+  it('sizes the function bundle against references built in the same run', () => {
+    const byName = new Map((results?.coldStarts ?? []).map((result) => [result.name, result]));
+    const hello = byName.get('hello');
+    const floor = byName.get('floor');
+    const fn = byName.get('subscription-status');
+    expect(hello && floor && fn).toBeTruthy();
+    expect(hello?.bytes ?? 0).toBeLessThan(floor?.bytes ?? 0);
+    expect(floor?.bytes ?? 0).toBeLessThan(fn?.bytes ?? 0);
+    expect(fn?.errors).toEqual([]);
+    expect(fn?.batchOf10?.maxRssMb ?? 0).toBeGreaterThan(20);
+  });
+
+  it('delivers every event of the throughput run', () => {
+    expect(results?.throughput).toMatchObject({ events: 6, deadLetters: 0, syncFailed: 0 });
+  });
+});
