@@ -1,0 +1,134 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
+
+/**
+ * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
+ *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json FILE]
+ *
+ * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
+ * outcome with a model computed from the events sent, prints the figures and exits 0 only when
+ * nothing was duplicated and nothing was lost (docs/reliability.md).
+ */
+
+const USAGE =
+  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json FILE]';
+
+function numberOption(
+  values: Record<string, string | boolean | undefined>,
+  name: string,
+): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value)) {
+    throw new TypeError(`--${name} must be a number, got ${String(raw)}`);
+  }
+  return value;
+}
+
+function rateOption(values: Record<string, string | boolean | undefined>, name: string): number | undefined {
+  const value = numberOption(values, name);
+  if (value !== undefined && (value < 0 || value > 1))
+    throw new RangeError(`--${name} must be between 0 and 1`);
+  return value;
+}
+
+function formatReport(report: ChaosReport): string {
+  const o = report.options;
+  const lines = [
+    `chaos run: events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed}`,
+    `  sent                ${report.sent}  (${Object.entries(report.sentByDetailType)
+      .map(([type, n]) => `${type} ${n}`)
+      .join(', ')})`,
+    `  delivered twice     ${report.duplicatesDelivered}  (not acknowledged: ${report.duplicatesUnacknowledged}; copies of dead-lettered events dead-lettered again: ${report.duplicatesDeadLettered})`,
+    `  applied             ${report.applied}`,
+    `  SyncFailed          ${report.syncFailedTotal}  (${
+      Object.entries(report.syncFailed)
+        .map(([code, n]) => `${code} ${n}`)
+        .join(', ') || 'none'
+    })`,
+    `  dead-lettered       ${report.deadLettered}  (retries exhausted ${report.deadLetteredUnexpectedly}, of which account without business ${report.deadLetteredAwaitingBusiness}; the rest had no accountId)`,
+    `  no-op (by design)   ${report.acknowledgedNoOp}`,
+    `  lost                ${report.lost}`,
+    `  duplicates created  ${report.duplicates.total}  (businesses ${report.duplicates.businesses}, locations ${report.duplicates.locations}, areas ${report.duplicates.areas}, slots per apiName ${report.duplicates.slotsPerApiName}, apiNames per slot ${report.duplicates.apiNamesPerSlot}, table slot collisions ${report.duplicates.tableSlotCollisions}, trial announcements ${report.duplicates.announcements})`,
+    `  trial watch         announced ${report.trialAnnouncements.announced} trials; on trial but not announced ${report.trialAnnouncements.missing}`,
+    `  invalid mishandled  ${report.invalidMishandled.length}`,
+    `  order violations    ${report.orderViolations}`,
+    `  mismatches          ${report.mismatches.length}`,
+    `  faults injected     ${report.faultsInjected}; crashes ${
+      Object.entries(report.crashes)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(', ') || 'none'
+    }`,
+    `  retries             ${report.retries.total}  (429 ${report.retries.status429}, 5xx ${report.retries.status500}, no answer ${report.retries.noAnswer}, redeliveries ${report.retries.redeliveries})`,
+    `  service requests    ${report.requests.total}  (accepted ${report.requests.accepted}; accepted/s mean ${report.requests.meanAcceptedPerSecond}, peak ${report.requests.peakAcceptedPerSecond})`,
+    `  wall time           ${(report.wallTimeMs / 1000).toFixed(1)} s`,
+  ];
+  for (const lost of report.lostEvents.slice(0, 20))
+    lines.push(`  LOST ${lost.detailType} ${lost.eventId} (${lost.account})`);
+  for (const bad of report.invalidMishandled.slice(0, 20))
+    lines.push(`  INVALID ${bad.detailType} ${bad.eventId}: ${bad.outcome}`);
+  for (const mismatch of report.mismatches.slice(0, 20)) lines.push(`  MISMATCH ${mismatch}`);
+  if (report.tokenInEnvironment.length > 0)
+    lines.push(`  TOKEN IN ENV ${report.tokenInEnvironment.join(', ')}`);
+  lines.push(
+    report.passed ? 'PASS: no duplicates, nothing lost' : 'FAIL: duplicates or lost events (see above)',
+  );
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string' },
+      accounts: { type: 'string' },
+      'fault-rate': { type: 'string' },
+      'duplicate-rate': { type: 'string' },
+      'crash-rate': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      seed: { type: 'string' },
+      'log-level': { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const events = numberOption(values, 'events');
+  const accounts = numberOption(values, 'accounts');
+  const faultRate = rateOption(values, 'fault-rate');
+  const duplicateRate = rateOption(values, 'duplicate-rate');
+  const crashRate = rateOption(values, 'crash-rate');
+  const rateLimit = numberOption(values, 'rate-limit');
+  const seed = numberOption(values, 'seed');
+  const report = await runChaos({
+    ...(events === undefined ? {} : { events }),
+    ...(accounts === undefined ? {} : { accounts }),
+    ...(faultRate === undefined ? {} : { faultRate }),
+    ...(duplicateRate === undefined ? {} : { duplicateRate }),
+    ...(crashRate === undefined ? {} : { crashRate }),
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(seed === undefined ? {} : { seed }),
+    ...(values['log-level'] === undefined ? {} : { logLevel: values['log-level'] }),
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (values.json !== undefined) {
+    // The token is a random one made for this run; it goes to the file so a scan can look for it.
+    writeFileSync(values.json, JSON.stringify(report, null, 2));
+  }
+  const { token: _token, personalData: _personalData, ...printable } = report;
+  process.stdout.write(`${formatReport({ ...printable, token: '', personalData: [] })}\n`);
+  return report.passed ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`chaos: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    process.exit(2);
+  },
+);

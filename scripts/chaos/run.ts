@@ -1,0 +1,397 @@
+import { randomBytes } from 'node:crypto';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { configureCrashPoints, simulatedCrashCounts } from '#functions/commons/crash-points.ts';
+import { getBusiness } from '#functions/commons/store/business.ts';
+import { listSlots } from '#functions/commons/store/slots.ts';
+import { createStore } from '#functions/commons/store/store.ts';
+import type { DeliveryActivity } from '#local/delivery.ts';
+import type { BusEvent } from '#local/events-server.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { LOCAL_DEFAULTS, localEnvironment } from '#local/settings.ts';
+import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import { redeliver } from './redelivery.ts';
+import {
+  type ChaosVerdict,
+  type InstallTables,
+  judge,
+  type SandboxBusiness,
+  type SandboxRequest,
+  type TableBusiness,
+} from './verdict.ts';
+import { buildWorkload, type ChaosEvent, type Workload } from './workload.ts';
+
+/**
+ * One chaos run: the local runtime (real route table, handlers, FIFO queues with retries and a
+ * DLQ, dynalite, the events server) driven with the real EventBridge client while the sandbox
+ * injects faults, some events arrive twice and handlers crash between steps; then the verdict.
+ */
+
+export const FAULT_KINDS = ['429', '500', 'timeout', 'drop-after-commit'] as const;
+/** 30-day trials seen 24 days on: every trial is inside the 7-day threshold, none has ended. */
+const TRIAL_WATCH_ADVANCE_DAYS = 24;
+
+export interface ChaosOptions {
+  /** @default 1000 */
+  readonly events?: number;
+  /** @default 50 */
+  readonly accounts?: number;
+  /** Share of service calls the sandbox faults. @default 0.2 */
+  readonly faultRate?: number;
+  readonly faultKinds?: ReadonlyArray<(typeof FAULT_KINDS)[number]>;
+  /** Share of events delivered twice with the same event id. @default 0.1 */
+  readonly duplicateRate?: number;
+  /** Share of crash points that crash (CONNECTOR_CRASH_RATE). @default 0.05 */
+  readonly crashRate?: number;
+  /** Requests per second the service accepts; undefined: no limit. */
+  readonly rateLimit?: number;
+  /** @default 1 */
+  readonly seed?: number;
+  /**
+   * Delay before a failed record is received again. Short, so a record that exhausts its five
+   * receives reaches the DLQ in well under a second and a 1000-event run stays within minutes;
+   * SQS's visibility timeout is longer but the order of events is the same.
+   * @default 100, or 1000 with a rate limit
+   */
+  readonly visibilityDelayMs?: number;
+  /**
+   * Per-attempt timeout of service calls (HTTP_TIMEOUT_MS). A 'timeout' fault holds the request
+   * until the client gives up, so this is what each one costs. @default 1000
+   */
+  readonly httpTimeoutMs?: number;
+  /** Powertools log level of the handlers. @default 'ERROR' */
+  readonly logLevel?: string;
+  /** @default a random token, so logs can be searched for it */
+  readonly token?: string;
+  readonly onProgress?: (line: string) => void;
+}
+
+export interface ChaosReport extends ChaosVerdict {
+  readonly options: Required<Omit<ChaosOptions, 'onProgress' | 'rateLimit' | 'token'>> & {
+    readonly rateLimit: number | null;
+  };
+  readonly faultsInjected: number;
+  readonly crashes: Record<string, number>;
+  readonly wallTimeMs: number;
+  /** Names of environment variables of this (the handlers') process whose value holds the token. */
+  readonly tokenInEnvironment: readonly string[];
+  /** The owner e-mails and mobile numbers the run sent (what a log scan looks for). */
+  readonly personalData: readonly string[];
+  readonly token: string;
+  readonly passed: boolean;
+}
+
+export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport> {
+  const settings = {
+    events: options.events ?? 1000,
+    accounts: options.accounts ?? Math.min(50, options.events ?? 1000),
+    faultRate: options.faultRate ?? 0.2,
+    faultKinds: options.faultKinds ?? FAULT_KINDS,
+    duplicateRate: options.duplicateRate ?? 0.1,
+    crashRate: options.crashRate ?? 0.05,
+    rateLimit: options.rateLimit ?? null,
+    seed: options.seed ?? 1,
+    // Against a rate limit a record must outwait Retry-After (1 s) between receives, as it would
+    // behind a real visibility timeout; 100 ms would burn its five receives inside one 429 storm.
+    visibilityDelayMs: options.visibilityDelayMs ?? (options.rateLimit === undefined ? 100 : 1000),
+    httpTimeoutMs: options.httpTimeoutMs ?? 1000,
+    logLevel: options.logLevel ?? 'ERROR',
+  };
+  const startedAt = Date.now();
+  const token = options.token ?? `chaos-${randomBytes(18).toString('hex')}`;
+  const report = options.onProgress ?? (() => undefined);
+  const progress = (line: string) => report(`[${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
+  const workload = buildWorkload(settings);
+
+  // Crash points read their variables when the handlers load (first delivery), and this process
+  // hosts them, so both the variables and the live setting are set before anything is sent.
+  process.env['CONNECTOR_CRASH_RATE'] = String(settings.crashRate);
+  process.env['CONNECTOR_CRASH_SEED'] = String(settings.seed);
+  configureCrashPoints(
+    settings.crashRate > 0 ? { rate: settings.crashRate, seed: settings.seed } : undefined,
+  );
+
+  let redeliveries = 0;
+  const onActivity = (activity: DeliveryActivity | { kind: string }): void => {
+    if (activity.kind === 'batch')
+      redeliveries += (activity as Extract<DeliveryActivity, { kind: 'batch' }>).failed;
+  };
+
+  let ownSandbox: RunningSandbox | undefined;
+  let runtime: LocalRuntime | undefined;
+  try {
+    runtime = await startLocalRuntime({
+      trialWatchEveryMs: 0,
+      visibilityDelayMs: settings.visibilityDelayMs,
+      logLevel: settings.logLevel,
+      token,
+      onActivity,
+    });
+    let sandboxUrl = runtime.sandboxUrl;
+    if (settings.rateLimit !== null) {
+      // The local runtime starts its sandbox without a rate limit; handlers read their addresses
+      // when they load (first delivery), so pointing them at a rate-limited sandbox here is enough.
+      ownSandbox = await startSandbox({
+        port: 0,
+        partner: LOCAL_DEFAULTS.partnerName,
+        token,
+        rateLimit: settings.rateLimit,
+      });
+      sandboxUrl = ownSandbox.url;
+    }
+    Object.assign(process.env, {
+      ...localEnvironment(
+        {
+          sandboxUrl,
+          dynamoEndpoint: runtime.dynamoEndpoint,
+          eventsEndpoint: runtime.eventsEndpoint,
+          secretsEndpoint: runtime.secretsEndpoint,
+          tableName: runtime.tableName,
+          busName: runtime.busName,
+        },
+        { logLevel: settings.logLevel },
+      ),
+      HTTP_TIMEOUT_MS: String(settings.httpTimeoutMs),
+    });
+    if (settings.faultRate > 0) {
+      await sandboxJson(sandboxUrl, 'POST', '/_sandbox/faults', {
+        rate: settings.faultRate,
+        kinds: settings.faultKinds,
+        seed: settings.seed,
+      });
+    }
+
+    const eventBridge = new EventBridgeClient({
+      region: runtime.region,
+      endpoint: runtime.eventsEndpoint,
+      credentials: { accessKeyId: 'AKIACHAOS', secretAccessKey: 'chaos' },
+    });
+    const sent = new Map<string, ChaosEvent>();
+    const duplicates = new DuplicateDeliveries(runtime, settings.visibilityDelayMs);
+    try {
+      progress(`phase 1: ${workload.creations.length} AccountCreated`);
+      await publish(eventBridge, runtime, workload.creations, sent, duplicates);
+      await settle(runtime, duplicates);
+      progress(`phase 2: ${workload.followUps.length} follow-up events`);
+      await publish(eventBridge, runtime, workload.followUps, sent, duplicates);
+      await settle(runtime, duplicates);
+      progress(
+        `phase 3: trial watch ${TRIAL_WATCH_ADVANCE_DAYS} days later, two overlapping runs and a later one`,
+      );
+      for (const url of new Set([sandboxUrl, runtime.sandboxUrl])) {
+        await sandboxJson(url, 'POST', '/_sandbox/clock', { advanceDays: TRIAL_WATCH_ADVANCE_DAYS });
+      }
+      // Overlapping runs must not both announce; a run that crashed leaves the rest to the next one.
+      await Promise.allSettled([runtime.runTrialWatch(), runtime.runTrialWatch()]);
+      await runtime.runTrialWatch().catch(() => undefined);
+      await settle(runtime, duplicates);
+    } finally {
+      eventBridge.destroy();
+    }
+    progress('comparing the service, the table and the published events with the expected model');
+
+    const faultPlan = await sandboxJson<{ injected?: number } | null>(sandboxUrl, 'GET', '/_sandbox/faults');
+    if (settings.faultRate > 0) await sandboxJson(sandboxUrl, 'DELETE', '/_sandbox/faults');
+    const observations = await observe(runtime, sandboxUrl, workload);
+    const verdict = judge({
+      workload,
+      sent,
+      outbound: runtime.outbound(),
+      deadLetters: runtime.dlq(),
+      ...observations,
+      redeliveries,
+      duplicatesDelivered: duplicates.delivered,
+      duplicatesUnacknowledged: duplicates.unacknowledged,
+      duplicatesDeadLettered: duplicates.deadLettered,
+    });
+    return {
+      ...verdict,
+      options: settings,
+      faultsInjected: faultPlan?.injected ?? 0,
+      crashes: simulatedCrashCounts(),
+      wallTimeMs: Date.now() - startedAt,
+      tokenInEnvironment: Object.entries(process.env)
+        .filter(([, value]) => value?.includes(token))
+        .map(([name]) => name),
+      personalData: workload.accounts.flatMap((account) => [account.ownerEmail, account.ownerMobile]),
+      token,
+      passed: verdict.duplicates.total === 0 && verdict.lost === 0,
+    };
+  } finally {
+    await runtime?.close();
+    await ownSandbox?.close();
+    configureCrashPoints(undefined);
+  }
+}
+
+/** Publishes in send order, ten entries per PutEvents, one request at a time: per-account order holds. */
+async function publish(
+  eventBridge: EventBridgeClient,
+  runtime: LocalRuntime,
+  events: readonly ChaosEvent[],
+  sent: Map<string, ChaosEvent>,
+  duplicates: DuplicateDeliveries,
+): Promise<void> {
+  for (let start = 0; start < events.length; start += 10) {
+    const chunk = events.slice(start, start + 10);
+    const answer = await eventBridge.send(
+      new PutEventsCommand({
+        Entries: chunk.map((event) => ({
+          EventBusName: runtime.busName,
+          Source: runtime.inboundSource,
+          DetailType: event.detailType,
+          Detail: JSON.stringify(event.detail),
+        })),
+      }),
+    );
+    if ((answer.FailedEntryCount ?? 0) > 0) {
+      throw new Error(
+        `PutEvents refused ${answer.FailedEntryCount} entries: ${JSON.stringify(answer.Entries)}`,
+      );
+    }
+    chunk.forEach((event, index) => {
+      const eventId = answer.Entries?.[index]?.EventId;
+      if (eventId === undefined) throw new Error('PutEvents answered without an EventId');
+      sent.set(eventId, event);
+      if (event.duplicate && event.expectation.kind !== 'undeliverable') duplicates.schedule(eventId);
+    });
+  }
+}
+
+/** Waits until the queues are drained and every second delivery is done (they may feed each other). */
+async function settle(runtime: LocalRuntime, duplicates: DuplicateDeliveries): Promise<void> {
+  do {
+    await runtime.waitForIdle();
+    await duplicates.flush();
+  } while (duplicates.pending > 0);
+  await runtime.waitForIdle();
+}
+
+/**
+ * Hands each chosen event to its handler a second time once the first delivery has an outcome
+ * (a result event, a SyncFailed or a dead letter), which is when SQS could deliver it again.
+ */
+class DuplicateDeliveries {
+  delivered = 0;
+  /** Copies of an event that was applied or refused, yet the copy was not acknowledged. */
+  unacknowledged = 0;
+  /** Copies of a dead-lettered event that failed again: they follow their original to the DLQ. */
+  deadLettered = 0;
+  private readonly waiting = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly runtime: LocalRuntime,
+    private readonly visibilityDelayMs: number,
+  ) {}
+
+  get pending(): number {
+    return this.waiting.size + this.running.size;
+  }
+
+  schedule(eventId: string): void {
+    this.waiting.add(eventId);
+    this.timer ??= setInterval(() => this.deliverHandled(), 50);
+  }
+
+  /** Delivers what is ready and waits for it; events still without an outcome stay waiting. */
+  async flush(): Promise<void> {
+    this.deliverHandled();
+    await Promise.allSettled([...this.running]);
+    if (this.waiting.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private deliverHandled(): void {
+    if (this.waiting.size === 0) return;
+    const answered = new Set<string>();
+    for (const event of this.runtime.outbound()) {
+      for (const key of ['causationId', 'sourceEventId']) {
+        const id = event.detail[key];
+        if (typeof id === 'string') answered.add(id);
+      }
+    }
+    const deadLettered = new Set<string>();
+    for (const letter of this.runtime.dlq()) {
+      const id = (JSON.parse(letter.body) as { id?: unknown }).id;
+      if (typeof id === 'string') deadLettered.add(id);
+    }
+    const published = new Map<string, BusEvent>();
+    for (const eventId of [...this.waiting]) {
+      const wasAnswered = answered.has(eventId);
+      if (!wasAnswered && !deadLettered.has(eventId)) continue;
+      this.waiting.delete(eventId);
+      if (published.size === 0) for (const event of this.runtime.published()) published.set(event.id, event);
+      const event = published.get(eventId);
+      if (!event) continue;
+      const run = redeliver(event, { region: this.runtime.region, visibilityDelayMs: this.visibilityDelayMs })
+        .then((result) => {
+          this.delivered++;
+          if (!result.acknowledged) {
+            if (wasAnswered) this.unacknowledged++;
+            else this.deadLettered++;
+          }
+        })
+        .finally(() => this.running.delete(run));
+      this.running.add(run);
+    }
+  }
+}
+
+async function observe(runtime: LocalRuntime, sandboxUrl: string, workload: Workload) {
+  const businesses = await sandboxJson<SandboxBusiness[]>(sandboxUrl, 'GET', '/_sandbox/businesses');
+  const requests = await sandboxJson<SandboxRequest[]>(sandboxUrl, 'GET', '/_sandbox/requests');
+  const ours = new Set(workload.accounts.map((account) => account.accountId));
+  const installs = new Map<string, InstallTables>();
+  for (const business of businesses) {
+    if (!ours.has(business.externalId)) continue;
+    installs.set(
+      business.hostname,
+      await sandboxJson<InstallTables>(
+        sandboxUrl,
+        'GET',
+        `/_sandbox/installs/${encodeURIComponent(business.hostname)}`,
+      ),
+    );
+  }
+  const store = createStore({ tableName: runtime.tableName });
+  try {
+    const tableBusinesses = new Map<string, TableBusiness | undefined>();
+    for (const account of workload.accounts) {
+      const record = await getBusiness(store, account.accountId);
+      tableBusinesses.set(
+        account.accountId,
+        record && { status: record.status, hostname: record.hostname, edition: record.edition },
+      );
+    }
+    const tableSlots = new Map<string, Array<{ apiName: string; slot: number }>>();
+    for (const hostname of installs.keys())
+      tableSlots.set(hostname, await listSlots(store, hostname, 'Employee'));
+    return {
+      businesses,
+      requests,
+      installs,
+      tableBusinesses,
+      tableSlots,
+    };
+  } finally {
+    store.doc.destroy();
+  }
+}
+
+async function sandboxJson<T = unknown>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`sandbox ${method} ${path} answered ${response.status}`);
+  return (await response.json()) as T;
+}

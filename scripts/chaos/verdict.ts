@@ -1,0 +1,489 @@
+import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
+
+/**
+ * Compares what the connector did with what the run expects, from observations only: the events
+ * the connector published, the dead-letter queues, the sandbox's state and request log, and the
+ * table. Pure, so the rules below are tested on their own.
+ *
+ * Outcome of a sent event, matched by event id:
+ * - applied: a result event (not SyncFailed) with causationId = the event id;
+ * - failed: a SyncFailed with sourceEventId = the event id (by code; some codes are failures by
+ *   design, e.g. SIGNUP_COMMITTED_UNCONFIRMED after a lost signup answer, LOCATION_OUTCOME_UNKNOWN);
+ * - dead-lettered: its body is in a DLQ (queue or rule DLQ);
+ * - no-op: a PlanChosen for the edition the account already had — the connector acknowledges it
+ *   without an event by design (functions/change-plan). Excused only when the account was seen on
+ *   that edition: by its earlier PlanChanged events (in order), or by a SubscriptionStatus answer
+ *   or an ALREADY_PREMIUM refusal (both refresh or reveal the edition the table may hold, on
+ *   another route, so their order relative to the PlanChosen is unknown);
+ * - lost: none of these.
+ */
+
+export interface ObservedOutbound {
+  readonly id: string;
+  readonly 'detail-type': string;
+  readonly detail: Record<string, unknown>;
+}
+
+export interface ObservedDeadLetter {
+  readonly queue: string;
+  readonly body: string;
+}
+
+export interface SandboxBusiness {
+  readonly hostname: string;
+  readonly externalId: string;
+}
+
+export interface SandboxRequest {
+  readonly time: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
+
+export type InstallTables = Record<string, Array<Record<string, unknown>>>;
+
+export interface TableBusiness {
+  readonly status: string;
+  readonly hostname?: string | undefined;
+  readonly edition?: string | undefined;
+}
+
+export interface Observations {
+  readonly workload: Workload;
+  /** Sent event id → the event. */
+  readonly sent: ReadonlyMap<string, ChaosEvent>;
+  readonly outbound: readonly ObservedOutbound[];
+  readonly deadLetters: readonly ObservedDeadLetter[];
+  readonly businesses: readonly SandboxBusiness[];
+  /** hostname → the sandbox's dump of the install. */
+  readonly installs: ReadonlyMap<string, InstallTables>;
+  readonly requests: readonly SandboxRequest[];
+  /** accountId → the table's business record (undefined: none). */
+  readonly tableBusinesses: ReadonlyMap<string, TableBusiness | undefined>;
+  /** hostname → the table's slot assignments for employees. */
+  readonly tableSlots: ReadonlyMap<string, ReadonlyArray<{ apiName: string; slot: number }>>;
+  /** Failed records the queues handed back for another receive. */
+  readonly redeliveries: number;
+  readonly duplicatesDelivered: number;
+  readonly duplicatesUnacknowledged: number;
+  readonly duplicatesDeadLettered: number;
+}
+
+export interface DuplicateFigures {
+  /** Businesses beyond one per account. */
+  readonly businesses: number;
+  /** Locations beyond one per locationRef. */
+  readonly locations: number;
+  /** Areas beyond one per location and area name. */
+  readonly areas: number;
+  /** Sandbox slots beyond one per apiName in an install. */
+  readonly slotsPerApiName: number;
+  /** Slots holding values of two owners (two apiNames, or an apiName and a field the connector does not own). */
+  readonly apiNamesPerSlot: number;
+  /** Table slots claimed by two apiNames. */
+  readonly tableSlotCollisions: number;
+  /** TrialExpiring / TrialEnded beyond one per account, trial end and threshold. */
+  readonly announcements: number;
+  readonly total: number;
+}
+
+export interface ChaosVerdict {
+  readonly sent: number;
+  readonly sentByDetailType: Record<string, number>;
+  readonly duplicatesDelivered: number;
+  readonly duplicatesUnacknowledged: number;
+  readonly duplicatesDeadLettered: number;
+  readonly applied: number;
+  readonly syncFailed: Record<string, number>;
+  readonly syncFailedTotal: number;
+  readonly deadLettered: number;
+  /** Dead-lettered events that were deliverable (a retry budget ran out, not a missing accountId). */
+  readonly deadLetteredUnexpectedly: number;
+  /** Of those, events of accounts without an ACTIVE business (signup UNCONFIRMED or dead-lettered): they wait for reconciliation by design. */
+  readonly deadLetteredAwaitingBusiness: number;
+  readonly acknowledgedNoOp: number;
+  readonly lost: number;
+  readonly lostEvents: ReadonlyArray<{ eventId: string; detailType: string; account: string }>;
+  readonly duplicates: DuplicateFigures;
+  /** Invalid events that did not end in SyncFailed INVALID_DETAIL naming their field (or the rule DLQ). */
+  readonly invalidMishandled: ReadonlyArray<{ eventId: string; detailType: string; outcome: string }>;
+  /** Custom field values older than the last applied event for that employee and apiName. */
+  readonly orderViolations: number;
+  /** Trials the trial watch announced, and trials on the table it did not announce (a crash between claim and publish loses one by design). */
+  readonly trialAnnouncements: { readonly announced: number; readonly missing: number };
+  /** Disagreements between the table and the service that are not duplicates. */
+  readonly mismatches: readonly string[];
+  readonly retries: {
+    readonly status429: number;
+    readonly status500: number;
+    readonly noAnswer: number;
+    readonly redeliveries: number;
+    readonly total: number;
+  };
+  readonly requests: {
+    readonly total: number;
+    readonly accepted: number;
+    readonly peakAcceptedPerSecond: number;
+    readonly meanAcceptedPerSecond: number;
+  };
+}
+
+type Outcome =
+  | { kind: 'applied' }
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'dead-lettered' }
+  | { kind: 'no-op' }
+  | { kind: 'lost' };
+
+export function judge(observed: Observations): ChaosVerdict {
+  const resultsByCause = new Map<string, ObservedOutbound[]>();
+  const failuresBySource = new Map<string, ObservedOutbound[]>();
+  for (const event of observed.outbound) {
+    const key =
+      event['detail-type'] === 'SyncFailed' ? event.detail['sourceEventId'] : event.detail['causationId'];
+    if (typeof key !== 'string') continue;
+    const index = event['detail-type'] === 'SyncFailed' ? failuresBySource : resultsByCause;
+    index.set(key, [...(index.get(key) ?? []), event]);
+  }
+  // Editions the service was seen to hold per account, outside the PlanChosen order: a status
+  // answer refreshes the table's edition, and ALREADY_PREMIUM says the service is on premium.
+  const editionsSeen = new Map<string, Set<string>>();
+  for (const event of observed.outbound) {
+    const account = event.detail['accountId'];
+    if (typeof account !== 'string') continue;
+    const edition =
+      event['detail-type'] === 'SubscriptionStatus'
+        ? event.detail['edition']
+        : event['detail-type'] === 'SyncFailed' && event.detail['code'] === 'ALREADY_PREMIUM'
+          ? 'SUBSCRIPTION_PAID_PRO_PREMIUM'
+          : undefined;
+    if (typeof edition === 'string')
+      editionsSeen.set(account, (editionsSeen.get(account) ?? new Set()).add(edition));
+  }
+  const deadLettered = new Set<string>();
+  for (const letter of observed.deadLetters) {
+    const id = eventIdOf(letter.body);
+    if (id !== undefined) deadLettered.add(id);
+  }
+
+  // Sent order per account, to judge PlanChosen no-ops and custom field order.
+  const byOrder = [...observed.sent].sort(([, a], [, b]) => a.order - b.order);
+  const outcomes = new Map<string, Outcome>();
+  const editionOf = new Map<string, string>();
+  for (const [eventId, event] of byOrder) {
+    const outcome = outcomeOf(
+      eventId,
+      event,
+      resultsByCause,
+      failuresBySource,
+      deadLettered,
+      editionOf,
+      editionsSeen,
+    );
+    outcomes.set(eventId, outcome);
+    if (event.detailType === 'PlanChosen' && outcome.kind === 'applied') {
+      const edition = resultsByCause.get(eventId)?.[0]?.detail['edition'];
+      if (typeof edition === 'string') editionOf.set(event.account, edition);
+    }
+  }
+
+  const sentByDetailType: Record<string, number> = {};
+  const syncFailed: Record<string, number> = {};
+  let applied = 0;
+  let dead = 0;
+  let deadUnexpectedly = 0;
+  let deadAwaitingBusiness = 0;
+  let noOp = 0;
+  const lostEvents: Array<{ eventId: string; detailType: string; account: string }> = [];
+  const invalidMishandled: Array<{ eventId: string; detailType: string; outcome: string }> = [];
+  for (const [eventId, event] of byOrder) {
+    sentByDetailType[event.detailType] = (sentByDetailType[event.detailType] ?? 0) + 1;
+    const outcome = outcomes.get(eventId) ?? { kind: 'lost' };
+    if (outcome.kind === 'applied') applied++;
+    else if (outcome.kind === 'failed') syncFailed[outcome.code] = (syncFailed[outcome.code] ?? 0) + 1;
+    else if (outcome.kind === 'dead-lettered') {
+      dead++;
+      if (event.expectation.kind !== 'undeliverable') {
+        deadUnexpectedly++;
+        if (observed.tableBusinesses.get(event.account)?.status !== 'ACTIVE') deadAwaitingBusiness++;
+      }
+    } else if (outcome.kind === 'no-op') noOp++;
+    else lostEvents.push({ eventId, detailType: event.detailType, account: event.account });
+
+    const expectation = event.expectation;
+    if (expectation.kind === 'invalid') {
+      const named =
+        outcome.kind === 'failed' &&
+        outcome.code === 'INVALID_DETAIL' &&
+        outcome.message.includes(expectation.field);
+      if (!named)
+        invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
+    } else if (expectation.kind === 'undeliverable' && outcome.kind !== 'dead-lettered') {
+      invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
+    }
+  }
+
+  const mismatches: string[] = [];
+  const duplicates = countDuplicates(observed, outcomes, resultsByCause, mismatches);
+  const orderViolations = countOrderViolations(observed, outcomes);
+  const announcementKeys = new Map<string, number>();
+  for (const event of observed.outbound) {
+    const type = event['detail-type'];
+    if (type !== 'TrialExpiring' && type !== 'TrialEnded') continue;
+    const key = `${String(event.detail['accountId'])}|${String(event.detail['trialEndDate'])}|${type}|${String(event.detail['daysLeft'] ?? '')}`;
+    announcementKeys.set(key, (announcementKeys.get(key) ?? 0) + 1);
+  }
+  const announcedAccounts = new Set([...announcementKeys.keys()].map((key) => key.split('|')[0]));
+  const onTrial = observed.workload.accounts.filter((account) => {
+    const business = observed.tableBusinesses.get(account.accountId);
+    return business?.status === 'ACTIVE' && business.edition === 'SUBSCRIPTION_PRO_TRIAL';
+  });
+  const announcementDuplicates = [...announcementKeys.values()].reduce(
+    (sum, n) => sum + Math.max(0, n - 1),
+    0,
+  );
+
+  const status429 = observed.requests.filter((request) => request.status === 429).length;
+  const status500 = observed.requests.filter((request) => request.status >= 500).length;
+  const noAnswer = observed.requests.filter((request) => request.status === 0).length;
+  const accepted = observed.requests.filter((request) => request.status !== 429);
+  const perSecond = new Map<number, number>();
+  for (const request of accepted) {
+    const second = Math.floor(Date.parse(request.time) / 1000);
+    perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+  }
+  const seconds = [...perSecond.keys()];
+  const span = seconds.length === 0 ? 1 : Math.max(...seconds) - Math.min(...seconds) + 1;
+
+  return {
+    sent: observed.sent.size,
+    sentByDetailType,
+    duplicatesDelivered: observed.duplicatesDelivered,
+    duplicatesUnacknowledged: observed.duplicatesUnacknowledged,
+    duplicatesDeadLettered: observed.duplicatesDeadLettered,
+    applied,
+    syncFailed,
+    syncFailedTotal: Object.values(syncFailed).reduce((sum, n) => sum + n, 0),
+    deadLettered: dead,
+    deadLetteredUnexpectedly: deadUnexpectedly,
+    deadLetteredAwaitingBusiness: deadAwaitingBusiness,
+    acknowledgedNoOp: noOp,
+    lost: lostEvents.length,
+    lostEvents,
+    duplicates: {
+      ...duplicates,
+      announcements: announcementDuplicates,
+      total: duplicates.total + announcementDuplicates,
+    },
+    trialAnnouncements: {
+      announced: announcedAccounts.size,
+      missing: onTrial.filter((account) => !announcedAccounts.has(account.accountId)).length,
+    },
+    invalidMishandled,
+    orderViolations,
+    mismatches,
+    retries: {
+      status429,
+      status500,
+      noAnswer,
+      redeliveries: observed.redeliveries,
+      total: status429 + status500 + noAnswer + observed.redeliveries,
+    },
+    requests: {
+      total: observed.requests.length,
+      accepted: accepted.length,
+      peakAcceptedPerSecond: Math.max(0, ...perSecond.values()),
+      meanAcceptedPerSecond: Math.round((accepted.length / span) * 10) / 10,
+    },
+  };
+}
+
+function outcomeOf(
+  eventId: string,
+  event: ChaosEvent,
+  results: ReadonlyMap<string, ObservedOutbound[]>,
+  failures: ReadonlyMap<string, ObservedOutbound[]>,
+  deadLettered: ReadonlySet<string>,
+  editionOf: ReadonlyMap<string, string>,
+  editionsSeen: ReadonlyMap<string, ReadonlySet<string>>,
+): Outcome {
+  if ((results.get(eventId)?.length ?? 0) > 0) return { kind: 'applied' };
+  const failure = failures.get(eventId)?.[0];
+  if (failure) {
+    return {
+      kind: 'failed',
+      code: String(failure.detail['code']),
+      message: String(failure.detail['message'] ?? ''),
+    };
+  }
+  if (deadLettered.has(eventId)) return { kind: 'dead-lettered' };
+  if (event.detailType === 'PlanChosen') {
+    const target = event.detail['plan'] === 'PREMIUM' ? 'SUBSCRIPTION_PAID_PRO_PREMIUM' : 'SUBSCRIPTION_FREE';
+    const before = editionOf.get(event.account) ?? 'SUBSCRIPTION_PRO_TRIAL';
+    if (before === target || editionsSeen.get(event.account)?.has(target)) return { kind: 'no-op' };
+  }
+  return { kind: 'lost' };
+}
+
+function countDuplicates(
+  observed: Observations,
+  outcomes: ReadonlyMap<string, Outcome>,
+  results: ReadonlyMap<string, ObservedOutbound[]>,
+  mismatches: string[],
+): Omit<DuplicateFigures, 'announcements'> {
+  let businesses = 0;
+  let locations = 0;
+  let areas = 0;
+  let slotsPerApiName = 0;
+  let apiNamesPerSlot = 0;
+  let tableSlotCollisions = 0;
+  const creationOf = new Map<string, string>();
+  const locationResults = new Map<string, number>();
+  for (const [eventId, event] of observed.sent) {
+    if (event.detailType === 'AccountCreated') creationOf.set(event.account, eventId);
+    if (event.detailType === 'LocationCreated') {
+      for (const result of results.get(eventId) ?? []) {
+        const id = result.detail['locationId'];
+        if (typeof id === 'number')
+          locationResults.set(`${event.account}/${String(event.detail['locationRef'])}`, id);
+      }
+    }
+  }
+
+  for (const account of observed.workload.accounts) {
+    const held = observed.businesses.filter((business) => business.externalId === account.accountId);
+    businesses += Math.max(0, held.length - 1);
+    const table = observed.tableBusinesses.get(account.accountId);
+    const creation = outcomes.get(creationOf.get(account.accountId) ?? '');
+    if (table?.status === 'ACTIVE') {
+      if (held.length !== 1 || held[0]?.hostname !== table.hostname) {
+        mismatches.push(
+          `${account.accountId}: table maps ${table.hostname}, service holds [${held.map((b) => b.hostname).join(', ')}]`,
+        );
+      }
+    } else if (table?.status === 'UNCONFIRMED') {
+      // Excused from "lost" only because the service really holds exactly one business for it.
+      if (held.length !== 1)
+        mismatches.push(`${account.accountId}: UNCONFIRMED but the service holds ${held.length} businesses`);
+    } else if (creation?.kind === 'applied') {
+      mismatches.push(
+        `${account.accountId}: BusinessProvisioned published but the table has ${table?.status ?? 'no business'}`,
+      );
+    } else if (held.length > 0) {
+      // A business the connector neither maps nor flags for reconciliation: nobody will ever find it.
+      mismatches.push(
+        `${account.accountId}: the service holds ${held.length} business(es) the table does not know (${table?.status ?? 'no record'})`,
+      );
+    }
+
+    const hostname = held[0]?.hostname;
+    const install = hostname === undefined ? undefined : observed.installs.get(hostname);
+    if (hostname === undefined || install === undefined) continue;
+    const locationRecords = install['Location'] ?? [];
+    const areaRecords = install['Area'] ?? [];
+    for (const planned of account.locations.values()) {
+      const matching = locationRecords.filter((record) => record['CompanyName'] === planned.name);
+      locations += Math.max(0, matching.length - 1);
+      const published = locationResults.get(`${account.accountId}/${planned.locationRef}`);
+      if (published !== undefined && (matching.length !== 1 || matching[0]?.['Id'] !== published)) {
+        mismatches.push(
+          `${account.accountId}/${planned.locationRef}: LocationProvisioned says ${published}, service holds [${matching.map((r) => String(r['Id'])).join(', ')}]`,
+        );
+      }
+      for (const record of matching) {
+        for (const areaName of planned.areaNames) {
+          const held = areaRecords.filter(
+            (area) => area['Company'] === record['Id'] && area['OperationalUnitName'] === areaName,
+          );
+          areas += Math.max(0, held.length - 1);
+        }
+      }
+    }
+
+    const owners = new Map<string, Set<string>>();
+    const slotsOf = new Map<string, Set<string>>();
+    for (const record of install['CustomFieldData'] ?? []) {
+      if (record['System'] !== 'Employee') continue;
+      for (const [field, value] of Object.entries(record)) {
+        if (!/^F\d{2,3}$/.test(field) || value === null || value === undefined) continue;
+        const owner = apiNameOfValue(value) ?? '(not the connector)';
+        owners.set(field, (owners.get(field) ?? new Set()).add(owner));
+        if (owner !== '(not the connector)') slotsOf.set(owner, (slotsOf.get(owner) ?? new Set()).add(field));
+      }
+    }
+    for (const names of owners.values()) apiNamesPerSlot += Math.max(0, names.size - 1);
+    for (const slots of slotsOf.values()) slotsPerApiName += Math.max(0, slots.size - 1);
+    const tableSlots = observed.tableSlots.get(hostname) ?? [];
+    const namesBySlot = new Map<number, number>();
+    for (const { slot } of tableSlots) namesBySlot.set(slot, (namesBySlot.get(slot) ?? 0) + 1);
+    for (const count of namesBySlot.values()) tableSlotCollisions += Math.max(0, count - 1);
+    for (const { apiName, slot } of tableSlots) {
+      const field = `F${String(slot).padStart(2, '0')}`;
+      const inService = slotsOf.get(apiName);
+      if (inService && !inService.has(field)) {
+        mismatches.push(
+          `${hostname}: table puts ${apiName} in ${field}, service holds it in [${[...inService].join(', ')}]`,
+        );
+      }
+    }
+  }
+  const total = businesses + locations + areas + slotsPerApiName + apiNamesPerSlot + tableSlotCollisions;
+  return { businesses, locations, areas, slotsPerApiName, apiNamesPerSlot, tableSlotCollisions, total };
+}
+
+/**
+ * FIFO per account: the value left in a custom field must come from the last applied event that
+ * wrote it, or from a later event that failed part-way (its earlier parts may have been written).
+ */
+function countOrderViolations(observed: Observations, outcomes: ReadonlyMap<string, Outcome>): number {
+  const writes = new Map<string, Array<{ order: number; applied: boolean }>>();
+  for (const [eventId, event] of observed.sent) {
+    if (event.detailType !== 'EmployeeChanged' || event.expectation.kind !== 'valid') continue;
+    const fields = event.detail['customFields'];
+    if (typeof fields !== 'object' || fields === null) continue;
+    for (const apiName of Object.keys(fields)) {
+      const key = `${event.account}/${String(event.detail['employeeId'])}/${apiName}`;
+      const applied = outcomes.get(eventId)?.kind === 'applied';
+      writes.set(key, [...(writes.get(key) ?? []), { order: event.order, applied }]);
+    }
+  }
+  let violations = 0;
+  for (const account of observed.workload.accounts) {
+    const hostname = observed.businesses.find(
+      (business) => business.externalId === account.accountId,
+    )?.hostname;
+    const install = hostname === undefined ? undefined : observed.installs.get(hostname);
+    if (install === undefined) continue;
+    const records = new Map((install['CustomFieldData'] ?? []).map((record) => [record['Id'], record]));
+    for (const employee of install['Employee'] ?? []) {
+      const record = records.get(employee['CustomFieldData']);
+      if (!record) continue;
+      for (const value of Object.values(record)) {
+        const apiName = apiNameOfValue(value);
+        if (apiName === undefined) continue;
+        const order = Number(String(value).split('|')[1]);
+        const history = writes.get(`${account.accountId}/${String(employee['Id'])}/${apiName}`) ?? [];
+        const lastApplied = Math.max(
+          -1,
+          ...history.filter((write) => write.applied).map((write) => write.order),
+        );
+        if (order < lastApplied) violations++;
+      }
+    }
+  }
+  return violations;
+}
+
+function eventIdOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { id?: unknown };
+    return typeof parsed.id === 'string' ? parsed.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(outcome: Outcome): string {
+  return outcome.kind === 'failed' ? `SyncFailed ${outcome.code}: ${outcome.message}` : outcome.kind;
+}
