@@ -29,7 +29,10 @@ const TARGET_EDITION = { PREMIUM: PREMIUM_EDITION, FREE: FREE_EDITION } as const
  *    FREE while on trial → CANNOT_CANCEL_TRIAL (the service refuses cancel on trial; the trial
  *    ends on its own as SUBSCRIPTION_FREE); PREMIUM for a US business without a billing address
  *    (no filled field) → BILLING_ADDRESS_REQUIRED.
- * 4. upgrade or cancel; a refusal becomes SyncFailed with the service's code.
+ * 4. upgrade or cancel. On a refusal, subscription-status decides: when the service already holds
+ *    the target edition (an earlier attempt committed and its answer was lost, or the plan was
+ *    changed at the service), the change counts as done; otherwise SyncFailed with the service's
+ *    code.
  * 5. updateEdition (a converted business leaves the trial index), recordSyncSuccess, publish.
  */
 export async function changePlan(
@@ -60,10 +63,22 @@ export async function changePlan(
         ? await service.provisioning.upgrade(business.hostname, detail.billingAddress, business.region)
         : await service.provisioning.cancel(business.hostname, business.region);
   } catch (error) {
-    if (error instanceof ServiceRejectedError) {
-      throw serviceRejection(`change-plan ${detail.plan === 'PREMIUM' ? 'upgrade' : 'cancel'}`, error);
-    }
-    throw error;
+    if (!(error instanceof ServiceRejectedError)) throw error;
+    // A refusal may only mean the change is already done: an earlier attempt committed but its
+    // answer was lost (the retry then gets "already premium" / "cannot cancel"), or the plan was
+    // changed at the service directly. The service's state decides, not the refusal's code
+    // (error codes are not shown in the spec).
+    const refusal = serviceRejection(
+      `change-plan ${detail.plan === 'PREMIUM' ? 'upgrade' : 'cancel'}`,
+      error,
+    );
+    const status = await service.provisioning
+      .subscriptionStatus(business.hostname, business.region)
+      .catch((statusError: unknown) => {
+        throw statusError instanceof ServiceRejectedError ? refusal : statusError;
+      });
+    if (status.edition !== target) throw refusal;
+    result = status;
   }
 
   // The cancel answer is not shown in the spec: the chosen edition is what the call achieved.

@@ -1,10 +1,16 @@
 /**
  * PlanChosen → convert (upgrade) or cancel the business's subscription.
  *
- * primary adapter: SQS FIFO batch (createQueueHandler) → use case: changePlan → secondary adapters:
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: changePlan → secondary adapters:
  * service client, store, publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as planChosen from '#functions/commons/contracts/inbound/plan-chosen.ts';
+import * as planChanged from '#functions/commons/contracts/outbound/plan-changed.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { changePlan } from './change-plan.ts';
 
-export const handler = createQueueHandler({ detailType: 'PlanChosen', useCase: changePlan });
+export const handler = createRouteHandler({
+  contract: planChosen,
+  publishes: [planChanged],
+  useCase: changePlan,
+});

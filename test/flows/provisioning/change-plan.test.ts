@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getBusiness } from '#functions/commons/store/business.ts';
+import { describe, expect, it } from 'vitest';
+import { getBusiness, updateEdition } from '#functions/commons/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import {
   accountCreatedDetail,
-  type FlowHarness,
   inboundEvent,
   provisionAccount,
   provisioningCalls,
   sandboxBusinessOf,
   sqsFifoBatch,
-  startFlowHarness,
   US_BILLING_ADDRESS,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 const changePlanCalls = async () => (await provisioningCalls(flow, 'change-plan')).length;
 
@@ -171,7 +165,7 @@ describe('PlanChosen → change-plan', () => {
     expect(await isInTrialIndex(accountId)).toBe(true);
   });
 
-  it("reports the service's ALREADY_PREMIUM when the business was converted behind the mapping's back", async () => {
+  it("takes the service's word when the business was converted behind the mapping's back", async () => {
     // Prepare: converted directly at the service, so the table still says trial.
     const accountId = uniqueAccountId('already-premium');
     const hostname = await provisionAccount(flow, accountId);
@@ -185,15 +179,42 @@ describe('PlanChosen → change-plan', () => {
       sqsFifoBatch([planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS)]),
     );
 
+    // Assess: the refusal (ALREADY_PREMIUM) is checked against subscription-status, which shows the plan.
+    expect(response.batchItemFailures).toEqual([]);
+    expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([]);
+    expect(flow.publishedFor(accountId, 'PlanChanged').map((published) => published.detail)).toEqual([
+      expect.objectContaining({
+        edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+        previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+      }),
+    ]);
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+  });
+
+  it("reports the service's refusal when the service is not in the chosen plan", async () => {
+    // Prepare: the table wrongly says premium while the service still holds the trial.
+    const accountId = uniqueAccountId('stale-premium');
+    await provisionAccount(flow, accountId);
+    await updateEdition(flow.store, accountId, {
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+      syncedAt: new Date(Date.now() + 60_000),
+    });
+    const event = planChosen(accountId, 'FREE');
+
+    // Act
+    const response = await flow.invokeBatch('change-plan', sqsFifoBatch([event]));
+
     // Assess
     expect(response.batchItemFailures).toEqual([]);
-    expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([
-      expect.objectContaining({ detail: expect.objectContaining({ code: 'ALREADY_PREMIUM' }) }),
+    expect(flow.publishedFor(accountId, 'SyncFailed').map((published) => published.detail)).toEqual([
+      expect.objectContaining({ code: 'CANNOT_CANCEL', sourceEventId: event.id }),
     ]);
     expect(flow.publishedFor(accountId, 'PlanChanged')).toEqual([]);
-    expect(await getBusiness(flow.store, accountId)).toMatchObject({
-      lastError: expect.objectContaining({ code: 'ALREADY_PREMIUM' }),
-    });
+    expect(await sandboxBusinessOf(flow, accountId)).toEqual([
+      expect.objectContaining({ edition: 'SUBSCRIPTION_PRO_TRIAL' }),
+    ]);
   });
 
   it('retries a plan chosen before the account exists, and applies it once the business is provisioned', async () => {
@@ -267,5 +288,41 @@ describe('PlanChosen → change-plan', () => {
       expect.objectContaining({ detail: expect.objectContaining({ code: 'WRONG_ROUTE' }) }),
     ]);
     expect(flow.publishedFor(other, 'BusinessProvisioned')).toHaveLength(1);
+  });
+
+  it('counts an upgrade as done when its answer was lost and the retry is refused as already premium', async () => {
+    // Prepare: the service applies the upgrade, then the connection dies before the answer.
+    const accountId = uniqueAccountId('upgrade-lost');
+    const hostname = await provisionAccount(flow, accountId);
+    await flow.sandbox('POST', '/_sandbox/faults', {
+      rate: 1,
+      kinds: ['drop-after-commit'],
+      count: 1,
+      pathPrefix: '/connect/v1/partner/acme/change-plan',
+    });
+    const event = planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS);
+    const first = await flow.invokeBatch('change-plan', sqsFifoBatch([event]));
+    await flow.sandbox('DELETE', '/_sandbox/faults');
+
+    // Act: SQS redelivers the record the first invocation could not finish.
+    const retry = await flow.invokeBatch('change-plan', sqsFifoBatch([event], { receiveCount: 2 }));
+
+    // Assess
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(retry.batchItemFailures).toEqual([]);
+    expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([]);
+    expect(flow.publishedFor(accountId, 'PlanChanged').map((published) => published.detail)).toEqual([
+      expect.objectContaining({
+        hostname,
+        edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+        previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+      }),
+    ]);
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+    expect(await sandboxBusinessOf(flow, accountId)).toEqual([
+      expect.objectContaining({ edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM' }),
+    ]);
   });
 });

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   accountCreatedDetail,
-  type FlowHarness,
   inboundEvent,
   provisioningCalls,
   sqsFifoBatch,
-  startFlowHarness,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 const serviceCalls = async () => (await flow.sandbox<unknown[]>('GET', '/_sandbox/requests')).length;
 

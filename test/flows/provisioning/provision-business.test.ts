@@ -1,24 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { claimSignup, getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import {
   accountCreatedDetail,
-  type FlowHarness,
   inboundEvent,
   provisioningCalls,
   sandboxBusinessOf,
   sqsFifoBatch,
-  startFlowHarness,
   uniqueAccountId,
   uniqueEmail,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 afterEach(async () => {
   await flow.sandbox('DELETE', '/_sandbox/faults');
 });

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import {
   accountCreatedDetail,
-  type FlowHarness,
   inboundEvent,
   provisioningCalls,
   sqsFifoBatch,
-  startFlowHarness,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 
-let flow: FlowHarness;
-
 // As in production today: only the US provisioning root exists.
-beforeAll(async () => {
-  flow = await startFlowHarness({ provisioningRegions: ['US'] });
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness({ provisioningRegions: ['US'] });
 
 describe('AccountCreated for a region that is not running', () => {
   for (const region of ['UK', 'AU']) {

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import {
-  type FlowHarness,
   inboundEvent,
   provisionAccount,
   provisioningCalls,
   sandboxBusinessOf,
   sqsFifoBatch,
-  startFlowHarness,
   US_BILLING_ADDRESS,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 const statusCalls = async () => (await provisioningCalls(flow, 'subscription-status')).length;
 const statusRequested = (accountId: string) => inboundEvent('SubscriptionStatusRequested', { accountId });

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
-  type FlowHarness,
   provisionAccount,
   provisioningCalls,
   scheduledEvent,
-  startFlowHarness,
   US_BILLING_ADDRESS,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 describe('trial watch after the trial end', () => {
   it('announces TrialEnded with the edition the service reports, also for a business converted outside the connector', async () => {
