@@ -1,24 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, REDACTED, redactText } from '#functions/commons/observability.ts';
-
-function captureLogLines(): { lines: () => Record<string, unknown>[] } {
-  const written: string[] = [];
-  // Powertools writes warnings and errors to stderr, the rest to stdout.
-  for (const stream of [process.stdout, process.stderr]) {
-    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-  }
-  return {
-    lines: () =>
-      written
-        .join('')
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-  };
-}
+import { captureOutput } from './captured-output.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -27,7 +9,7 @@ afterEach(() => {
 describe('logger redaction', () => {
   it('masks the authorization header, token, e-mail and phone fields at any depth', () => {
     // Prepare
-    const output = captureLogLines();
+    const output = captureOutput();
     const logger = createLogger();
 
     // Act
@@ -41,19 +23,19 @@ describe('logger redaction', () => {
     });
 
     // Assess
-    const text = JSON.stringify(output.lines());
+    const text = JSON.stringify(output.jsonLines());
     expect(text).not.toContain('live-token-123');
     expect(text).not.toContain('owner@example.com');
     expect(text).not.toContain('0412 345 678');
     expect(text).not.toContain('Avery');
     expect(text).toContain('acct-1001');
     expect(text).toContain('application/json');
-    expect(output.lines()[0]).toMatchObject({ token: REDACTED });
+    expect(output.jsonLines()[0]).toMatchObject({ token: REDACTED });
   });
 
   it('masks e-mails and bearer tokens inside free text, including error messages', () => {
     // Prepare
-    const output = captureLogLines();
+    const output = captureOutput();
     const logger = createLogger();
 
     // Act
@@ -62,7 +44,7 @@ describe('logger redaction', () => {
     });
 
     // Assess
-    const text = JSON.stringify(output.lines());
+    const text = JSON.stringify(output.jsonLines());
     expect(text).not.toContain('jane.doe@example.org');
     expect(text).not.toContain('abc.def-ghi');
     expect(text).not.toContain('412 345 678');

@@ -18,6 +18,7 @@ import {
   type TestStore,
 } from '#test/support/dynalite.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
+import { captureOutput } from './captured-output.ts';
 import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
 
 type PutEntry = { Source: string; DetailType: string; Detail: string; EventBusName: string };
@@ -448,13 +449,7 @@ describe('createQueueHandler', () => {
       'acct-metrics-retry': ['retry'],
       'acct-metrics-refused': ['permanent'],
     });
-    const written: string[] = [];
-    for (const stream of [process.stdout, process.stderr]) {
-      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        written.push(String(chunk));
-        return true;
-      });
-    }
+    const output = captureOutput();
 
     // Act
     try {
@@ -471,11 +466,7 @@ describe('createQueueHandler', () => {
     }
 
     // Assess
-    const emf = written
-      .join('')
-      .split('\n')
-      .filter((line) => line.startsWith('{') && line.includes('"_aws"'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const emf = output.jsonLines('"_aws"');
     const total = (name: string) =>
       emf
         .flatMap((line) => (line[name] === undefined ? [] : [line[name]].flat()))
@@ -495,13 +486,7 @@ describe('createQueueHandler', () => {
     const { handler } = await changePlanHandler({ 'acct-log-a': ['retry'], 'acct-log-b': ['permanent'] });
     const firstId = randomUUID();
     const secondId = randomUUID();
-    const written: string[] = [];
-    for (const stream of [process.stdout, process.stderr]) {
-      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        written.push(String(chunk));
-        return true;
-      });
-    }
+    const output = captureOutput();
 
     // Act
     try {
@@ -511,11 +496,7 @@ describe('createQueueHandler', () => {
     }
 
     // Assess
-    const lines = written
-      .join('')
-      .split('\n')
-      .filter((line) => line.startsWith('{') && line.includes('"level"'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = output.jsonLines('"level"');
     const retried = lines.find((line) => line['message'] === 'record will be retried');
     const refused = lines.find((line) => line['message'] === 'record failed permanently');
     expect(retried).toMatchObject({

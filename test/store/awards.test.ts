@@ -1,24 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AWARD_CACHE_TTL_SECONDS, getCachedAward, putCachedAward } from '#functions/commons/store/awards.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { useTestStore } from './support.ts';
 
-let dynamo: DynaliteServer;
-let store: TestStore;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
+const store = useTestStore();
 
 const entry = {
   AwardCode: 'RetailAward2024',

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   claimSignup,
   getAccountByHostname,
@@ -12,27 +12,11 @@ import {
   TRIAL_EDITION,
   updateEdition,
 } from '#functions/commons/store/business.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { useTestStore } from './support.ts';
 
-let dynamo: DynaliteServer;
-let store: TestStore;
+const store = useTestStore();
 let sequence = 0;
 const newAccountId = () => `acct-${++sequence}`;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
 
 const provisioned = (accountId: string, hostname: string) => ({
   accountId,

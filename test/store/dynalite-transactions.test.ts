@@ -4,30 +4,14 @@ import {
   TransactionCanceledException,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from './support.ts';
 
 // The store's guarantees rest on this emulation, so its DynamoDB semantics are tested here.
 
-let dynamo: DynaliteServer;
-let store: TestStore;
+const store = useTestStore();
 let sequence = 0;
 const newKey = () => ({ pk: { S: `TX#${++sequence}` }, sk: { S: 'ITEM' } });
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
 
 const read = async (key: ReturnType<typeof newKey>) =>
   (

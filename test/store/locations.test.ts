@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   claimAreaCreate,
   claimLocationCreate,
@@ -9,28 +9,12 @@ import {
   releaseAreaClaim,
   releaseLocationClaim,
 } from '#functions/commons/store/locations.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { useTestStore } from './support.ts';
 
-let dynamo: DynaliteServer;
-let store: TestStore;
+const store = useTestStore();
 let sequence = 0;
 const newHostname = () => `install-${++sequence}.us.sandbox.test`;
 const at = new Date('2030-01-01T00:00:00Z');
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
 
 async function createdLocation(hostname: string, locationRef: string, locationId: number) {
   await claimLocationCreate(store, hostname, locationRef, { eventId: 'evt-1', at });

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   claimPayRateApplication,
   getPayRateApplication,
   recordPayRateApplied,
   releasePayRateClaim,
 } from '#functions/commons/store/pay-rate-applications.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { useTestStore } from './support.ts';
 
-let dynamo: DynaliteServer;
-let store: TestStore;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
+const store = useTestStore();
 
 const hostname = 'cafe-1.us.sandbox.test';
 const intent = { employeeId: 2, awardCode: 'RetailAssoc2024x', at: new Date('2030-01-01T00:00:00Z') };

@@ -1,26 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getSlot, listSlots, MAX_SLOTS, reserveSlot } from '#functions/commons/store/slots.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { useTestStore } from './support.ts';
 
-let dynamo: DynaliteServer;
-let store: TestStore;
+const store = useTestStore();
 let sequence = 0;
 const newHostname = () => `install-${++sequence}.us.sandbox.test`;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
 
 describe('slot registry', () => {
   it('reserves a free slot and finds it by api name', async () => {

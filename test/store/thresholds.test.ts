@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CLAIM_LEASE_MS,
   claimThresholdAnnouncement,
@@ -8,28 +8,12 @@ import {
   releaseThresholdAnnouncement,
   TRIAL_NOTICE_RETENTION_DAYS,
 } from '#functions/commons/store/thresholds.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
+import { useTestStore } from './support.ts';
 
-let dynamo: DynaliteServer;
-let store: TestStore;
+const store = useTestStore();
 let sequence = 0;
 const newAccountId = () => `acct-${++sequence}`;
 const trialEnd = '2030-02-01T00:00:00Z';
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = await createTestStore(dynamo.endpoint);
-});
-
-afterAll(async () => {
-  store.client.destroy();
-  await dynamo.close();
-});
 
 describe('claimThresholdAnnouncement', () => {
   it('is true the first time and false afterwards for the same threshold', async () => {

@@ -1,16 +1,10 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { type Claim, claimMarker, releaseMarker, writeIfConditionHolds } from './claims.ts';
 import { businessKey, hostnameKey, trialShardOf } from './keys.ts';
 import {
   CONDITIONAL_CHECK_FAILED,
   cancellationReasons,
-  conflictingItem,
   isConditionalCheckFailure,
   normalizeTimestamp,
   type Store,
@@ -65,7 +59,7 @@ export async function getAccountByHostname(store: Store, hostname: string): Prom
   return Item ? hostnameSchema.parse(Item).accountId : undefined;
 }
 
-export type SignupClaim = { claimed: true } | { claimed: false; existing: BusinessRecord };
+export type SignupClaim = Claim<BusinessRecord>;
 
 /**
  * Takes the right to call signup for an account. Exactly one of several concurrent deliveries
@@ -76,36 +70,26 @@ export async function claimSignup(
   store: Store,
   claim: { accountId: string; eventId: string; region: string; at?: Date },
 ): Promise<SignupClaim> {
-  const claimedAt = normalizeTimestamp(claim.at ?? new Date());
-  try {
-    await store.doc.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: {
-          ...businessKey(claim.accountId),
-          type: 'Business',
-          accountId: claim.accountId,
-          status: 'PENDING',
-          region: claim.region,
-          eventId: claim.eventId,
-          attempts: 1,
-          claimedAt,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    const held = conflictingItem(error.Item);
-    const existing = held ? businessSchema.parse(held) : await getBusiness(store, claim.accountId);
-    if (!existing) return claimSignup(store, claim); // released between our put and our read
-    if (existing.status === 'PENDING' && existing.eventId === claim.eventId) {
-      return { claimed: false, existing: await countSignupAttempt(store, existing) };
-    }
-    return { claimed: false, existing };
+  const outcome = await claimMarker(
+    store,
+    {
+      ...businessKey(claim.accountId),
+      type: 'Business',
+      accountId: claim.accountId,
+      status: 'PENDING',
+      region: claim.region,
+      eventId: claim.eventId,
+      attempts: 1,
+      claimedAt: normalizeTimestamp(claim.at ?? new Date()),
+    },
+    { parse: (item) => businessSchema.parse(item), read: () => getBusiness(store, claim.accountId) },
+  );
+  if (outcome.claimed) return outcome;
+  const { existing } = outcome;
+  if (existing.status === 'PENDING' && existing.eventId === claim.eventId) {
+    return { claimed: false, existing: await countSignupAttempt(store, existing) };
   }
+  return outcome;
 }
 
 async function countSignupAttempt(store: Store, pending: BusinessRecord): Promise<BusinessRecord> {
@@ -238,8 +222,8 @@ export async function markSignupUnconfirmed(
   outcome: { eventId: string; message: string; at?: Date },
 ): Promise<boolean> {
   const at = normalizeTimestamp(outcome.at ?? new Date());
-  try {
-    await store.doc.send(
+  return writeIfConditionHolds(() =>
+    store.doc.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: businessKey(accountId),
@@ -253,12 +237,8 @@ export async function markSignupUnconfirmed(
           ':lastError': { code: 'SIGNUP_UNCONFIRMED', message: outcome.message, at },
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -266,21 +246,7 @@ export async function markSignupUnconfirmed(
  * rejected it), so a later, corrected event may try again. Returns false if it was not ours.
  */
 export async function releaseSignupClaim(store: Store, accountId: string, eventId: string): Promise<boolean> {
-  try {
-    await store.doc.send(
-      new DeleteCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        ConditionExpression: '#status = :pending AND eventId = :eventId',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pending': 'PENDING', ':eventId': eventId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return releaseMarker(store, { key: businessKey(accountId) }, { claimedStatus: 'PENDING', eventId });
 }
 
 /**
@@ -316,8 +282,8 @@ export async function updateEdition(
   } else {
     removes.push('trialShard', 'trialEndsAt');
   }
-  try {
-    await store.doc.send(
+  return writeIfConditionHolds(() =>
+    store.doc.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: businessKey(accountId),
@@ -327,12 +293,8 @@ export async function updateEdition(
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: values,
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -345,8 +307,8 @@ export async function recordSyncSuccess(
   at: Date | string,
 ): Promise<boolean> {
   const syncedAt = normalizeTimestamp(at);
-  try {
-    await store.doc.send(
+  return writeIfConditionHolds(() =>
+    store.doc.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: businessKey(accountId),
@@ -355,12 +317,8 @@ export async function recordSyncSuccess(
           'attribute_exists(pk) AND (attribute_not_exists(lastSyncAt) OR lastSyncAt <= :at)',
         ExpressionAttributeValues: { ':at': syncedAt },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -374,8 +332,8 @@ export async function recordSyncError(
   failure: { code: string; message: string; at: Date | string },
 ): Promise<boolean> {
   const at = normalizeTimestamp(failure.at);
-  try {
-    await store.doc.send(
+  return writeIfConditionHolds(() =>
+    store.doc.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: businessKey(accountId),
@@ -388,10 +346,6 @@ export async function recordSyncError(
           ':at': at,
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }

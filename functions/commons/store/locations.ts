@@ -1,7 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { type Claim, claimMarker, type MarkerRef, recordMarkerId, releaseMarker } from './claims.ts';
 import { locationKey } from './keys.ts';
-import { conflictingItem, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
+import { isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
 
 /**
  * CREATING: an intent marker written before the create call; the call may or may not have
@@ -33,7 +34,7 @@ export class LocationStateConflictError extends Error {
   override readonly name = 'LocationStateConflictError';
 }
 
-export type CreationClaim = { claimed: true } | { claimed: false; existing: LocationRecord };
+export type CreationClaim = Claim<LocationRecord>;
 
 export async function getLocation(
   store: Store,
@@ -61,32 +62,20 @@ export async function claimLocationCreate(
   locationRef: string,
   intent: { eventId: string; at?: Date },
 ): Promise<CreationClaim> {
-  try {
-    await store.doc.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: {
-          ...locationKey(hostname, locationRef),
-          type: 'Location',
-          hostname,
-          locationRef,
-          status: 'CREATING',
-          eventId: intent.eventId,
-          claimedAt: normalizeTimestamp(intent.at ?? new Date()),
-          areas: {},
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    const held = conflictingItem(error.Item);
-    const existing = held ? locationSchema.parse(held) : await getLocation(store, hostname, locationRef);
-    if (!existing) return claimLocationCreate(store, hostname, locationRef, intent);
-    return { claimed: false, existing };
-  }
+  return claimMarker(
+    store,
+    {
+      ...locationKey(hostname, locationRef),
+      type: 'Location',
+      hostname,
+      locationRef,
+      status: 'CREATING',
+      eventId: intent.eventId,
+      claimedAt: normalizeTimestamp(intent.at ?? new Date()),
+      areas: {},
+    },
+    { parse: (item) => locationSchema.parse(item), read: () => getLocation(store, hostname, locationRef) },
+  );
 }
 
 /**
@@ -99,21 +88,7 @@ export async function releaseLocationClaim(
   locationRef: string,
   eventId: string,
 ): Promise<boolean> {
-  try {
-    await store.doc.send(
-      new DeleteCommand({
-        TableName: store.tableName,
-        Key: locationKey(hostname, locationRef),
-        ConditionExpression: '#status = :creating AND eventId = :eventId',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':creating': 'CREATING', ':eventId': eventId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return releaseMarker(store, locationMarker(hostname, locationRef), { claimedStatus: 'CREATING', eventId });
 }
 
 /** Records the id the service returned. Repeating the same id is a no-op; a different id is refused. */
@@ -123,24 +98,15 @@ export async function recordLocationCreated(
   locationRef: string,
   locationId: number,
 ): Promise<void> {
-  try {
-    await store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: locationKey(hostname, locationRef),
-        UpdateExpression: 'SET #status = :created, locationId = :locationId',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(locationId) OR locationId = :locationId)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':created': 'CREATED', ':locationId': locationId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    throw new LocationStateConflictError(
-      `location ${locationRef} of ${hostname} is unclaimed or already recorded with another id`,
-    );
-  }
+  return recordMarkerId(
+    store,
+    locationMarker(hostname, locationRef),
+    { status: 'CREATED', idAttribute: 'locationId', id: locationId },
+    () =>
+      new LocationStateConflictError(
+        `location ${locationRef} of ${hostname} is unclaimed or already recorded with another id`,
+      ),
+  );
 }
 
 /**
@@ -153,7 +119,7 @@ export async function claimAreaCreate(
   locationRef: string,
   areaName: string,
   intent: { eventId: string; at?: Date },
-): Promise<{ claimed: true } | { claimed: false; existing: AreaRecord }> {
+): Promise<Claim<AreaRecord>> {
   const marker = {
     status: 'CREATING',
     eventId: intent.eventId,
@@ -188,22 +154,10 @@ export async function releaseAreaClaim(
   areaName: string,
   eventId: string,
 ): Promise<boolean> {
-  try {
-    await store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: locationKey(hostname, locationRef),
-        UpdateExpression: 'REMOVE areas.#area',
-        ConditionExpression: 'areas.#area.#status = :creating AND areas.#area.eventId = :eventId',
-        ExpressionAttributeNames: { '#area': areaName, '#status': 'status' },
-        ExpressionAttributeValues: { ':creating': 'CREATING', ':eventId': eventId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return releaseMarker(store, areaMarker(hostname, locationRef, areaName), {
+    claimedStatus: 'CREATING',
+    eventId,
+  });
 }
 
 /** Records an area's id; same id again is a no-op, another id or no marker is refused. */
@@ -214,22 +168,22 @@ export async function recordAreaCreated(
   areaName: string,
   areaId: number,
 ): Promise<void> {
-  try {
-    await store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: locationKey(hostname, locationRef),
-        UpdateExpression: 'SET areas.#area.#status = :created, areas.#area.areaId = :areaId',
-        ConditionExpression:
-          'attribute_exists(areas.#area) AND (attribute_not_exists(areas.#area.areaId) OR areas.#area.areaId = :areaId)',
-        ExpressionAttributeNames: { '#area': areaName, '#status': 'status' },
-        ExpressionAttributeValues: { ':created': 'CREATED', ':areaId': areaId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    throw new LocationStateConflictError(
-      `area ${areaName} of location ${locationRef} of ${hostname} is unclaimed or recorded with another id`,
-    );
-  }
+  return recordMarkerId(
+    store,
+    areaMarker(hostname, locationRef, areaName),
+    { status: 'CREATED', idAttribute: 'areaId', id: areaId },
+    () =>
+      new LocationStateConflictError(
+        `area ${areaName} of location ${locationRef} of ${hostname} is unclaimed or recorded with another id`,
+      ),
+  );
 }
+
+const locationMarker = (hostname: string, locationRef: string): MarkerRef => ({
+  key: locationKey(hostname, locationRef),
+});
+
+const areaMarker = (hostname: string, locationRef: string, areaName: string): MarkerRef => ({
+  key: locationKey(hostname, locationRef),
+  nested: { path: 'areas.#area', names: { '#area': areaName } },
+});

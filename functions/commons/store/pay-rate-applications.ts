@@ -1,13 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { type Claim, claimMarker, recordMarkerId, releaseMarker } from './claims.ts';
 import { payRateApplicationKey } from './keys.ts';
-import {
-  conflictingItem,
-  epochSeconds,
-  isConditionalCheckFailure,
-  normalizeTimestamp,
-  type Store,
-} from './store.ts';
+import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
 
 /**
  * Guard for setAwardFromLibrary, the one employee write the service does not make idempotent:
@@ -21,7 +16,6 @@ import {
 /** Longer than any redelivery window (SQS retention is at most 14 days). */
 export const PAY_RATE_APPLICATION_TTL_SECONDS = 30 * 24 * 60 * 60;
 
-
 const applicationSchema = z.object({
   status: z.enum(['APPLYING', 'APPLIED']),
   eventId: z.string(),
@@ -33,7 +27,7 @@ const applicationSchema = z.object({
 
 export type PayRateApplication = z.infer<typeof applicationSchema>;
 
-export type PayRateClaim = { claimed: true } | { claimed: false; existing: PayRateApplication };
+export type PayRateClaim = Claim<PayRateApplication>;
 
 export async function getPayRateApplication(
   store: Store,
@@ -57,35 +51,24 @@ export async function claimPayRateApplication(
   intent: { eventId: string; employeeId: number; awardCode: string; at?: Date },
 ): Promise<PayRateClaim> {
   const at = intent.at ?? new Date();
-  try {
-    await store.doc.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: {
-          ...payRateApplicationKey(hostname, intent.eventId),
-          type: 'PayRateApplication',
-          hostname,
-          status: 'APPLYING',
-          eventId: intent.eventId,
-          employeeId: intent.employeeId,
-          awardCode: intent.awardCode,
-          claimedAt: normalizeTimestamp(at),
-          ttl: epochSeconds(at) + PAY_RATE_APPLICATION_TTL_SECONDS,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!isConditionalCheckFailure(error)) throw error;
-    const held = conflictingItem(error.Item);
-    const existing = held
-      ? applicationSchema.parse(held)
-      : await getPayRateApplication(store, hostname, intent.eventId);
-    if (!existing) return claimPayRateApplication(store, hostname, intent);
-    return { claimed: false, existing };
-  }
+  return claimMarker(
+    store,
+    {
+      ...payRateApplicationKey(hostname, intent.eventId),
+      type: 'PayRateApplication',
+      hostname,
+      status: 'APPLYING',
+      eventId: intent.eventId,
+      employeeId: intent.employeeId,
+      awardCode: intent.awardCode,
+      claimedAt: normalizeTimestamp(at),
+      ttl: epochSeconds(at) + PAY_RATE_APPLICATION_TTL_SECONDS,
+    },
+    {
+      parse: (item) => applicationSchema.parse(item),
+      read: () => getPayRateApplication(store, hostname, intent.eventId),
+    },
+  );
 }
 
 /** Records the agreement the service created; the same id again is a no-op. */
@@ -95,34 +78,18 @@ export async function recordPayRateApplied(
   eventId: string,
   agreementId: number | string,
 ): Promise<void> {
-  await store.doc.send(
-    new UpdateCommand({
-      TableName: store.tableName,
-      Key: payRateApplicationKey(hostname, eventId),
-      UpdateExpression: 'SET #status = :applied, agreementId = :agreementId',
-      ConditionExpression:
-        'attribute_exists(pk) AND (attribute_not_exists(agreementId) OR agreementId = :agreementId)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':applied': 'APPLIED', ':agreementId': agreementId },
-    }),
+  await recordMarkerId(
+    store,
+    { key: payRateApplicationKey(hostname, eventId) },
+    { status: 'APPLIED', idAttribute: 'agreementId', id: agreementId },
   );
 }
 
 /** Drops this event's APPLYING marker when the call certainly created nothing, so a retry may claim again. */
 export async function releasePayRateClaim(store: Store, hostname: string, eventId: string): Promise<boolean> {
-  try {
-    await store.doc.send(
-      new DeleteCommand({
-        TableName: store.tableName,
-        Key: payRateApplicationKey(hostname, eventId),
-        ConditionExpression: '#status = :applying',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':applying': 'APPLYING' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+  return releaseMarker(
+    store,
+    { key: payRateApplicationKey(hostname, eventId) },
+    { claimedStatus: 'APPLYING', eventId },
+  );
 }

@@ -1,7 +1,8 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { writeIfConditionHolds } from './claims.ts';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
-import { epochSeconds, isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
+import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
 
 /** Days before the trial end, or the end itself. */
 export type TrialThreshold = number | 'ENDED';
@@ -22,6 +23,9 @@ const announcedSchema = z.object({ threshold: z.union([z.number().int(), z.liter
 
 const thresholdName = (threshold: TrialThreshold) => (threshold === 'ENDED' ? 'ENDED' : `DAYS_${threshold}`);
 
+const noticeKey = (accountId: string, trialEndDate: string, thresholdDays: TrialThreshold) =>
+  trialNoticeKey(accountId, normalizeTimestamp(trialEndDate), thresholdName(thresholdDays));
+
 /**
  * True for exactly one caller per (account, trial end, threshold) at a time, however many
  * trial-watch runs overlap. Keyed on the trial end too, so a business whose trial end moves is
@@ -39,12 +43,12 @@ export async function claimThresholdAnnouncement(
 ): Promise<boolean> {
   const trialEndsAt = normalizeTimestamp(trialEndDate);
   const expiresAt = new Date(Date.parse(trialEndsAt) + TRIAL_NOTICE_RETENTION_DAYS * DAY_MS);
-  try {
-    await store.doc.send(
+  return writeIfConditionHolds(() =>
+    store.doc.send(
       new PutCommand({
         TableName: store.tableName,
         Item: {
-          ...trialNoticeKey(accountId, trialEndsAt, thresholdName(thresholdDays)),
+          ...noticeKey(accountId, trialEndDate, thresholdDays),
           type: 'TrialNotice',
           accountId,
           trialEndDate,
@@ -57,12 +61,8 @@ export async function claimThresholdAnnouncement(
         ConditionExpression: 'attribute_not_exists(pk) OR (claimState = :claimed AND leaseUntil < :now)',
         ExpressionAttributeValues: { ':claimed': 'CLAIMED', ':now': at.getTime() },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Marks a claimed announcement as published: it is never claimed again. */
@@ -75,7 +75,7 @@ export async function confirmThresholdAnnouncement(
   await store.doc.send(
     new UpdateCommand({
       TableName: store.tableName,
-      Key: trialNoticeKey(accountId, normalizeTimestamp(trialEndDate), thresholdName(thresholdDays)),
+      Key: noticeKey(accountId, trialEndDate, thresholdDays),
       UpdateExpression: 'SET claimState = :published REMOVE leaseUntil',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':published': 'PUBLISHED' },
@@ -96,7 +96,7 @@ export async function releaseThresholdAnnouncement(
   await store.doc.send(
     new DeleteCommand({
       TableName: store.tableName,
-      Key: trialNoticeKey(accountId, normalizeTimestamp(trialEndDate), thresholdName(thresholdDays)),
+      Key: noticeKey(accountId, trialEndDate, thresholdDays),
     }),
   );
 }

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
 import { claimSignup, getBusiness } from '#functions/commons/store/business.ts';
 import {
-  type FlowHarness,
   inboundEvent,
   type SandboxRequest,
   sqsFifoBatch,
-  startFlowHarness,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 import { callsDuring, deliver, provisionedInstall } from './install-support.ts';
 
@@ -17,12 +16,7 @@ import { callsDuring, deliver, provisionedInstall } from './install-support.ts';
  * repeats no service call and no result event.
  */
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 interface InstallRoute {
   functionName: string;

@@ -4,6 +4,7 @@
  * (for crash simulations that need a service wrapper).
  */
 import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
 import { loadConfig } from '#functions/commons/config.ts';
 import type { InboundDetail, InboundDetailType } from '#functions/commons/contracts/registry.ts';
 import { buildDependencies, type Dependencies } from '#functions/commons/dependencies.ts';
@@ -87,6 +88,19 @@ export async function deliver(
   };
 }
 
+/** Delivers one inbound event like `deliver` and returns it with the install calls it caused. */
+export async function deliverWithCalls(
+  flow: FlowHarness,
+  hostname: string,
+  functionName: string,
+  detailType: InboundDetailType,
+  detail: Record<string, unknown>,
+): Promise<{ delivery: Delivery; calls: string[] }> {
+  const before = (await installCalls(flow, hostname)).length;
+  const delivery = await deliver(flow, functionName, detailType, detail);
+  return { delivery, calls: (await installCalls(flow, hostname)).slice(before) };
+}
+
 /** The one event of `detailType` a delivery published, or a failure naming what was published. */
 export function onlyPublished(delivery: Delivery, detailType: string): Record<string, unknown> {
   const matching = delivery.published.filter((event) => event.detailType === detailType);
@@ -96,6 +110,47 @@ export function onlyPublished(delivery: Delivery, detailType: string): Record<st
     );
   }
   return matching[0]!.detail;
+}
+
+export type InvalidDetailCase = [what: string, overrides: Record<string, unknown>, field: string];
+
+/**
+ * One test per case, for a route's input validation: the invalid detail is answered with
+ * SyncFailed INVALID_DETAIL naming the field, as the only published event, and the install sees
+ * no call.
+ */
+export function itAnswersInvalidDetails(
+  flow: FlowHarness,
+  route: {
+    functionName: string;
+    detailType: InboundDetailType;
+    accountLabel: string;
+    detail: (accountId: string, overrides: Record<string, unknown>) => Record<string, unknown>;
+  },
+  cases: InvalidDetailCase[],
+): void {
+  for (const [what, overrides, field] of cases) {
+    it(`answers ${what} with SyncFailed naming ${field}, calling nothing`, async () => {
+      // Prepare
+      const { accountId, hostname } = await provisionedInstall(flow, route.accountLabel);
+
+      // Act
+      const { delivery, calls } = await deliverWithCalls(
+        flow,
+        hostname,
+        route.functionName,
+        route.detailType,
+        route.detail(accountId, overrides),
+      );
+
+      // Assess
+      expect(onlyPublished(delivery, 'SyncFailed')).toMatchObject({
+        code: 'INVALID_DETAIL',
+        message: expect.stringContaining(field),
+      });
+      expect(calls).toEqual([]);
+    });
+  }
 }
 
 /** The collaborators the handlers use (same env, table, sandbox), for running a use case directly. */

@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schema as payReturnsReadySchema } from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
 import { fitToEntryLimit, type ReadyDetail, totalsOf } from '#functions/pay-returns/pay-returns.ts';
-import { type FlowHarness, startFlowHarness } from '#test/flows/support/harness.ts';
-import { callsDuring, deliver, provisionedInstall } from './install-support.ts';
+import { useFlowHarness } from '#test/flows/support/harness.ts';
+import {
+  deliver,
+  deliverWithCalls,
+  type InvalidDetailCase,
+  itAnswersInvalidDetails,
+  provisionedInstall,
+} from './install-support.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 describe('PayReturnsRequested', () => {
   it('publishes one PayReturnsReady per timesheet with premium lines decoded, after one joined query each', async () => {
@@ -17,12 +18,9 @@ describe('PayReturnsRequested', () => {
     const { accountId, hostname } = await provisionedInstall(flow, 'pay-happy');
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(flow, 'pay-returns', 'PayReturnsRequested', {
-        accountId,
-        timesheetIds: [1003, 1001],
-      });
+    const { delivery, calls } = await deliverWithCalls(flow, hostname, 'pay-returns', 'PayReturnsRequested', {
+      accountId,
+      timesheetIds: [1003, 1001],
     });
 
     // Assess
@@ -30,7 +28,7 @@ describe('PayReturnsRequested', () => {
       'POST /api/v1/resource/TimesheetPayReturn/QUERY',
       'POST /api/v1/resource/TimesheetPayReturn/QUERY',
     ]);
-    const ready = delivery!.published.filter((event) => event.detailType === 'PayReturnsReady');
+    const ready = delivery.published.filter((event) => event.detailType === 'PayReturnsReady');
     expect(ready.map((event) => event.detail['timesheetId'])).toEqual([1003, 1001]);
     const [timesheet1003, timesheet1001] = ready.map((event) => event.detail);
     expect(timesheet1003).toMatchObject({ accountId, hostname, totals: { value: 11, cost: 231 } });
@@ -113,7 +111,7 @@ describe('PayReturnsRequested', () => {
     expect(ready?.detail['totals']).toEqual({ value: 8.5, cost: 161.88 });
   });
 
-  const invalid: Array<[string, Record<string, unknown>, string]> = [
+  const invalid: InvalidDetailCase[] = [
     ['no timesheets', { timesheetIds: [] }, 'timesheetIds'],
     ['a repeated timesheet', { timesheetIds: [1001, 1001] }, 'timesheetIds[1]'],
     [
@@ -123,30 +121,16 @@ describe('PayReturnsRequested', () => {
     ],
     ['a non-integer id', { timesheetIds: [10.5] }, 'timesheetIds[0]'],
   ];
-  for (const [what, overrides, field] of invalid) {
-    it(`answers ${what} with SyncFailed naming ${field}, calling nothing`, async () => {
-      // Prepare
-      const { accountId, hostname } = await provisionedInstall(flow, 'pay-invalid');
-
-      // Act
-      let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-      const calls = await callsDuring(flow, hostname, async () => {
-        delivery = await deliver(flow, 'pay-returns', 'PayReturnsRequested', { accountId, ...overrides });
-      });
-
-      // Assess
-      expect(delivery!.published).toEqual([
-        expect.objectContaining({
-          detailType: 'SyncFailed',
-          detail: expect.objectContaining({
-            code: 'INVALID_DETAIL',
-            message: expect.stringContaining(field),
-          }),
-        }),
-      ]);
-      expect(calls).toEqual([]);
-    });
-  }
+  itAnswersInvalidDetails(
+    flow,
+    {
+      functionName: 'pay-returns',
+      detailType: 'PayReturnsRequested',
+      accountLabel: 'pay-invalid',
+      detail: (accountId, overrides) => ({ accountId, ...overrides }),
+    },
+    invalid,
+  );
 });
 
 describe('fitToEntryLimit', () => {

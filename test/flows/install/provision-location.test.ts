@@ -1,26 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NetworkError } from '#functions/commons/errors.ts';
 import type { ServiceClient } from '#functions/commons/service/client.ts';
 import { getLocation } from '#functions/commons/store/locations.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
-import { type FlowHarness, startFlowHarness } from '#test/flows/support/harness.ts';
+import { useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
+  deliverWithCalls,
   flowDependencies,
   type InstallRecords,
+  type InvalidDetailCase,
   installRecords,
+  itAnswersInvalidDetails,
   onlyPublished,
   provisionedInstall,
   useCaseInput,
 } from './install-support.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 const SEEDED_LOCATIONS = 2;
 const SEEDED_AREAS = 2;
@@ -58,10 +56,13 @@ describe('LocationCreated', () => {
     const { accountId, hostname } = await provisionedInstall(flow, 'loc-happy');
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
-    });
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId),
+    );
 
     // Assess
     expect(calls).toEqual([
@@ -95,7 +96,7 @@ describe('LocationCreated', () => {
       }),
     ]);
     const areaIds = createdAreas(records).map((area) => area['Id']);
-    expect(onlyPublished(delivery!, 'LocationProvisioned')).toEqual(
+    expect(onlyPublished(delivery, 'LocationProvisioned')).toEqual(
       expect.objectContaining({
         accountId,
         hostname,
@@ -321,7 +322,7 @@ describe('LocationCreated delivered again', () => {
 });
 
 describe('LocationCreated that cannot be applied', () => {
-  const invalid: Array<[string, Record<string, unknown>, string]> = [
+  const invalid: InvalidDetailCase[] = [
     ['neither workplace nor payroll entity', { isWorkplace: false, isPayrollEntity: false }, 'isWorkplace'],
     ['an empty name', { name: '' }, 'name'],
     ['two areas with one name', { areas: [{ name: 'Bar' }, { name: 'Bar' }] }, 'areas[1].name'],
@@ -329,30 +330,16 @@ describe('LocationCreated that cannot be applied', () => {
     ['an unknown field', { manager: 'Sam' }, 'manager'],
   ];
 
-  for (const [what, overrides, field] of invalid) {
-    it(`answers ${what} with SyncFailed naming ${field}, calling nothing`, async () => {
-      // Prepare
-      const { accountId, hostname } = await provisionedInstall(flow, 'loc-invalid');
-
-      // Act
-      let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-      const calls = await callsDuring(flow, hostname, async () => {
-        delivery = await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId, overrides),
-        );
-      });
-
-      // Assess
-      expect(onlyPublished(delivery!, 'SyncFailed')).toMatchObject({
-        code: 'INVALID_DETAIL',
-        message: expect.stringContaining(field),
-      });
-      expect(calls).toEqual([]);
-    });
-  }
+  itAnswersInvalidDetails(
+    flow,
+    {
+      functionName: 'provision-location',
+      detailType: 'LocationCreated',
+      accountLabel: 'loc-invalid',
+      detail: locationCreated,
+    },
+    invalid,
+  );
 
   it('guards the workplace / payroll entity rule in the use case too', async () => {
     // Prepare

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FlowHarness, startFlowHarness } from '#test/flows/support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
+  deliverWithCalls,
   type InstallRecords,
+  type InvalidDetailCase,
   installRecords,
+  itAnswersInvalidDetails,
   onlyPublished,
   provisionedInstall,
 } from './install-support.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 // Seeded: location 1 Main Street Store with area 1; location 2 with area 2.
 const LOCATION = 1;
@@ -55,10 +53,13 @@ describe('BudgetSet', () => {
     const { accountId, hostname } = await provisionedInstall(flow, 'budget-dst');
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(flow, 'save-budget', 'BudgetSet', budgetSet(accountId));
-    });
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'save-budget',
+      'BudgetSet',
+      budgetSet(accountId),
+    );
 
     // Assess
     expect(calls).toEqual(['POST /api/v2/metrics']);
@@ -73,7 +74,7 @@ describe('BudgetSet', () => {
     expect(metrics.every((metric) => metric['type'] === 'budget_wage')).toBe(true);
     expect(metrics.every((metric) => metric['location'] === LOCATION && metric['area'] === AREA)).toBe(true);
     expect(metrics.every((metric) => metric['reference'] === 'week-10')).toBe(true);
-    expect(onlyPublished(delivery!, 'BudgetSaved')).toEqual(
+    expect(onlyPublished(delivery, 'BudgetSaved')).toEqual(
       expect.objectContaining({
         accountId,
         hostname,
@@ -132,10 +133,13 @@ describe('BudgetSet', () => {
     const days = daysFrom('2026-01-01', 250);
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(flow, 'save-budget', 'BudgetSet', budgetSet(accountId, { days }));
-    });
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'save-budget',
+      'BudgetSet',
+      budgetSet(accountId, { days }),
+    );
 
     // Assess
     expect(calls).toEqual([
@@ -145,8 +149,8 @@ describe('BudgetSet', () => {
     ]);
     const metrics = metricsOf(await installRecords(flow, hostname));
     expect(metrics).toHaveLength(250);
-    expect(onlyPublished(delivery!, 'BudgetSaved')).toMatchObject({ count: 250 });
-    expect(onlyPublished(delivery!, 'BudgetSaved')['ids'] as string[]).toEqual(
+    expect(onlyPublished(delivery, 'BudgetSaved')).toMatchObject({ count: 250 });
+    expect(onlyPublished(delivery, 'BudgetSaved')['ids'] as string[]).toEqual(
       metrics.map((metric) => metric['id']),
     );
   });
@@ -172,7 +176,7 @@ describe('BudgetSet', () => {
 });
 
 describe('BudgetSet that cannot be applied', () => {
-  const invalid: Array<[string, Record<string, unknown>, string]> = [
+  const invalid: InvalidDetailCase[] = [
     ['an unknown time zone', { timeZone: 'Mars/Olympus_Mons' }, 'timeZone'],
     ['a date that does not exist', { days: [{ date: '2026-02-30', value: 1 }] }, 'days[0].date'],
     [
@@ -190,25 +194,16 @@ describe('BudgetSet that cannot be applied', () => {
     ['an unknown kind', { kind: 'COST' }, 'kind'],
   ];
 
-  for (const [what, overrides, field] of invalid) {
-    it(`answers ${what} with SyncFailed naming ${field}, calling nothing`, async () => {
-      // Prepare
-      const { accountId, hostname } = await provisionedInstall(flow, 'budget-invalid');
-
-      // Act
-      let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-      const calls = await callsDuring(flow, hostname, async () => {
-        delivery = await deliver(flow, 'save-budget', 'BudgetSet', budgetSet(accountId, overrides));
-      });
-
-      // Assess
-      expect(onlyPublished(delivery!, 'SyncFailed')).toMatchObject({
-        code: 'INVALID_DETAIL',
-        message: expect.stringContaining(field),
-      });
-      expect(calls).toEqual([]);
-    });
-  }
+  itAnswersInvalidDetails(
+    flow,
+    {
+      functionName: 'save-budget',
+      detailType: 'BudgetSet',
+      accountLabel: 'budget-invalid',
+      detail: budgetSet,
+    },
+    invalid,
+  );
 
   it('reports an area of another location as the service refusal, saving nothing', async () => {
     // Prepare

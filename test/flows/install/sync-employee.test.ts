@@ -1,24 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
 import { reserveSlot } from '#functions/commons/store/slots.ts';
 import { syncEmployee } from '#functions/sync-employee/sync-employee.ts';
-import { type FlowHarness, startFlowHarness, uniqueAccountId } from '#test/flows/support/harness.ts';
+import { uniqueAccountId, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
+  deliverWithCalls,
   flowDependencies,
+  type InvalidDetailCase,
   installRecords,
+  itAnswersInvalidDetails,
   onlyPublished,
   provisionedInstall,
   useCaseInput,
 } from './install-support.ts';
 
-let flow: FlowHarness;
-
-beforeAll(async () => {
-  flow = await startFlowHarness();
-});
-afterAll(() => flow.close());
+const flow = useFlowHarness();
 
 const EMPLOYEE = 2;
 const AWARD = { awardCode: 'RetailAssoc2024x', countryCode: 'US', hourlyRate: 24.5 };
@@ -26,6 +24,11 @@ const fullFormHours = inboundSamples.EmployeeChanged.regularHours;
 
 function employeeChanged(accountId: string, parts: Record<string, unknown>, employeeId = EMPLOYEE) {
   return { accountId, employeeId, ...parts };
+}
+
+/** Delivers EmployeeChanged to the real handler; returns the delivery and the install calls it made. */
+function employeeChangedWithCalls(hostname: string, detail: Record<string, unknown>) {
+  return deliverWithCalls(flow, hostname, 'sync-employee', 'EmployeeChanged', detail);
 }
 
 function agreementsOf(records: Record<string, Array<Record<string, unknown>>>, employeeId: number) {
@@ -43,24 +46,19 @@ describe('EmployeeChanged with every part', () => {
     const { accountId, hostname } = await provisionedInstall(flow, 'emp-all');
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(
-        flow,
-        'sync-employee',
-        'EmployeeChanged',
-        employeeChanged(accountId, {
-          // Listed in another order than they are applied.
-          leaveBalances: [{ leaveRuleId: 1, hours: 40 }],
-          payRate: AWARD,
-          regularHours: fullFormHours,
-          customFields: { badgeNumber: 'B-17', forkliftCertified: true },
-        }),
-      );
-    });
+    const { delivery, calls } = await employeeChangedWithCalls(
+      hostname,
+      employeeChanged(accountId, {
+        // Listed in another order than they are applied.
+        leaveBalances: [{ leaveRuleId: 1, hours: 40 }],
+        payRate: AWARD,
+        regularHours: fullFormHours,
+        customFields: { badgeNumber: 'B-17', forkliftCertified: true },
+      }),
+    );
 
     // Assess
-    const synced = onlyPublished(delivery!, 'EmployeeSynced');
+    const synced = onlyPublished(delivery, 'EmployeeSynced');
     expect(synced).toMatchObject({
       accountId,
       hostname,
@@ -142,19 +140,14 @@ describe('custom field slots', () => {
     );
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(
-        flow,
-        'sync-employee',
-        'EmployeeChanged',
-        employeeChanged(accountId, { customFields: { badgeNumber: 'B-18' } }, 3),
-      );
-    });
+    const { delivery, calls } = await employeeChangedWithCalls(
+      hostname,
+      employeeChanged(accountId, { customFields: { badgeNumber: 'B-18' } }, 3),
+    );
 
     // Assess
     expect(calls).toEqual(['POST /api/v1/resource/Employee/3/CustomFieldDataObject']);
-    expect(onlyPublished(delivery!, 'EmployeeSynced')).toMatchObject({
+    expect(onlyPublished(delivery, 'EmployeeSynced')).toMatchObject({
       slots: [{ apiName: 'badgeNumber', slot: 3 }],
     });
     expect(customFieldRecordOf(await installRecords(flow, hostname), 3)).toMatchObject({ F03: 'B-18' });
@@ -207,19 +200,14 @@ describe('custom field slots', () => {
     }
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(
-        flow,
-        'sync-employee',
-        'EmployeeChanged',
-        employeeChanged(accountId, { customFields: { oneTooMany: 'x' } }),
-      );
-    });
+    const { delivery, calls } = await employeeChangedWithCalls(
+      hostname,
+      employeeChanged(accountId, { customFields: { oneTooMany: 'x' } }),
+    );
 
     // Assess
-    expect(delivery!.failures).toEqual([]);
-    expect(onlyPublished(delivery!, 'SyncFailed')).toMatchObject({
+    expect(delivery.failures).toEqual([]);
+    expect(onlyPublished(delivery, 'SyncFailed')).toMatchObject({
       code: 'CUSTOM_FIELD_SLOTS_EXHAUSTED',
       message: expect.stringContaining('customFields'),
     });
@@ -234,19 +222,14 @@ describe('pay rate', () => {
     await deliver(flow, 'sync-employee', 'EmployeeChanged', employeeChanged(accountId, { payRate: AWARD }));
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(
-        flow,
-        'sync-employee',
-        'EmployeeChanged',
-        employeeChanged(accountId, { payRate: { ...AWARD, hourlyRate: 26 } }, 4),
-      );
-    });
+    const { delivery, calls } = await employeeChangedWithCalls(
+      hostname,
+      employeeChanged(accountId, { payRate: { ...AWARD, hourlyRate: 26 } }, 4),
+    );
 
     // Assess
     expect(calls).toEqual(['POST /api/v1/supervise/employee/4/setAwardFromLibrary']);
-    const agreementId = onlyPublished(delivery!, 'EmployeeSynced')['agreementId'];
+    const agreementId = onlyPublished(delivery, 'EmployeeSynced')['agreementId'];
     expect(agreementsOf(await installRecords(flow, hostname), 4)).toContainEqual(
       expect.objectContaining({ Id: agreementId, BaseRate: 26, Active: true }),
     );
@@ -257,22 +240,17 @@ describe('pay rate', () => {
     const { accountId, hostname } = await provisionedInstall(flow, 'emp-noaward');
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(
-        flow,
-        'sync-employee',
-        'EmployeeChanged',
-        employeeChanged(accountId, {
-          customFields: { badgeNumber: 'B-1' },
-          payRate: { awardCode: 'NoSuchAward1', countryCode: 'us', hourlyRate: 20 },
-          leaveBalances: [{ leaveRuleId: 1, hours: 8 }],
-        }),
-      );
-    });
+    const { delivery, calls } = await employeeChangedWithCalls(
+      hostname,
+      employeeChanged(accountId, {
+        customFields: { badgeNumber: 'B-1' },
+        payRate: { awardCode: 'NoSuchAward1', countryCode: 'us', hourlyRate: 20 },
+        leaveBalances: [{ leaveRuleId: 1, hours: 8 }],
+      }),
+    );
 
     // Assess
-    const failed = onlyPublished(delivery!, 'SyncFailed');
+    const failed = onlyPublished(delivery, 'SyncFailed');
     expect(failed).toMatchObject({ code: 'AWARD_NOT_FOUND', detailType: 'EmployeeChanged' });
     expect(failed['message']).toMatch(/^payRate failed \(parts already applied: customFields\)/);
     expect(calls).not.toContain(`POST /api/v1/supervise/employee/${EMPLOYEE}/setAwardFromLibrary`);
@@ -408,22 +386,17 @@ describe('UK installs', () => {
     const { accountId, hostname } = await provisionedInstall(flow, 'emp-uk', { region: 'UK' });
 
     // Act
-    let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-    const calls = await callsDuring(flow, hostname, async () => {
-      delivery = await deliver(
-        flow,
-        'sync-employee',
-        'EmployeeChanged',
-        employeeChanged(accountId, {
-          customFields: { badgeNumber: 'B-1' },
-          leaveBalances: [{ leaveRuleId: 1, hours: 16 }],
-        }),
-      );
-    });
+    const { delivery, calls } = await employeeChangedWithCalls(
+      hostname,
+      employeeChanged(accountId, {
+        customFields: { badgeNumber: 'B-1' },
+        leaveBalances: [{ leaveRuleId: 1, hours: 16 }],
+      }),
+    );
 
     // Assess
     expect(hostname).toContain('.uk.');
-    expect(onlyPublished(delivery!, 'SyncFailed')).toMatchObject({
+    expect(onlyPublished(delivery, 'SyncFailed')).toMatchObject({
       code: 'LEAVE_NOT_SUPPORTED_UK',
       message: expect.stringContaining('leaveBalances'),
     });
@@ -450,7 +423,7 @@ describe('UK installs', () => {
 });
 
 describe('events that cannot be applied', () => {
-  const invalidParts: Array<[string, Record<string, unknown>, string]> = [
+  const invalidParts: InvalidDetailCase[] = [
     [
       'a full-form cycle in the simple form',
       {
@@ -530,25 +503,16 @@ describe('events that cannot be applied', () => {
     ['no part at all', {}, 'at least one of customFields, regularHours, payRate, leaveBalances'],
   ];
 
-  for (const [what, parts, field] of invalidParts) {
-    it(`answers ${what} with SyncFailed naming ${field}, calling nothing`, async () => {
-      // Prepare
-      const { accountId, hostname } = await provisionedInstall(flow, 'emp-invalid');
-
-      // Act
-      let delivery: Awaited<ReturnType<typeof deliver>> | undefined;
-      const calls = await callsDuring(flow, hostname, async () => {
-        delivery = await deliver(flow, 'sync-employee', 'EmployeeChanged', employeeChanged(accountId, parts));
-      });
-
-      // Assess
-      expect(onlyPublished(delivery!, 'SyncFailed')).toMatchObject({
-        code: 'INVALID_DETAIL',
-        message: expect.stringContaining(field),
-      });
-      expect(calls).toEqual([]);
-    });
-  }
+  itAnswersInvalidDetails(
+    flow,
+    {
+      functionName: 'sync-employee',
+      detailType: 'EmployeeChanged',
+      accountLabel: 'emp-invalid',
+      detail: employeeChanged,
+    },
+    invalidParts,
+  );
 
   it('retries an event whose account has no business yet instead of failing it', async () => {
     // Prepare

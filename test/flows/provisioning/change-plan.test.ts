@@ -3,6 +3,7 @@ import { getBusiness, updateEdition } from '#functions/commons/store/business.ts
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import {
   accountCreatedDetail,
+  dropNextAnswerAfterCommit,
   inboundEvent,
   provisionAccount,
   provisioningCalls,
@@ -294,12 +295,7 @@ describe('PlanChosen → change-plan', () => {
     // Prepare: the service applies the upgrade, then the connection dies before the answer.
     const accountId = uniqueAccountId('upgrade-lost');
     const hostname = await provisionAccount(flow, accountId);
-    await flow.sandbox('POST', '/_sandbox/faults', {
-      rate: 1,
-      kinds: ['drop-after-commit'],
-      count: 1,
-      pathPrefix: '/connect/v1/partner/acme/change-plan',
-    });
+    await dropNextAnswerAfterCommit(flow, '/connect/v1/partner/acme/change-plan');
     const event = planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS);
     const first = await flow.invokeBatch('change-plan', sqsFifoBatch([event]));
     await flow.sandbox('DELETE', '/_sandbox/faults');

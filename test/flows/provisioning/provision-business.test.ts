@@ -3,6 +3,7 @@ import { claimSignup, getAccountByHostname, getBusiness } from '#functions/commo
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import {
   accountCreatedDetail,
+  dropNextAnswerAfterCommit,
   inboundEvent,
   provisioningCalls,
   sandboxBusinessOf,
@@ -225,12 +226,7 @@ describe('AccountCreated → provision-business', () => {
   it('marks a signup whose answer was lost after commit UNCONFIRMED and says SIGNUP_COMMITTED_UNCONFIRMED', async () => {
     // Prepare: the service commits the first signup, then the connection dies before the answer.
     const accountId = uniqueAccountId('dropped');
-    await flow.sandbox('POST', '/_sandbox/faults', {
-      rate: 1,
-      kinds: ['drop-after-commit'],
-      count: 1,
-      pathPrefix: '/connect/v1/partner/acme/signup',
-    });
+    await dropNextAnswerAfterCommit(flow, '/connect/v1/partner/acme/signup');
     const event = inboundEvent('AccountCreated', accountCreatedDetail(accountId));
 
     // Act
@@ -249,12 +245,7 @@ describe('AccountCreated → provision-business', () => {
   it('does not call signup again for an UNCONFIRMED account when its event is redelivered', async () => {
     // Prepare
     const accountId = uniqueAccountId('unconfirmed');
-    await flow.sandbox('POST', '/_sandbox/faults', {
-      rate: 1,
-      kinds: ['drop-after-commit'],
-      count: 1,
-      pathPrefix: '/connect/v1/partner/acme/signup',
-    });
+    await dropNextAnswerAfterCommit(flow, '/connect/v1/partner/acme/signup');
     const event = inboundEvent('AccountCreated', accountCreatedDetail(accountId));
     await flow.invokeBatch('provision-business', sqsFifoBatch([event]));
     const callsBefore = await signupCalls();

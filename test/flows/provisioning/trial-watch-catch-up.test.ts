@@ -1,13 +1,12 @@
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { listAnnouncedThresholds } from '#functions/commons/store/thresholds.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
-  type FlowHarness,
   provisionAccount,
   scheduledEvent,
-  startFlowHarness,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
 
@@ -16,14 +15,12 @@ import { lambdaContext } from '#test/support/lambda-context.ts';
  * `it`s share the sandbox clock and run in order.
  */
 
-let flow: FlowHarness;
+const flow = useFlowHarness();
 const accounts = Array.from({ length: 5 }, (_, index) => uniqueAccountId(`late-${index}`));
 
 beforeAll(async () => {
-  flow = await startFlowHarness();
   for (const accountId of accounts) await provisionAccount(flow, accountId);
 });
-afterAll(() => flow.close());
 
 async function sandboxNow(): Promise<string> {
   return (await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock')).now;

@@ -1,9 +1,9 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { businessKey, trialShardOf } from '#functions/commons/store/keys.ts';
 import { TRIAL_INDEX_NAME } from '#functions/commons/store/table.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
-import { type FlowHarness, scheduledEvent, startFlowHarness } from '#test/flows/support/harness.ts';
+import { scheduledEvent, useFlowHarness } from '#test/flows/support/harness.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
 
 /**
@@ -19,7 +19,7 @@ const DUE = 50;
 const CONVERTED = 50;
 const DAY_MS = 86_400_000;
 
-let flow: FlowHarness;
+const flow = useFlowHarness();
 const now = new Date('2031-05-01T12:00:00.000Z');
 
 interface Business {
@@ -97,10 +97,8 @@ async function seed(items: Record<string, unknown>[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  flow = await startFlowHarness();
   await seed(businesses().map(businessItem));
 }, 120_000);
-afterAll(() => flow.close());
 
 describe('trial watch over 10,000 tracked businesses', () => {
   it('reads only the due trials from the index, never scanning the table', async () => {

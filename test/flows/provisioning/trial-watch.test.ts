@@ -1,17 +1,16 @@
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
-  type FlowHarness,
   inboundEvent,
   provisionAccount,
   scheduledEvent,
   sqsFifoBatch,
-  startFlowHarness,
   US_BILLING_ADDRESS,
   uniqueAccountId,
+  useFlowHarness,
 } from '#test/flows/support/harness.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
 
@@ -20,12 +19,11 @@ import { lambdaContext } from '#test/support/lambda-context.ts';
  * clock and the table, so they run in sequence (vitest's default within a file).
  */
 
-let flow: FlowHarness;
+const flow = useFlowHarness();
 let onTrial: string;
 let converted: string;
 
 beforeAll(async () => {
-  flow = await startFlowHarness();
   onTrial = uniqueAccountId('trial');
   converted = uniqueAccountId('converted');
   await provisionAccount(flow, onTrial);
@@ -41,7 +39,6 @@ beforeAll(async () => {
     ]),
   );
 });
-afterAll(() => flow.close());
 
 /** As deployed: the route table gives the trial watch 300 s. */
 const watchContext = (): Context => lambdaContext('trial-watch', { timeoutMs: 300_000 });

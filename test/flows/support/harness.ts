@@ -3,12 +3,11 @@
  * sandbox (the service), dynalite (the table) and the local events server (EventBridge PutEvents
  * + Secrets Manager GetSecretValue) — every server on a free port of 127.0.0.1.
  *
- *   const flow = await startFlowHarness();            // beforeAll: once per test file
+ *   const flow = useFlowHarness();                    // once per test file (beforeAll/afterAll)
  *   await flow.invoke('provision-business', sqsFifoBatch([inboundEvent('AccountCreated', detail)]));
  *   flow.published('BusinessProvisioned');            // events the connector published
  *   await flow.sandbox('GET', '/_sandbox/businesses'); // the service's state
  *   await getBusiness(flow.store, accountId);         // the table
- *   await flow.close();                               // afterAll
  *
  * Handlers read their environment at cold start, so the harness sets process.env (the same
  * variables the local runtime sets, local/settings.ts) before it imports any handler, and
@@ -23,6 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
 import { type BusEvent, type EventsServer, startEventsServer } from '#local/events-server.ts';
 import { localEnvironment } from '#local/settings.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
@@ -199,6 +199,42 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   }
 }
 
+/**
+ * Starts a harness before the calling file's tests and closes it after them. The returned
+ * harness is a view that forwards to the live one: it only exists once beforeAll has run, yet
+ * helpers and tests keep taking `flow` as the harness itself. Hooks the file registers after
+ * this call (seeding accounts, say) already see the live harness.
+ */
+export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
+  let live: FlowHarness | undefined;
+  beforeAll(async () => {
+    live = await startFlowHarness(options);
+  });
+  afterAll(() => live?.close());
+
+  const current = (): FlowHarness => {
+    if (!live) throw new Error('the flow harness is only available inside tests and hooks');
+    return live;
+  };
+  return {
+    get sandboxUrl() {
+      return current().sandboxUrl;
+    },
+    get store() {
+      return current().store;
+    },
+    get env() {
+      return current().env;
+    },
+    published: (detailType) => current().published(detailType),
+    publishedFor: (accountId, detailType) => current().publishedFor(accountId, detailType),
+    invoke: (functionName, event, context) => current().invoke(functionName, event, context),
+    invokeBatch: (functionName, batch) => current().invokeBatch(functionName, batch),
+    sandbox: <T>(method: string, path: string, body?: unknown) => current().sandbox<T>(method, path, body),
+    close: () => current().close(),
+  };
+}
+
 function toPublished(event: BusEvent): PublishedEvent {
   return {
     id: event.id,
@@ -365,6 +401,16 @@ export async function provisioningCalls(
 ): Promise<SandboxRequest[]> {
   const requests = await flow.sandbox<SandboxRequest[]>('GET', '/_sandbox/requests');
   return requests.filter((request) => request.path.endsWith(`/${operation}`));
+}
+
+/** The sandbox commits the next call below `pathPrefix`, then drops the connection before answering. */
+export async function dropNextAnswerAfterCommit(flow: FlowHarness, pathPrefix: string): Promise<void> {
+  await flow.sandbox('POST', '/_sandbox/faults', {
+    rate: 1,
+    kinds: ['drop-after-commit'],
+    count: 1,
+    pathPrefix,
+  });
 }
 
 export async function sandboxBusinessOf(flow: FlowHarness, accountId: string): Promise<SandboxBusiness[]> {
