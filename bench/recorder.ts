@@ -49,17 +49,6 @@ export class RequestRecorder {
     return taken;
   }
 
-  /** Runs `work` without recording (the baseline's own replay goes through the same clients). */
-  async paused<T>(work: () => Promise<T>): Promise<T> {
-    const was = this.recording;
-    this.recording = false;
-    try {
-      return await work();
-    } finally {
-      this.recording = was;
-    }
-  }
-
   push(entry: RecordedRequest): void {
     if (this.recording) this.entries.push(entry);
   }
@@ -299,11 +288,42 @@ function replayOne(request: RecordedRequest, serviceUrl: URL): Promise<unknown> 
   }
   const command = (dynamodb as unknown as Record<string, DynamoCommandClass | undefined>)[request.operation];
   if (!command) return Promise.reject(new Error(`no DynamoDB command ${request.operation}`));
-  // Conditional writes replayed after the handler's own write fail their condition; the request,
-  // its round trip and its billing are the same, which is what the baseline measures.
+  // A write that succeeded for the handler must succeed in the replay too: replayed after the
+  // handler's own write, its condition would fail, and a refused write costs the table less
+  // than a stored one, which flattered the baseline. Writes the handler saw refused stay as sent.
+  const input = request.status === 200 ? withConditionsHeld(request.input) : request.input;
   return dynamoDbClient()
-    .send(new command(request.input))
+    .send(new command(input))
     .catch(() => undefined);
+}
+
+/** An attribute no item has: `attribute_not_exists` of it is always true. */
+const NEVER_SET = { placeholder: '#benchNeverSet', name: 'benchNeverSetAttribute' };
+
+/** One write (or transaction item) whose condition is evaluated as sent, then made to hold. */
+function holdCondition(write: Record<string, unknown>): Record<string, unknown> {
+  const condition = write['ConditionExpression'];
+  if (typeof condition !== 'string') return write;
+  return {
+    ...write,
+    ConditionExpression: `(${condition}) OR attribute_not_exists(${NEVER_SET.placeholder})`,
+    ExpressionAttributeNames: {
+      ...((write['ExpressionAttributeNames'] as Record<string, string> | undefined) ?? {}),
+      [NEVER_SET.placeholder]: NEVER_SET.name,
+    },
+  };
+}
+
+export function withConditionsHeld(input: unknown): unknown {
+  const write = input as Record<string, unknown>;
+  const items = write['TransactItems'];
+  if (!Array.isArray(items)) return holdCondition(write);
+  return {
+    ...write,
+    TransactItems: items.map((item: Record<string, Record<string, unknown>>) =>
+      Object.fromEntries(Object.entries(item).map(([kind, action]) => [kind, holdCondition(action)])),
+    ),
+  };
 }
 
 /**

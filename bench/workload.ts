@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
+import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
 import { eventTime, LOCAL_ACCOUNT_ID, scheduledEvent, toSqsEvent } from '#local/lambda.ts';
 import { LOCAL_DEFAULTS } from '#local/settings.ts';
@@ -10,24 +11,10 @@ import { LOCAL_DEFAULTS } from '#local/settings.ts';
  * short-circuits a measured record.
  */
 
-export type FlowName =
-  | 'AccountCreated'
-  | 'PlanChosen'
-  | 'SubscriptionStatusRequested'
-  | 'EmployeeChanged'
-  | 'LocationCreated'
-  | 'BudgetSet'
-  | 'PayReturnsRequested';
+/** The inbound flows, in the order the bench drives them (the route decoder's list). */
+export type FlowName = (typeof INBOUND_DETAIL_TYPES)[number];
 
-export const FLOWS: readonly FlowName[] = [
-  'AccountCreated',
-  'PlanChosen',
-  'SubscriptionStatusRequested',
-  'EmployeeChanged',
-  'LocationCreated',
-  'BudgetSet',
-  'PayReturnsRequested',
-];
+export const FLOWS: readonly FlowName[] = INBOUND_DETAIL_TYPES;
 
 export interface InboundEntry {
   readonly id: string;

@@ -4,7 +4,12 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type BundlingOptions,
+  NodejsFunction,
+  type NodejsFunctionProps,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -20,6 +25,29 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as connectorCreateRequire } from 'node:module';" +
   'const require = connectorCreateRequire(import.meta.url);';
+
+/**
+ * How every function is bundled: ESM for node22 (loadable on the build machine, where test/infra
+ * runs it, and on nodejs22.x/24.x), minified, with a linked source map without sources content
+ * (enabled at run time by NODE_OPTIONS), the AWS SDK bundled (the pinned clients, not whatever the
+ * runtime ships), never Docker. Exported so the benchmark (bench/bundle.ts) builds exactly this.
+ */
+export const connectorBundling: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  // ESM entry points first: they tree-shake, the CommonJS ones do not.
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  bundleAwsSDK: true,
+  externalModules: [],
+  forceDockerBundling: false,
+  // Licence comments of the bundled packages are kept at the end of the bundle by default; Lambda
+  // never shows them and the repository's lock file already names every package.
+  esbuildArgs: { '--legal-comments': 'none' },
+};
 
 export interface ConnectorFunctionProps {
   /** Handler file, relative to the repository root (as in `functions/routes.ts`). */
@@ -79,20 +107,7 @@ export class ConnectorFunction extends NodejsFunction {
       logGroup,
       role,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: {
-        format: OutputFormat.ESM,
-        // The handlers are written for Node 20+; node22 keeps the bundle loadable on the build
-        // machine (test/infra runs it) and on both nodejs22.x and nodejs24.x.
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        externalModules: [],
-        forceDockerBundling: false,
-      },
+      bundling: connectorBundling,
       ...props.functionProps,
     });
     this.functionLogGroup = logGroup;

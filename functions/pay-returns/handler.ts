@@ -1,10 +1,16 @@
 /**
  * PayReturnsRequested → read each timesheet's pay returns and publish them normalized.
  *
- * primary adapter: SQS FIFO batch (createQueueHandler) → use case: readPayReturns → secondary
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: readPayReturns → secondary
  * adapters: service client, store, publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as payReturnsRequested from '#functions/commons/contracts/inbound/pay-returns-requested.ts';
+import * as payReturnsReady from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { readPayReturns } from './pay-returns.ts';
 
-export const handler = createQueueHandler({ detailType: 'PayReturnsRequested', useCase: readPayReturns });
+export const handler = createRouteHandler({
+  contract: payReturnsRequested,
+  publishes: [payReturnsReady],
+  useCase: readPayReturns,
+});

@@ -5,8 +5,8 @@ import type {
 } from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { ServiceRejectedError } from '#functions/commons/errors.ts';
+import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/event-publisher.ts';
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
 import { type JoinedTimesheetPayReturn, payRuleConfigSchema } from '#functions/commons/service/schemas.ts';

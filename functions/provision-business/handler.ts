@@ -1,11 +1,17 @@
 /**
  * AccountCreated → provision a business in the service.
  *
- * primary adapter: SQS FIFO batch (createQueueHandler: decode, idempotency per event id, SyncFailed
+ * primary adapter: SQS FIFO batch (createRouteHandler: decode, idempotency per event id, SyncFailed
  * or retry per record) → use case: provisionBusiness → secondary adapters: service client, store,
  * publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as accountCreated from '#functions/commons/contracts/inbound/account-created.ts';
+import * as businessProvisioned from '#functions/commons/contracts/outbound/business-provisioned.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { provisionBusiness } from './provision-business.ts';
 
-export const handler = createQueueHandler({ detailType: 'AccountCreated', useCase: provisionBusiness });
+export const handler = createRouteHandler({
+  contract: accountCreated,
+  publishes: [businessProvisioned],
+  useCase: provisionBusiness,
+});

@@ -1,10 +1,16 @@
 /**
  * LocationCreated → create the location (supervise/company) and its areas (supervise/department).
  *
- * primary adapter: SQS FIFO batch (createQueueHandler) → use case: provisionLocation → secondary
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: provisionLocation → secondary
  * adapters: service client, store (intent markers per location and area), publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as locationCreated from '#functions/commons/contracts/inbound/location-created.ts';
+import * as locationProvisioned from '#functions/commons/contracts/outbound/location-provisioned.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { provisionLocation } from './provision-location.ts';
 
-export const handler = createQueueHandler({ detailType: 'LocationCreated', useCase: provisionLocation });
+export const handler = createRouteHandler({
+  contract: locationCreated,
+  publishes: [locationProvisioned],
+  useCase: provisionLocation,
+});

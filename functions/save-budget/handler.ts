@@ -1,10 +1,16 @@
 /**
  * BudgetSet → save one wage or hour budget metric per day at local midnight.
  *
- * primary adapter: SQS FIFO batch (createQueueHandler) → use case: saveBudget → secondary adapters:
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: saveBudget → secondary adapters:
  * service client, store, publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as budgetSet from '#functions/commons/contracts/inbound/budget-set.ts';
+import * as budgetSaved from '#functions/commons/contracts/outbound/budget-saved.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { saveBudget } from './save-budget.ts';
 
-export const handler = createQueueHandler({ detailType: 'BudgetSet', useCase: saveBudget });
+export const handler = createRouteHandler({
+  contract: budgetSet,
+  publishes: [budgetSaved],
+  useCase: saveBudget,
+});

@@ -1,13 +1,16 @@
 /**
  * SubscriptionStatusRequested → ask the service, refresh the mapping, answer with SubscriptionStatus.
  *
- * primary adapter: SQS FIFO batch (createQueueHandler) → use case: reportSubscriptionStatus →
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: reportSubscriptionStatus →
  * secondary adapters: service client, store, publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as subscriptionStatusRequested from '#functions/commons/contracts/inbound/subscription-status-requested.ts';
+import * as subscriptionStatus from '#functions/commons/contracts/outbound/subscription-status.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { reportSubscriptionStatus } from './report-subscription-status.ts';
 
-export const handler = createQueueHandler({
-  detailType: 'SubscriptionStatusRequested',
+export const handler = createRouteHandler({
+  contract: subscriptionStatusRequested,
+  publishes: [subscriptionStatus],
   useCase: reportSubscriptionStatus,
 });

@@ -1,11 +1,17 @@
 /**
  * EmployeeChanged → apply custom fields, regular hours, pay rate and leave balances to an employee.
  *
- * primary adapter: SQS FIFO batch (createQueueHandler: decode, idempotency per event id, SyncFailed
+ * primary adapter: SQS FIFO batch (createRouteHandler: decode, idempotency per event id, SyncFailed
  * or retry per record) → use case: syncEmployee → secondary adapters: service client, store,
  * publisher.
  */
-import { createQueueHandler } from '#functions/commons/queue-handler.ts';
+import * as employeeChanged from '#functions/commons/contracts/inbound/employee-changed.ts';
+import * as employeeSynced from '#functions/commons/contracts/outbound/employee-synced.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
 import { syncEmployee } from './sync-employee.ts';
 
-export const handler = createQueueHandler({ detailType: 'EmployeeChanged', useCase: syncEmployee });
+export const handler = createRouteHandler({
+  contract: employeeChanged,
+  publishes: [employeeSynced],
+  useCase: syncEmployee,
+});

@@ -10,11 +10,17 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadConfig } from '#functions/commons/config.ts';
-import { buildDependencies } from '#functions/commons/dependencies.ts';
+import * as trialEnded from '#functions/commons/contracts/outbound/trial-ended.ts';
+import * as trialExpiring from '#functions/commons/contracts/outbound/trial-expiring.ts';
+import { outboundContractsOf } from '#functions/commons/event-publisher.ts';
+import { buildFunctionDependencies } from '#functions/commons/function-dependencies.ts';
 import { type TrialWatchReport, trialWatch } from './trial-watch.ts';
 
 // Cold start: a missing or invalid env var fails here, not on the first scheduled run.
-const dependencies = buildDependencies(loadConfig());
+const dependencies = buildFunctionDependencies(
+  loadConfig(),
+  outboundContractsOf([trialExpiring, trialEnded]),
+);
 
 export const handler = middy(
   (event: ScheduledEvent, context: Context): Promise<TrialWatchReport> =>

@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '../../bench/cost.ts';
-import type { FlowOverhead } from '../../bench/overhead.ts';
-import { concurrencyGroups, type RecordedRequest } from '../../bench/recorder.ts';
-import { formatTable } from '../../bench/report.ts';
-import { type BenchResults, runBench } from '../../bench/run.ts';
+import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '#bench/cost.ts';
+import type { FlowOverhead } from '#bench/overhead.ts';
+import { concurrencyGroups, type RecordedRequest } from '#bench/recorder.ts';
+import { formatTable } from '#bench/report.ts';
+import { type BenchResults, runBench } from '#bench/run.ts';
 
 function request(startedAt: number, endedAt: number): RecordedRequest {
   return {

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * Turns zod issues into one line per problem, `detail.owner.email: Invalid email address`.

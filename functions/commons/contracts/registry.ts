@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import * as accountCreated from './inbound/account-created.ts';
 import * as budgetSet from './inbound/budget-set.ts';
 import * as employeeChanged from './inbound/employee-changed.ts';

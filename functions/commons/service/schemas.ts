@@ -10,6 +10,11 @@ import { ResponseShapeError } from '#functions/commons/errors.ts';
  *   relies on it (ids, the values acted upon, `_DPMetaData` which the spec puts on every install
  *   record); the rest are optional and typed as the spec types them (`unknown` where it does not);
  * - where the spec shows two spellings, both parse.
+ *
+ * Record schemas are `z.lazy`: zod constructs a schema and every field schema in it when the
+ * expression runs, and a function parses only a few of these records, so building all of them
+ * at import was a large share of every cold start. A lazy schema is built on its first parse and
+ * kept; it parses, refines and reports issues exactly as the schema it wraps.
  */
 
 const int = z.number().int();
@@ -72,34 +77,40 @@ export function parseResponse<T extends z.ZodType>(schema: T, value: unknown, co
 // ---------------------------------------------------------------------------------------------
 // _DPMetaData
 
-export const creatorInfoSchema = z.looseObject({
-  Id: int,
-  DisplayName: text.optional(),
-  EmployeeProfile: int.nullable().optional(),
-  Employee: int.nullable().optional(),
-  /** Signed URL or empty string. */
-  Photo: z.string().nullable().optional(),
-  Pronouns: int.nullable().optional(),
-  CustomPronouns: z.string().nullable().optional(),
-});
+export const creatorInfoSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    DisplayName: text.optional(),
+    EmployeeProfile: int.nullable().optional(),
+    Employee: int.nullable().optional(),
+    /** Signed URL or empty string. */
+    Photo: z.string().nullable().optional(),
+    Pronouns: int.nullable().optional(),
+    CustomPronouns: z.string().nullable().optional(),
+  }),
+);
 
-export const operationalUnitInfoSchema = z.looseObject({
-  Id: int,
-  OperationalUnitName: text.optional(),
-  Company: int.optional(),
-  CompanyName: text.optional(),
-  LabelWithCompany: text.optional(),
-});
+export const operationalUnitInfoSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    OperationalUnitName: text.optional(),
+    Company: int.optional(),
+    CompanyName: text.optional(),
+    LabelWithCompany: text.optional(),
+  }),
+);
 
 export const dpMetaDataSchema = z.looseObject({
   System: text,
   CreatorInfo: creatorInfoSchema.nullable().optional(),
 });
 
-export const timesheetDpMetaDataSchema = dpMetaDataSchema.extend({
-  OperationalUnitInfo: operationalUnitInfoSchema.nullable().optional(),
-  EmployeeInfo: creatorInfoSchema.nullable().optional(),
-});
+export const timesheetDpMetaDataSchema = z.lazy(() =>
+  dpMetaDataSchema.extend({
+    OperationalUnitInfo: operationalUnitInfoSchema.nullable().optional(),
+    EmployeeInfo: creatorInfoSchema.nullable().optional(),
+  }),
+);
 
 /** Fields every install record carries besides its own. */
 const installRecordFields = {
@@ -126,105 +137,125 @@ export const provisioningEnvelopeSchema = z.looseObject({
   error: z.unknown().optional(),
 });
 
-export const provisionedBusinessSchema = z.looseObject({
-  hostname: text,
-  portfolioName: text,
-  status: text,
-  edition: editionSchema,
-  trialEndDate: timestamp,
-  conversionDate: z.string().nullable(),
-  externalId: text,
-});
+export const provisionedBusinessSchema = z.lazy(() =>
+  z.looseObject({
+    hostname: text,
+    portfolioName: text,
+    status: text,
+    edition: editionSchema,
+    trialEndDate: timestamp,
+    conversionDate: z.string().nullable(),
+    externalId: text,
+  }),
+);
 export type ProvisionedBusiness = z.infer<typeof provisionedBusinessSchema>;
 
-export const subscriptionStatusSchema = z.looseObject({
-  status: text,
-  hostname: text,
-  portfolioName: text.optional(),
-  edition: editionSchema,
-  trialEndDate: timestamp.nullable(),
-  conversionDate: z.string().nullable().optional(),
-});
+export const subscriptionStatusSchema = z.lazy(() =>
+  z.looseObject({
+    status: text,
+    hostname: text,
+    portfolioName: text.optional(),
+    edition: editionSchema,
+    trialEndDate: timestamp.nullable(),
+    conversionDate: z.string().nullable().optional(),
+  }),
+);
 export type SubscriptionStatus = z.infer<typeof subscriptionStatusSchema>;
 
 /** The spec shows the upgrade answer only; the cancel answer is "not shown", so all optional. */
-export const changePlanResultSchema = z.looseObject({
-  hostname: text.optional(),
-  trialEndDate: timestamp.nullable().optional(),
-  edition: editionSchema.optional(),
-});
+export const changePlanResultSchema = z.lazy(() =>
+  z.looseObject({
+    hostname: text.optional(),
+    trialEndDate: timestamp.nullable().optional(),
+    edition: editionSchema.optional(),
+  }),
+);
 export type ChangePlanResult = z.infer<typeof changePlanResultSchema>;
 
 /**
  * Signup request objects with the spec's rules. The client itself sends what it is given (the
  * service is the authority on e-mail, mobile and count rules); use cases validate with these.
  */
-export const userDataSchema = z.looseObject({
-  firstName: text.min(1),
-  lastName: text.min(1),
-  email: z.email(),
-  mobileNumber: text.optional(),
-});
+export const userDataSchema = z.lazy(() =>
+  z.looseObject({
+    firstName: text.min(1),
+    lastName: text.min(1),
+    email: z.email(),
+    mobileNumber: text.optional(),
+  }),
+);
 export type UserData = z.input<typeof userDataSchema>;
 
-export const businessDataSchema = z.looseObject({
-  externalId: text.min(1),
-  /** Integer > 0; the sample sends it as a string, so both parse. */
-  estimatedEmployeeCount: z
-    .union([int.positive(), z.string().regex(/^[1-9]\d*$/, 'must be an integer > 0')])
-    .optional(),
-  portfolioName: text.min(1),
-});
+export const businessDataSchema = z.lazy(() =>
+  z.looseObject({
+    externalId: text.min(1),
+    /** Integer > 0; the sample sends it as a string, so both parse. */
+    estimatedEmployeeCount: z
+      .union([int.positive(), z.string().regex(/^[1-9]\d*$/, 'must be an integer > 0')])
+      .optional(),
+    portfolioName: text.min(1),
+  }),
+);
 export type BusinessData = z.input<typeof businessDataSchema>;
 
-export const signupRequestSchema = z.looseObject({
-  userData: userDataSchema,
-  businessData: businessDataSchema,
-});
+export const signupRequestSchema = z.lazy(() =>
+  z.looseObject({
+    userData: userDataSchema,
+    businessData: businessDataSchema,
+  }),
+);
 
-export const billingAddressSchema = z.looseObject({
-  address1: text.optional(),
-  suburb: text.optional(),
-  state: text.optional(),
-  postcode: text.optional(),
-  country: text.optional(),
-});
+export const billingAddressSchema = z.lazy(() =>
+  z.looseObject({
+    address1: text.optional(),
+    suburb: text.optional(),
+    state: text.optional(),
+    postcode: text.optional(),
+    country: text.optional(),
+  }),
+);
 export type BillingAddress = z.infer<typeof billingAddressSchema>;
 
-export const changePlanDataSchema = z.looseObject({
-  hostname: text.min(1),
-  action: z.enum(['upgrade', 'cancel']),
-  address: billingAddressSchema.optional(),
-});
-export const changePlanRequestSchema = z.looseObject({ data: changePlanDataSchema });
+export const changePlanDataSchema = z.lazy(() =>
+  z.looseObject({
+    hostname: text.min(1),
+    action: z.enum(['upgrade', 'cancel']),
+    address: billingAddressSchema.optional(),
+  }),
+);
+export const changePlanRequestSchema = z.lazy(() => z.looseObject({ data: changePlanDataSchema }));
 
 // ---------------------------------------------------------------------------------------------
 // Reference data
 
-export const countrySchema = z.looseObject({
-  Id: int,
-  Code: text,
-  CodeA3: text.optional(),
-  Region: text.nullable().optional(),
-  Active: z.boolean().optional(),
-  SortOrder: int.nullable().optional(),
-  Country: text,
-  ZipValidatePreg: text.nullable().optional(),
-  PhoneDisplayPreg: text.nullable().optional(),
-  ...installRecordFields,
-});
+export const countrySchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    Code: text,
+    CodeA3: text.optional(),
+    Region: text.nullable().optional(),
+    Active: z.boolean().optional(),
+    SortOrder: int.nullable().optional(),
+    Country: text,
+    ZipValidatePreg: text.nullable().optional(),
+    PhoneDisplayPreg: text.nullable().optional(),
+    ...installRecordFields,
+  }),
+);
 export type Country = z.infer<typeof countrySchema>;
 
-export const stateSchema = z.looseObject({
-  Id: int,
-  /** Id of the country; a state query can span several countries. */
-  Country: int,
-  Code: text,
-  Active: z.boolean().optional(),
-  SortOrder: int.nullable().optional(),
-  State: text,
-  ...installRecordFields,
-});
+export const stateSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    /** Id of the country; a state query can span several countries. */
+    Country: int,
+    Code: text,
+    Active: z.boolean().optional(),
+    SortOrder: int.nullable().optional(),
+    State: text,
+    ...installRecordFields,
+  }),
+);
 export type State = z.infer<typeof stateSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -296,14 +327,16 @@ const scheduleChangeShape = Object.fromEntries(
   scheduleChangeFieldNames.map((name) => [name, slotValue]),
 ) as Record<(typeof scheduleChangeFieldNames)[number], typeof slotValue>;
 
-export const customFieldDataSchema = z.looseObject({
-  Id: int,
-  System: z.enum(['Employee', 'Timesheet']),
-  ...slotShape,
-  ...scheduleChangeShape,
-  ...fairWorkWeekFieldsShape,
-  ...installRecordFields,
-});
+export const customFieldDataSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    System: z.enum(['Employee', 'Timesheet']),
+    ...slotShape,
+    ...scheduleChangeShape,
+    ...fairWorkWeekFieldsShape,
+    ...installRecordFields,
+  }),
+);
 export type CustomFieldData = z.infer<typeof customFieldDataSchema>;
 
 export const customFieldTypes = {
@@ -325,15 +358,17 @@ export const validationTokensSchema = z
     'must be newline-separated tokens among nempty, unq',
   );
 
-export const timesheetCustomFieldDefinitionSchema = z.looseObject({
-  System: z.literal('Timesheet'),
-  Name: text.min(1),
-  ApiName: text.min(1),
-  Type: customFieldTypeSchema,
-  Validation: validationTokensSchema.optional(),
-  Valuelist: z.array(z.string()).optional(),
-  OperationUnit: z.array(int).optional(),
-});
+export const timesheetCustomFieldDefinitionSchema = z.lazy(() =>
+  z.looseObject({
+    System: z.literal('Timesheet'),
+    Name: text.min(1),
+    ApiName: text.min(1),
+    Type: customFieldTypeSchema,
+    Validation: validationTokensSchema.optional(),
+    Valuelist: z.array(z.string()).optional(),
+    OperationUnit: z.array(int).optional(),
+  }),
+);
 export type TimesheetCustomFieldDefinition = z.infer<typeof timesheetCustomFieldDefinitionSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -361,57 +396,73 @@ export function normalizeCycle(cycle: Cycle, form: AgreedHourForm): Cycle {
   return cycle;
 }
 
-export const breakSchema = z.looseObject({
-  breakType: z.enum(['MEAL', 'REST', 'NO_BREAK']),
-  /** Empty string for NO_BREAK. */
-  breakDuration: z.union([duration, z.literal('')]),
-  startBreakTime: clockTimeOrEmpty.optional(),
-  endBreakTime: clockTimeOrEmpty.optional(),
-});
+export const breakSchema = z.lazy(() =>
+  z.looseObject({
+    breakType: z.enum(['MEAL', 'REST', 'NO_BREAK']),
+    /** Empty string for NO_BREAK. */
+    breakDuration: z.union([duration, z.literal('')]),
+    startBreakTime: clockTimeOrEmpty.optional(),
+    endBreakTime: clockTimeOrEmpty.optional(),
+  }),
+);
 
-export const shiftSchema = z.looseObject({
-  startTime: clockTime,
-  endTime: clockTime,
-  breaks: z.array(breakSchema).optional(),
-  location: int.optional(),
-  area: int.optional(),
-  totalHours: z.number().optional(),
-});
+export const shiftSchema = z.lazy(() =>
+  z.looseObject({
+    startTime: clockTime,
+    endTime: clockTime,
+    breaks: z.array(breakSchema).optional(),
+    location: int.optional(),
+    area: int.optional(),
+    totalHours: z.number().optional(),
+  }),
+);
 
-export const agreedHourDaySchema = z.looseObject({
-  /** 0 Sunday ... 6 Saturday. */
-  day: int.min(0).max(6),
-  shifts: z.array(shiftSchema),
-});
+export const agreedHourDaySchema = z.lazy(() =>
+  z.looseObject({
+    /** 0 Sunday ... 6 Saturday. */
+    day: int.min(0).max(6),
+    shifts: z.array(shiftSchema),
+  }),
+);
 
-export const agreedHourWeekSchema = z.looseObject({
-  week: text,
-  days: z.array(agreedHourDaySchema),
-});
+export const agreedHourWeekSchema = z.lazy(() =>
+  z.looseObject({
+    week: text,
+    days: z.array(agreedHourDaySchema),
+  }),
+);
 
 const utcTimestamp = z.iso.datetime({ message: 'must be a UTC ISO 8601 timestamp ending in Z' });
 
-export const workPeriodSchema = z.looseObject({
-  cycle: cycleSchema,
-  dayOfWeek: z.enum(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY']),
-  startDate: utcTimestamp.optional(),
-  startCycleDate: utcTimestamp.optional(),
-  endCycleDate: utcTimestamp.optional(),
-});
+export const workPeriodSchema = z.lazy(() =>
+  z.looseObject({
+    cycle: cycleSchema,
+    dayOfWeek: z.enum(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY']),
+    startDate: utcTimestamp.optional(),
+    startCycleDate: utcTimestamp.optional(),
+    endCycleDate: utcTimestamp.optional(),
+  }),
+);
 
-export const agreedHourSchema = z
-  .looseObject({
-    threshold: z.number().nonnegative(),
-    applyThreshold: z.boolean(),
-    workPeriod: workPeriodSchema,
-    workingDaysPerCycle: int.nonnegative().optional(),
-    details: z.looseObject({ weeks: z.array(agreedHourWeekSchema) }),
-  })
-  .superRefine((value, ctx) => {
-    if (value.details.weeks.length === 0 && !Number.isInteger(value.threshold)) {
-      ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'must be an integer in the simple form' });
-    }
-  });
+export const agreedHourSchema = z.lazy(() =>
+  z
+    .looseObject({
+      threshold: z.number().nonnegative(),
+      applyThreshold: z.boolean(),
+      workPeriod: workPeriodSchema,
+      workingDaysPerCycle: int.nonnegative().optional(),
+      details: z.looseObject({ weeks: z.array(agreedHourWeekSchema) }),
+    })
+    .superRefine((value, ctx) => {
+      if (value.details.weeks.length === 0 && !Number.isInteger(value.threshold)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['threshold'],
+          message: 'must be an integer in the simple form',
+        });
+      }
+    }),
+);
 export type AgreedHour = z.infer<typeof agreedHourSchema>;
 
 export function agreedHourForm(agreedHour: AgreedHour): AgreedHourForm {
@@ -421,66 +472,74 @@ export function agreedHourForm(agreedHour: AgreedHour): AgreedHourForm {
 // ---------------------------------------------------------------------------------------------
 // Pay conditions
 
-export const employeeAgreementSchema = z.looseObject({
-  Id: int,
-  EmployeeId: int,
-  PayPoint: optionalUnknown,
-  EmpType: optionalUnknown,
-  CompanyName: nullableText.optional(),
-  Active: z.boolean().optional(),
-  StartDate: timestamp.nullable().optional(),
-  EndDate: timestamp.nullable().optional(),
-  /** Id of the employment contract; the route to the pay rate when BaseRate is null. */
-  Contract: int.nullable(),
-  SalaryPayRule: optionalUnknown,
-  ContractFile: optionalUnknown,
-  PayrollId: nullableText.optional(),
-  PayPeriod: optionalUnknown,
-  HistoryId: optionalUnknown,
-  /** Present on US installs with the newer system only (April 2024), hence optional. */
-  BaseRate: z.number().nullable().optional(),
-  Config: nullableText.optional(),
-  ...installRecordFields,
-});
+export const employeeAgreementSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    EmployeeId: int,
+    PayPoint: optionalUnknown,
+    EmpType: optionalUnknown,
+    CompanyName: nullableText.optional(),
+    Active: z.boolean().optional(),
+    StartDate: timestamp.nullable().optional(),
+    EndDate: timestamp.nullable().optional(),
+    /** Id of the employment contract; the route to the pay rate when BaseRate is null. */
+    Contract: int.nullable(),
+    SalaryPayRule: optionalUnknown,
+    ContractFile: optionalUnknown,
+    PayrollId: nullableText.optional(),
+    PayPeriod: optionalUnknown,
+    HistoryId: optionalUnknown,
+    /** Present on US installs with the newer system only (April 2024), hence optional. */
+    BaseRate: z.number().nullable().optional(),
+    Config: nullableText.optional(),
+    ...installRecordFields,
+  }),
+);
 export type EmployeeAgreement = z.infer<typeof employeeAgreementSchema>;
 
-export const basePayRuleObjectSchema = z.looseObject({
-  Id: flexibleId,
-  PayTitle: text.optional(),
-  RemunerationType: optionalUnknown,
-  RemunerationBy: optionalUnknown,
-  HourlyRate: z.number().nullable().optional(),
-});
+export const basePayRuleObjectSchema = z.lazy(() =>
+  z.looseObject({
+    Id: flexibleId,
+    PayTitle: text.optional(),
+    RemunerationType: optionalUnknown,
+    RemunerationBy: optionalUnknown,
+    HourlyRate: z.number().nullable().optional(),
+  }),
+);
 
 /** One entry of the library list: the spec promises the name and the AwardCode. */
-export const awardLibraryListEntrySchema = z.looseObject({
-  AwardCode: text,
-  Name: text.nullable().optional(),
-  Award: text.nullable().optional(),
-  CountryCode: text.optional(),
-});
+export const awardLibraryListEntrySchema = z.lazy(() =>
+  z.looseObject({
+    AwardCode: text,
+    Name: text.nullable().optional(),
+    Award: text.nullable().optional(),
+    CountryCode: text.optional(),
+  }),
+);
 export type AwardLibraryListEntry = z.infer<typeof awardLibraryListEntrySchema>;
 
-export const awardLibraryEntrySchema = z.looseObject({
-  AwardCode: text,
-  CountryCode: text.optional(),
-  SvcEmploymentContract: z.looseObject({}).nullable().optional(),
-  Award: text.nullable().optional(),
-  AwardStartDate: text.nullable().optional(),
-  /** The base pay rule id that setAwardFromLibrary needs. */
-  BasePayRule: flexibleId,
-  BasePayRuleObject: basePayRuleObjectSchema.nullable().optional(),
-  Code: text.nullable().optional(),
-  Description: text.nullable().optional(),
-  EmploymentBasis: optionalUnknown,
-  EmploymentCategory: optionalUnknown,
-  EmploymentStatus: optionalUnknown,
-  EmploymentSubType: optionalUnknown,
-  /** null in the spec; kept loose in case the service fills it. */
-  Id: z.union([z.null(), flexibleId]).optional(),
-  Name: text.nullable().optional(),
-  PeriodType: optionalUnknown,
-});
+export const awardLibraryEntrySchema = z.lazy(() =>
+  z.looseObject({
+    AwardCode: text,
+    CountryCode: text.optional(),
+    SvcEmploymentContract: z.looseObject({}).nullable().optional(),
+    Award: text.nullable().optional(),
+    AwardStartDate: text.nullable().optional(),
+    /** The base pay rule id that setAwardFromLibrary needs. */
+    BasePayRule: flexibleId,
+    BasePayRuleObject: basePayRuleObjectSchema.nullable().optional(),
+    Code: text.nullable().optional(),
+    Description: text.nullable().optional(),
+    EmploymentBasis: optionalUnknown,
+    EmploymentCategory: optionalUnknown,
+    EmploymentStatus: optionalUnknown,
+    EmploymentSubType: optionalUnknown,
+    /** null in the spec; kept loose in case the service fills it. */
+    Id: z.union([z.null(), flexibleId]).optional(),
+    Name: text.nullable().optional(),
+    PeriodType: optionalUnknown,
+  }),
+);
 export type AwardLibraryEntry = z.infer<typeof awardLibraryEntrySchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -489,32 +548,36 @@ export type AwardLibraryEntry = z.infer<typeof awardLibraryEntrySchema>;
 export const metricTypeSchema = z.enum(['budget_wage', 'budget_hour', 'budget_StaffHour']);
 export type HourBudgetType = 'budget_hour' | 'budget_StaffHour';
 
-export const metricItemSchema = z.looseObject({
-  /** Unix seconds; midnight of the day for daily budgets. */
-  timestamp: int,
-  area: int.optional(),
-  type: metricTypeSchema,
-  reference: text.optional(),
-  value: z.number(),
-  location: int.optional(),
-});
+export const metricItemSchema = z.lazy(() =>
+  z.looseObject({
+    /** Unix seconds; midnight of the day for daily budgets. */
+    timestamp: int,
+    area: int.optional(),
+    type: metricTypeSchema,
+    reference: text.optional(),
+    value: z.number(),
+    location: int.optional(),
+  }),
+);
 export type MetricItem = z.infer<typeof metricItemSchema>;
 
-export const metricRecordSchema = z.looseObject({
-  timestamp: z.union([z.string(), z.number()]),
-  employee: int.nullable().optional(),
-  area: int.nullable().optional(),
-  /** May differ in letter case from the request. */
-  type: text,
-  reference: text.nullable().optional(),
-  value: z.number(),
-  state: text.optional(),
-  location: int.nullable().optional(),
-  id: z.union([z.string(), int]),
-  created: timestamp.optional(),
-  modified: z.string().nullable().optional(),
-  payload: z.string().nullable().optional(),
-});
+export const metricRecordSchema = z.lazy(() =>
+  z.looseObject({
+    timestamp: z.union([z.string(), z.number()]),
+    employee: int.nullable().optional(),
+    area: int.nullable().optional(),
+    /** May differ in letter case from the request. */
+    type: text,
+    reference: text.nullable().optional(),
+    value: z.number(),
+    state: text.optional(),
+    location: int.nullable().optional(),
+    id: z.union([z.string(), int]),
+    created: timestamp.optional(),
+    modified: z.string().nullable().optional(),
+    payload: z.string().nullable().optional(),
+  }),
+);
 export type MetricRecord = z.infer<typeof metricRecordSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -522,144 +585,158 @@ export type MetricRecord = z.infer<typeof metricRecordSchema>;
 
 const flag = z.literal([0, 1]);
 
-export const locationRequestSchema = z
-  .looseObject({
-    Code: text.optional(),
-    Active: z.boolean().optional(),
-    /** Enterprise only. */
-    ParentCompany: int.optional(),
-    CompanyName: text.min(1),
-    TradingName: text.optional(),
-    IsWorkplace: flag.optional(),
-    IsPayrollEntity: flag.optional(),
-    PayrollExportCode: text.optional(),
-    /** A string on input; the service turns it into an address record id. */
-    Address: text.optional(),
-  })
-  .refine((value) => value.IsWorkplace === 1 || value.IsPayrollEntity === 1, {
-    message: 'at least one of IsWorkplace and IsPayrollEntity must be 1',
-    path: ['IsWorkplace'],
-  });
+export const locationRequestSchema = z.lazy(() =>
+  z
+    .looseObject({
+      Code: text.optional(),
+      Active: z.boolean().optional(),
+      /** Enterprise only. */
+      ParentCompany: int.optional(),
+      CompanyName: text.min(1),
+      TradingName: text.optional(),
+      IsWorkplace: flag.optional(),
+      IsPayrollEntity: flag.optional(),
+      PayrollExportCode: text.optional(),
+      /** A string on input; the service turns it into an address record id. */
+      Address: text.optional(),
+    })
+    .refine((value) => value.IsWorkplace === 1 || value.IsPayrollEntity === 1, {
+      message: 'at least one of IsWorkplace and IsPayrollEntity must be 1',
+      path: ['IsWorkplace'],
+    }),
+);
 export type LocationRequest = z.infer<typeof locationRequestSchema>;
 
 /** The request spelling (`strOpunitName`, `intOpunitType`) is sent; the field table spells them with a capital U. */
-export const areaRequestSchema = z.looseObject({
-  intCompanyId: int,
-  strOpunitName: text.min(1),
-  strAddress: text.optional(),
-  strExportName: text.optional(),
-  intOpunitType: flag.optional(),
-});
+export const areaRequestSchema = z.lazy(() =>
+  z.looseObject({
+    intCompanyId: int,
+    strOpunitName: text.min(1),
+    strAddress: text.optional(),
+    strExportName: text.optional(),
+    intOpunitType: flag.optional(),
+  }),
+);
 export type AreaRequest = z.infer<typeof areaRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Leave
 
-export const leaveAccrualSchema = z.looseObject({
-  Id: int,
-  /** Install employee id, not the payroll id. */
-  Employee: int,
-  EmployeeHistory: optionalUnknown,
-  TransactionDate: timestamp,
-  Type: int.nullable().optional(),
-  LeaveRule: int,
-  Hours: z.number(),
-  Days: z.number().nullable().optional(),
-  Comment: z.string().nullable().optional(),
-  FkId: optionalUnknown,
-  BalanceCalculatedAt: optionalUnknown,
-  ...installRecordFields,
-});
+export const leaveAccrualSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    /** Install employee id, not the payroll id. */
+    Employee: int,
+    EmployeeHistory: optionalUnknown,
+    TransactionDate: timestamp,
+    Type: int.nullable().optional(),
+    LeaveRule: int,
+    Hours: z.number(),
+    Days: z.number().nullable().optional(),
+    Comment: z.string().nullable().optional(),
+    FkId: optionalUnknown,
+    BalanceCalculatedAt: optionalUnknown,
+    ...installRecordFields,
+  }),
+);
 export type LeaveAccrual = z.infer<typeof leaveAccrualSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Timesheet pay returns
 
-export const mixedActivitySchema = z.looseObject({
-  intState: int.nullable().optional(),
-  blnCanStartEarly: z.boolean().nullable().optional(),
-  blnCanEndEarly: z.boolean().nullable().optional(),
-  blnIsMandatory: z.boolean().nullable().optional(),
-  strBreakType: z.string().nullable().optional(),
-});
+export const mixedActivitySchema = z.lazy(() =>
+  z.looseObject({
+    intState: int.nullable().optional(),
+    blnCanStartEarly: z.boolean().nullable().optional(),
+    blnCanEndEarly: z.boolean().nullable().optional(),
+    blnIsMandatory: z.boolean().nullable().optional(),
+    strBreakType: z.string().nullable().optional(),
+  }),
+);
 
-export const timesheetSlotSchema = z.looseObject({
-  blnEmptySlot: z.boolean().optional(),
-  strType: z.string().optional(),
-  intStart: int.nullable().optional(),
-  intEnd: int.nullable().optional(),
-  intUnixStart: int.nullable().optional(),
-  intUnixEnd: int.nullable().optional(),
-  mixedActivity: mixedActivitySchema.nullable().optional(),
-  strTypeName: z.string().nullable().optional(),
-  strState: z.string().nullable().optional(),
-});
+export const timesheetSlotSchema = z.lazy(() =>
+  z.looseObject({
+    blnEmptySlot: z.boolean().optional(),
+    strType: z.string().optional(),
+    intStart: int.nullable().optional(),
+    intEnd: int.nullable().optional(),
+    intUnixStart: int.nullable().optional(),
+    intUnixEnd: int.nullable().optional(),
+    mixedActivity: mixedActivitySchema.nullable().optional(),
+    strTypeName: z.string().nullable().optional(),
+    strState: z.string().nullable().optional(),
+  }),
+);
 
-export const timesheetMetadataSchema = z.looseObject({
-  borrowed_or_lent: z.unknown().optional(),
-  forecast_cost: z.unknown().optional(),
-});
+export const timesheetMetadataSchema = z.lazy(() =>
+  z.looseObject({
+    borrowed_or_lent: z.unknown().optional(),
+    forecast_cost: z.unknown().optional(),
+  }),
+);
 
-export const timesheetObjectSchema = z.looseObject({
-  Id: int,
-  Employee: int,
-  EmployeeHistory: optionalUnknown,
-  EmployeeAgreement: optionalUnknown,
-  Date: z.string().optional(),
-  /** Unix seconds. */
-  StartTime: z.number().nullable().optional(),
-  /** Unix seconds. */
-  EndTime: z.number().nullable().optional(),
-  Mealbreak: optionalUnknown,
-  MealbreakSlots: optionalUnknown,
-  Slots: z.array(timesheetSlotSchema).nullable().optional(),
-  TotalTime: z.number().nullable().optional(),
-  TotalTimeInv: optionalUnknown,
-  Cost: z.number().nullable().optional(),
-  Roster: optionalUnknown,
-  EmployeeComment: optionalUnknown,
-  SupervisorComment: optionalUnknown,
-  Supervisor: optionalUnknown,
-  Disputed: optionalUnknown,
-  TimeApproved: optionalUnknown,
-  TimeApprover: optionalUnknown,
-  Discarded: optionalUnknown,
-  ValidationFlag: optionalUnknown,
-  OperationalUnit: int.nullable().optional(),
-  IsInProgress: optionalUnknown,
-  IsLeave: optionalUnknown,
-  LeaveId: optionalUnknown,
-  LeaveRule: optionalUnknown,
-  Invoiced: optionalUnknown,
-  InvoiceComment: optionalUnknown,
-  PayRuleApproved: optionalUnknown,
-  Exported: optionalUnknown,
-  StagingId: optionalUnknown,
-  PayStaged: optionalUnknown,
-  PaycycleId: optionalUnknown,
-  MarkedPaidUnpaidAt: optionalUnknown,
-  AccrualState: optionalUnknown,
-  AccrualStateChangedAt: optionalUnknown,
-  AccrualAttempts: optionalUnknown,
-  File: optionalUnknown,
-  /** Integer id, or the expanded record when the response expands it. */
-  CustomFieldData: z.union([int, customFieldDataSchema]).nullable().optional(),
-  RealTime: optionalUnknown,
-  AutoProcessed: optionalUnknown,
-  AutoRounded: optionalUnknown,
-  AutoTimeApproved: optionalUnknown,
-  AutoPayRuleApproved: optionalUnknown,
-  /** A string holding JSON with borrowed_or_lent and forecast_cost; decoded here. */
-  Metadata: optionalJsonText(timesheetMetadataSchema),
-  ParentId: optionalUnknown,
-  Creator: int.nullable().optional(),
-  Created: timestamp.nullable().optional(),
-  Modified: timestamp.nullable().optional(),
-  StartTimeLocalized: optionalUnknown,
-  EndTimeLocalized: optionalUnknown,
-  OnCost: optionalUnknown,
-  _DPMetaData: timesheetDpMetaDataSchema,
-});
+export const timesheetObjectSchema = z.lazy(() =>
+  z.looseObject({
+    Id: int,
+    Employee: int,
+    EmployeeHistory: optionalUnknown,
+    EmployeeAgreement: optionalUnknown,
+    Date: z.string().optional(),
+    /** Unix seconds. */
+    StartTime: z.number().nullable().optional(),
+    /** Unix seconds. */
+    EndTime: z.number().nullable().optional(),
+    Mealbreak: optionalUnknown,
+    MealbreakSlots: optionalUnknown,
+    Slots: z.array(timesheetSlotSchema).nullable().optional(),
+    TotalTime: z.number().nullable().optional(),
+    TotalTimeInv: optionalUnknown,
+    Cost: z.number().nullable().optional(),
+    Roster: optionalUnknown,
+    EmployeeComment: optionalUnknown,
+    SupervisorComment: optionalUnknown,
+    Supervisor: optionalUnknown,
+    Disputed: optionalUnknown,
+    TimeApproved: optionalUnknown,
+    TimeApprover: optionalUnknown,
+    Discarded: optionalUnknown,
+    ValidationFlag: optionalUnknown,
+    OperationalUnit: int.nullable().optional(),
+    IsInProgress: optionalUnknown,
+    IsLeave: optionalUnknown,
+    LeaveId: optionalUnknown,
+    LeaveRule: optionalUnknown,
+    Invoiced: optionalUnknown,
+    InvoiceComment: optionalUnknown,
+    PayRuleApproved: optionalUnknown,
+    Exported: optionalUnknown,
+    StagingId: optionalUnknown,
+    PayStaged: optionalUnknown,
+    PaycycleId: optionalUnknown,
+    MarkedPaidUnpaidAt: optionalUnknown,
+    AccrualState: optionalUnknown,
+    AccrualStateChangedAt: optionalUnknown,
+    AccrualAttempts: optionalUnknown,
+    File: optionalUnknown,
+    /** Integer id, or the expanded record when the response expands it. */
+    CustomFieldData: z.union([int, customFieldDataSchema]).nullable().optional(),
+    RealTime: optionalUnknown,
+    AutoProcessed: optionalUnknown,
+    AutoRounded: optionalUnknown,
+    AutoTimeApproved: optionalUnknown,
+    AutoPayRuleApproved: optionalUnknown,
+    /** A string holding JSON with borrowed_or_lent and forecast_cost; decoded here. */
+    Metadata: optionalJsonText(timesheetMetadataSchema),
+    ParentId: optionalUnknown,
+    Creator: int.nullable().optional(),
+    Created: timestamp.nullable().optional(),
+    Modified: timestamp.nullable().optional(),
+    StartTimeLocalized: optionalUnknown,
+    EndTimeLocalized: optionalUnknown,
+    OnCost: optionalUnknown,
+    _DPMetaData: timesheetDpMetaDataSchema,
+  }),
+);
 export type TimesheetObject = z.infer<typeof timesheetObjectSchema>;
 
 /**
@@ -719,66 +796,73 @@ export const payRuleConfigSchema = z.looseObject({
 });
 export type PayRuleConfig = z.infer<typeof payRuleConfigSchema>;
 
-export const payRuleObjectSchema = z.looseObject({
-  Id: flexibleId,
-  PayTitle: text.nullable().optional(),
-  RemunerationType: optionalUnknown,
-  RemunerationBy: optionalUnknown,
-  AnnualSalary: z.number().nullable().optional(),
-  HourlyRate: z.number().nullable().optional(),
-  IsMultiplier: optionalUnknown,
-  MultiplierValue: optionalUnknown,
-  MultiplierBaseRate: optionalUnknown,
-  MinimumType: optionalUnknown,
-  MaximumType: optionalUnknown,
-  MinimumValue: optionalUnknown,
-  MaximumValue: optionalUnknown,
-  MinimumShiftLength: optionalUnknown,
-  MaximumShiftLength: optionalUnknown,
-  AdvancedCalculation: optionalUnknown,
-  IsExported: optionalUnknown,
-  UnitValue: optionalUnknown,
-  Schedule: optionalUnknown,
-  RecommendWith: optionalUnknown,
-  DexmlScript: optionalUnknown,
-  DexmlScriptParam: optionalUnknown,
-  PeriodType: optionalUnknown,
-  PayPortionRule: optionalUnknown,
-  /** The export code: maps pay lines to payroll items. */
-  PayrollCategory: z.string().nullable().optional(),
-  Comment: optionalUnknown,
-  RateType: optionalUnknown,
-  RateTag: optionalUnknown,
-  Creator: int.nullable().optional(),
-  Created: timestamp.nullable().optional(),
-  Modified: timestamp.nullable().optional(),
-  CtId: optionalUnknown,
-  CrId: optionalUnknown,
-  /** A string holding JSON; decoded here. */
-  Config: optionalJsonText(payRuleConfigSchema),
-  _DPMetaData: dpMetaDataSchema,
-});
+export const payRuleObjectSchema = z.lazy(() =>
+  z.looseObject({
+    Id: flexibleId,
+    PayTitle: text.nullable().optional(),
+    RemunerationType: optionalUnknown,
+    RemunerationBy: optionalUnknown,
+    AnnualSalary: z.number().nullable().optional(),
+    HourlyRate: z.number().nullable().optional(),
+    IsMultiplier: optionalUnknown,
+    MultiplierValue: optionalUnknown,
+    MultiplierBaseRate: optionalUnknown,
+    MinimumType: optionalUnknown,
+    MaximumType: optionalUnknown,
+    MinimumValue: optionalUnknown,
+    MaximumValue: optionalUnknown,
+    MinimumShiftLength: optionalUnknown,
+    MaximumShiftLength: optionalUnknown,
+    AdvancedCalculation: optionalUnknown,
+    IsExported: optionalUnknown,
+    UnitValue: optionalUnknown,
+    Schedule: optionalUnknown,
+    RecommendWith: optionalUnknown,
+    DexmlScript: optionalUnknown,
+    DexmlScriptParam: optionalUnknown,
+    PeriodType: optionalUnknown,
+    PayPortionRule: optionalUnknown,
+    /** The export code: maps pay lines to payroll items. */
+    PayrollCategory: z.string().nullable().optional(),
+    Comment: optionalUnknown,
+    RateType: optionalUnknown,
+    RateTag: optionalUnknown,
+    Creator: int.nullable().optional(),
+    Created: timestamp.nullable().optional(),
+    Modified: timestamp.nullable().optional(),
+    CtId: optionalUnknown,
+    CrId: optionalUnknown,
+    /** A string holding JSON; decoded here. */
+    Config: optionalJsonText(payRuleConfigSchema),
+    _DPMetaData: dpMetaDataSchema,
+  }),
+);
 export type PayRuleObject = z.infer<typeof payRuleObjectSchema>;
 
-export const timesheetPayReturnSchema = z.looseObject({
-  Id: int,
-  Timesheet: int,
-  PayRule: flexibleId,
-  Overridden: z.boolean().optional(),
-  Value: z.number(),
-  Cost: z.number(),
-  OverrideComment: z.string().nullable().optional(),
-  /** null, or a string holding a JSON array of event ids (schedule-change premium lines); decoded. */
-  EventIds: optionalJsonText(z.array(z.string())),
-  TimesheetObject: timesheetObjectSchema.optional(),
-  PayRuleObject: payRuleObjectSchema.optional(),
-  ...installRecordFields,
-});
+function timesheetPayReturnObject() {
+  return z.looseObject({
+    Id: int,
+    Timesheet: int,
+    PayRule: flexibleId,
+    Overridden: z.boolean().optional(),
+    Value: z.number(),
+    Cost: z.number(),
+    OverrideComment: z.string().nullable().optional(),
+    /** null, or a string holding a JSON array of event ids (schedule-change premium lines); decoded. */
+    EventIds: optionalJsonText(z.array(z.string())),
+    TimesheetObject: timesheetObjectSchema.optional(),
+    PayRuleObject: payRuleObjectSchema.optional(),
+    ...installRecordFields,
+  });
+}
+export const timesheetPayReturnSchema = z.lazy(timesheetPayReturnObject);
 export type TimesheetPayReturn = z.infer<typeof timesheetPayReturnSchema>;
 
 /** What getPayReturns asks for: both joins present. */
-export const joinedTimesheetPayReturnSchema = timesheetPayReturnSchema.extend({
-  TimesheetObject: timesheetObjectSchema,
-  PayRuleObject: payRuleObjectSchema,
-});
+export const joinedTimesheetPayReturnSchema = z.lazy(() =>
+  timesheetPayReturnObject().extend({
+    TimesheetObject: timesheetObjectSchema,
+    PayRuleObject: payRuleObjectSchema,
+  }),
+);
 export type JoinedTimesheetPayReturn = z.infer<typeof joinedTimesheetPayReturnSchema>;

@@ -19,10 +19,12 @@
  * `sqsFifoBatch` (the SQS FIFO batch Lambda receives, built on the record template of
  * events/inbound/<DetailType>/sqs-fifo-batch.json), `scheduledEvent` (the trial-watch trigger).
  */
+
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
+import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
 import { type BusEvent, type EventsServer, startEventsServer } from '#local/events-server.ts';
 import { localEnvironment } from '#local/settings.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
@@ -325,15 +327,7 @@ export function sqsFifoBatch(
   };
 }
 
-const SAMPLE_DETAIL_TYPES = new Set([
-  'AccountCreated',
-  'PlanChosen',
-  'SubscriptionStatusRequested',
-  'EmployeeChanged',
-  'LocationCreated',
-  'BudgetSet',
-  'PayReturnsRequested',
-]);
+const SAMPLE_DETAIL_TYPES: ReadonlySet<string> = new Set(INBOUND_DETAIL_TYPES);
 
 // An unknown or misspelt detail-type still needs a record shape; the AccountCreated one serves.
 function knownDetailType(detailType: string): string {

@@ -1,0 +1,176 @@
+import { eventBridgeEnvelope } from './envelope.ts';
+import { describeIssues } from './issues.ts';
+import type { EventContract, InboundDetail, InboundDetailType, inboundContracts } from './registry.ts';
+
+/**
+ * Decoding of inbound SQS bodies without the contract registry: a route's handler gives the one
+ * contract it consumes, so its bundle builds that schema only (zod schemas are constructed when
+ * their module loads, and that dominated the connector's own share of a cold start).
+ * `decode.ts` decodes against every inbound contract, for tools and tests.
+ */
+
+/**
+ * The registry's inbound detail-types, in its order, as plain names: telling "another route's
+ * event" from "no such event" must not load every contract.
+ */
+export const INBOUND_DETAIL_TYPES = [
+  'AccountCreated',
+  'PlanChosen',
+  'SubscriptionStatusRequested',
+  'EmployeeChanged',
+  'LocationCreated',
+  'BudgetSet',
+  'PayReturnsRequested',
+] as const satisfies readonly InboundDetailType[];
+
+/**
+ * EventBridge refuses entries over 256 KiB, so a larger detail did not come through the bus
+ * as a partner event; refusing it before validation also bounds the work spent on it.
+ */
+export const MAX_DETAIL_BYTES = 256 * 1024;
+
+/** An inbound contract module, with the schema type the registry gives its detail-type. */
+export type InboundContract<K extends InboundDetailType = InboundDetailType> = EventContract<K> & {
+  readonly schema: (typeof inboundContracts)[K]['schema'];
+};
+
+export type InboundEvent = {
+  [K in InboundDetailType]: {
+    id: string;
+    detailType: K;
+    source: string;
+    time: string;
+    detail: InboundDetail<K>;
+  };
+}[InboundDetailType];
+
+export type DecodeFailureCode =
+  | 'INVALID_JSON'
+  | 'INVALID_ENVELOPE'
+  | 'UNKNOWN_DETAIL_TYPE'
+  | 'UNEXPECTED_SOURCE'
+  | 'INVALID_DETAIL'
+  | 'DETAIL_TOO_LARGE'
+  /** An inbound detail-type of another route (route decoders only). */
+  | 'WRONG_ROUTE';
+
+export interface DecodeFailure {
+  ok: false;
+  code: DecodeFailureCode;
+  /** Names fields and limits, never the offending values. */
+  message: string;
+  eventId?: string;
+  detailType?: string;
+  accountId?: string;
+}
+
+export type DecodeResult = { ok: true; event: InboundEvent } | DecodeFailure;
+
+export interface DecodeOptions {
+  /** The configured inbound source; events from any other source are refused. */
+  source: string;
+}
+
+/** Ids are echoed into SyncFailed events and logs, so only id-shaped strings are. */
+const idShape = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$/;
+
+function idOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' && idShape.test(value) ? value : undefined;
+}
+
+function failure(
+  code: DecodeFailureCode,
+  message: string,
+  known: Partial<DecodeFailure> = {},
+): DecodeFailure {
+  const result: DecodeFailure = { ok: false, code, message };
+  if (known.eventId !== undefined) result.eventId = known.eventId;
+  if (known.detailType !== undefined) result.detailType = known.detailType;
+  if (known.accountId !== undefined) result.accountId = known.accountId;
+  return result;
+}
+
+function byteLength(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  } catch {
+    // Only a structure too deep to serialize gets here; it is certainly not a valid detail.
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+function isInboundDetailTypeName(value: string): value is InboundDetailType {
+  return (INBOUND_DETAIL_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Decodes one SQS message body (an EventBridge event) with the contract `contractOf` gives for
+ * its detail-type; `undefined` means the detail-type belongs to another route (WRONG_ROUTE).
+ * Never throws: a batch handler turns a failure into a SyncFailed event and acknowledges the
+ * record, because retrying cannot fix it.
+ */
+export function decodeWithContracts(
+  body: string,
+  opts: DecodeOptions,
+  contractOf: (detailType: InboundDetailType) => InboundContract | undefined,
+): DecodeResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return failure('INVALID_JSON', 'body is not valid JSON');
+  }
+
+  const envelope = eventBridgeEnvelope.safeParse(parsed);
+  if (!envelope.success) {
+    const raw = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    return failure('INVALID_ENVELOPE', describeIssues(envelope.error.issues) || 'not an EventBridge event', {
+      eventId: idOrUndefined(raw['id']),
+      detailType: idOrUndefined(raw['detail-type']),
+    });
+  }
+
+  const { id, source, time, detail } = envelope.data;
+  const detailType = envelope.data['detail-type'];
+  const known = {
+    eventId: idOrUndefined(id),
+    detailType: idOrUndefined(detailType),
+    accountId: idOrUndefined(detail['accountId']),
+  };
+
+  if (source !== opts.source) {
+    return failure('UNEXPECTED_SOURCE', `source: not the configured inbound source "${opts.source}"`, known);
+  }
+  if (!isInboundDetailTypeName(detailType)) {
+    return failure(
+      'UNKNOWN_DETAIL_TYPE',
+      `detail-type: not an inbound detail-type (expected one of ${INBOUND_DETAIL_TYPES.join(', ')})`,
+      known,
+    );
+  }
+  if (Buffer.byteLength(body, 'utf8') > MAX_DETAIL_BYTES && byteLength(detail) > MAX_DETAIL_BYTES) {
+    return failure('DETAIL_TOO_LARGE', `detail: larger than ${MAX_DETAIL_BYTES} bytes`, known);
+  }
+
+  const contract = contractOf(detailType);
+  if (contract === undefined) {
+    return failure('WRONG_ROUTE', `detail-type ${detailType} belongs to another route`, known);
+  }
+  const result = contract.schema.safeParse(detail);
+  if (!result.success) {
+    return failure('INVALID_DETAIL', describeIssues(result.error.issues, 'detail'), known);
+  }
+  // The contract parsed by this detail-type produced this detail, so the pairing holds.
+  const event = { id, detailType, source, time, detail: result.data } as InboundEvent;
+  return { ok: true, event };
+}
+
+/** A decoder for one route: its own contract's events decode, every other inbound one is WRONG_ROUTE. */
+export function createRouteDecoder(
+  contract: InboundContract,
+): (body: string, opts: DecodeOptions) => DecodeResult {
+  return (body, opts) =>
+    decodeWithContracts(body, opts, (detailType) =>
+      detailType === contract.detailType ? contract : undefined,
+    );
+}

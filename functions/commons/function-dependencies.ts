@@ -1,0 +1,89 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { dynamoDbClient } from '#functions/commons/clients/dynamodb.ts';
+import { eventBridgeClient } from '#functions/commons/clients/eventbridge.ts';
+import type { ConnectorConfig } from '#functions/commons/config.ts';
+import {
+  createEventPublisher,
+  type OutboundContracts,
+  type Publisher,
+} from '#functions/commons/event-publisher.ts';
+import { logger, MetricName, metrics } from '#functions/commons/observability.ts';
+import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
+import { createStore, type Store } from '#functions/commons/store/store.ts';
+import { tokenFromSecret } from '#functions/commons/token.ts';
+
+/**
+ * The collaborators every use case receives (STYLE.md §2): tests build their own set against the
+ * sandbox and dynalite or against fakes; handlers get the process-wide set from
+ * `buildFunctionDependencies`, whose publisher knows only the function's outbound contracts (so its
+ * bundle constructs no other schema); `dependencies.ts` builds one that may publish anything.
+ */
+export interface Dependencies {
+  config: ConnectorConfig;
+  store: Store;
+  service: ServiceClient;
+  publisher: Publisher;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+const built = new WeakMap<ConnectorConfig, WeakMap<OutboundContracts, Dependencies>>();
+
+/**
+ * Builds the collaborators once per process (module scope in handlers, i.e. at cold start) for a
+ * function that publishes `publishes`. Nothing here calls AWS or the service: the token is read
+ * from Secrets Manager on the first service call.
+ */
+export function buildFunctionDependencies(
+  config: ConnectorConfig,
+  publishes: OutboundContracts,
+): Dependencies {
+  const forConfig = built.get(config) ?? new WeakMap<OutboundContracts, Dependencies>();
+  built.set(config, forConfig);
+  const existing = forConfig.get(publishes);
+  if (existing) return existing;
+
+  const service = createServiceClient({
+    partnerName: config.partnerName,
+    provisioningUrls: config.provisioningUrls,
+    installUrlTemplate: config.installUrlTemplate,
+    ...(config.allowedHostnameSuffixes ? { allowedHostnameSuffixes: config.allowedHostnameSuffixes } : {}),
+    token: tokenFromSecret(config.tokenSecretId),
+    timeoutMs: config.httpTimeoutMs,
+    hourBudgetType: config.hourBudgetType,
+    logger: {
+      debug: (message, attributes) => logger.debug(message, attributes ?? {}),
+      warn: (message, attributes) => logger.warn(message, attributes ?? {}),
+    },
+    onRequest: (info) => {
+      metrics.addMetric(MetricName.ServiceCalls, MetricUnit.Count, 1);
+      if (info.attempt > 1) metrics.addMetric(MetricName.ServiceRetries, MetricUnit.Count, 1);
+    },
+  });
+
+  const dependencies: Dependencies = {
+    config,
+    store: createStore({ tableName: config.tableName, client: dynamoDbClient() }),
+    service,
+    publisher: createEventPublisher({
+      contracts: publishes,
+      client: eventBridgeClient(),
+      busName: config.eventBusName,
+      source: config.outboundSource,
+    }),
+    clock: systemClock,
+    logger,
+    metrics,
+  };
+  forConfig.set(publishes, dependencies);
+  return dependencies;
+}

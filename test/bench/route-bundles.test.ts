@@ -1,0 +1,167 @@
+import { resolve } from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { deployBuildOptions, esbuildOptionsOf, functionTargets, REPO_ROOT } from '#bench/bundle.ts';
+import { withConditionsHeld } from '#bench/recorder.ts';
+import * as planChosen from '#functions/commons/contracts/inbound/plan-chosen.ts';
+import { inboundContracts } from '#functions/commons/contracts/registry.ts';
+import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
+import { connectorBundling } from '#lib/connector-function.ts';
+
+/** Connector source files esbuild put into a function's deploy bundle. */
+async function connectorInputsOf(entry: string): Promise<string[]> {
+  const result = await build({
+    ...deployBuildOptions,
+    entryPoints: [resolve(REPO_ROOT, entry)],
+    absWorkingDir: REPO_ROOT,
+    outdir: resolve(REPO_ROOT, '.tmp/route-bundles-test'),
+    write: false,
+    metafile: true,
+  });
+  return Object.keys(result.metafile.inputs).filter((input) => input.startsWith('functions/'));
+}
+
+function envelope(detailType: string, detail: Record<string, unknown>): string {
+  return JSON.stringify({
+    version: '0',
+    id: 'event-1',
+    'detail-type': detailType,
+    source: 'partner.app',
+    account: '123456789012',
+    time: '2025-03-03T09:00:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail,
+  });
+}
+
+describe('per-route deploy bundles', () => {
+  it('carry their own inbound contract and none of the registry or other routes’ contracts', async () => {
+    // Prepare
+    const targets = functionTargets();
+
+    // Act
+    const inputs = await Promise.all(targets.map((target) => connectorInputsOf(target.entry)));
+
+    // Assess
+    for (const [index, target] of targets.entries()) {
+      const files = inputs[index] ?? [];
+      const inbound = files.filter((file) => file.includes('contracts/inbound/'));
+      expect(files, target.name).not.toContain('functions/commons/contracts/registry.ts');
+      expect(files, target.name).not.toContain('functions/commons/contracts/decode.ts');
+      expect(files, target.name).not.toContain('functions/commons/publisher.ts');
+      expect(inbound.length, target.name).toBeLessThanOrEqual(1);
+      // Every outbound contract a bundle holds is one its function publishes, or SyncFailed.
+      expect(
+        files.filter((file) => file.includes('contracts/outbound/')).length,
+        target.name,
+      ).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('know every inbound detail-type of the registry by name, in its order', () => {
+    // Act
+    const registered = Object.keys(inboundContracts);
+
+    // Assess
+    expect([...INBOUND_DETAIL_TYPES]).toEqual(registered);
+  });
+});
+
+describe('route decoder', () => {
+  const decode = createRouteDecoder(planChosen);
+
+  it('decodes its own route’s events with its contract', () => {
+    // Act
+    const result = decode(envelope('PlanChosen', { accountId: 'acct-1', plan: 'FREE' }), {
+      source: 'partner.app',
+    });
+
+    // Assess
+    expect(result).toMatchObject({ ok: true, event: { detailType: 'PlanChosen', detail: { plan: 'FREE' } } });
+  });
+
+  it('calls another route’s event WRONG_ROUTE without judging a detail it has no contract for', () => {
+    // Act
+    const result = decode(envelope('BudgetSet', { accountId: 'acct-1', anything: true }), {
+      source: 'partner.app',
+    });
+
+    // Assess
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'WRONG_ROUTE',
+      detailType: 'BudgetSet',
+      accountId: 'acct-1',
+    });
+  });
+
+  it('still refuses an unknown detail-type and an invalid detail of its own', () => {
+    // Act
+    const unknown = decode(envelope('AccountDeleted', { accountId: 'acct-1' }), { source: 'partner.app' });
+    const invalid = decode(envelope('PlanChosen', { accountId: 'acct-1', plan: 'GOLD' }), {
+      source: 'partner.app',
+    });
+
+    // Assess
+    expect(unknown).toMatchObject({ ok: false, code: 'UNKNOWN_DETAIL_TYPE' });
+    expect(invalid).toMatchObject({ ok: false, code: 'INVALID_DETAIL' });
+  });
+});
+
+describe('bench bundling options', () => {
+  it('are the deploy bundling options, with the linked source map CDK builds', () => {
+    // Act
+    const options = esbuildOptionsOf(connectorBundling);
+
+    // Assess
+    expect(options).toMatchObject({
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      minify: true,
+      sourcemap: 'linked',
+      sourcesContent: false,
+      legalComments: 'none',
+      external: [],
+    });
+  });
+
+  it('refuse a bundling option they cannot translate instead of silently dropping it', () => {
+    // Act
+    const translate = () => esbuildOptionsOf({ ...connectorBundling, keepNames: true });
+
+    // Assess
+    expect(translate).toThrow(/keepNames/);
+  });
+});
+
+describe('raw replay of conditional writes', () => {
+  it('keeps the condition evaluated but makes it hold, in single writes and transactions', () => {
+    // Prepare
+    const put = {
+      TableName: 't',
+      Item: {},
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+    };
+
+    // Act
+    const single = withConditionsHeld(put) as typeof put;
+    const transaction = withConditionsHeld({ TransactItems: [{ Put: put }] }) as {
+      TransactItems: { Put: typeof put }[];
+    };
+
+    // Assess
+    expect(single.ConditionExpression).toBe(
+      '(attribute_not_exists(#pk)) OR attribute_not_exists(#benchNeverSet)',
+    );
+    expect(single.ExpressionAttributeNames).toEqual({
+      '#pk': 'pk',
+      '#benchNeverSet': 'benchNeverSetAttribute',
+    });
+    expect(transaction.TransactItems[0]?.Put.ConditionExpression).toBe(single.ConditionExpression);
+    expect(withConditionsHeld({ TableName: 't', Key: {} })).toEqual({ TableName: 't', Key: {} });
+  });
+});
