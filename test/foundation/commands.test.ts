@@ -47,6 +47,7 @@ describe('npm test and CI', () => {
       '#local/*': './local/*',
       '#test/*': './test/*',
       '#scripts/*': './scripts/*',
+      '#bench/*': './bench/*',
     });
   });
 });
