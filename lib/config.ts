@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
 
 /**
  * The deployment configuration of the connector app (`bin/app.ts`): one JSON file merged with
@@ -15,6 +16,10 @@ export const EXAMPLE_CONFIG_FILE = 'connector.config.example.json';
 export const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
+
+const lookupResource = z.string().regex(/^([A-Za-z][A-Za-z0-9_]*)?$/, {
+  error: 'expected a resource name (letters, digits, "_"), or "" to disable the lookup',
+});
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'expected an https:// URL' });
 
@@ -166,6 +171,9 @@ function connectorConfigSchema(knownRoutes: readonly string[]) {
       httpTimeoutMs: wholeNumber().pipe(z.number().min(100).max(60_000)).optional(),
       idempotencyTtlSeconds: wholeNumber().pipe(z.number().min(60).max(31_536_000)).optional(),
       metricsBulkThreshold: wholeNumber().pipe(z.number().min(1).max(366)).optional(),
+      // QUERY resources that find a location / area whose create answer was lost; "" disables.
+      locationLookupResource: lookupResource.default(DEFAULT_LOCATION_LOOKUP_RESOURCE),
+      areaLookupResource: lookupResource.default(DEFAULT_AREA_LOOKUP_RESOURCE),
     })
     .superRefine((config, ctx) => {
       // Outbound detail-types differ from inbound ones today, but one shared source would let a
@@ -242,6 +250,8 @@ export const CONFIG_FIELDS = [
   'httpTimeoutMs',
   'idempotencyTtlSeconds',
   'metricsBulkThreshold',
+  'locationLookupResource',
+  'areaLookupResource',
 ] as const satisfies readonly (keyof ConnectorConfigInput)[];
 
 // Objects and arrays given with -c arrive as JSON text.

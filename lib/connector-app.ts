@@ -105,6 +105,8 @@ export class ConnectorServiceStack extends Stack {
       ...(config.metricsBulkThreshold !== undefined
         ? { metricsBulkThreshold: config.metricsBulkThreshold }
         : {}),
+      locationLookupResource: config.locationLookupResource,
+      areaLookupResource: config.areaLookupResource,
     });
     applyConnectorNagSuppressions(this);
   }

@@ -14,6 +14,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
 import { DEFAULT_METRICS_NAMESPACE, MetricName } from '#functions/commons/observability.ts';
 import {
   queueRoutes as defaultQueueRoutes,
@@ -87,6 +88,13 @@ export interface WorkforceConnectorProps {
   readonly idempotencyTtlSeconds?: number;
   /** @default - the functions' default */
   readonly metricsBulkThreshold?: number;
+  /**
+   * QUERY resource the functions read locations from when a location create's answer was lost
+   * (matched on CompanyName and Code); '' disables the lookup. @default 'Company'
+   */
+  readonly locationLookupResource?: string;
+  /** The same for areas (matched on Company and OperationalUnitName). @default 'OperationalUnit' */
+  readonly areaLookupResource?: string;
   /** @default 'WorkforceConnector' */
   readonly metricsNamespace?: string;
   /** Alarm when a route's oldest queued record is older than this. @default Duration.minutes(30) */
@@ -557,6 +565,9 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
     TRIAL_THRESHOLDS_DAYS: (props.trialThresholdsDays ?? [7, 3, 1]).join(','),
     POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+    // Always set: the empty string (lookup disabled) must reach the function as such.
+    LOCATION_LOOKUP_RESOURCE: props.locationLookupResource ?? DEFAULT_LOCATION_LOOKUP_RESOURCE,
+    AREA_LOOKUP_RESOURCE: props.areaLookupResource ?? DEFAULT_AREA_LOOKUP_RESOURCE,
   };
   if (props.allowedHostnameSuffixes) env.ALLOWED_HOSTNAME_SUFFIXES = props.allowedHostnameSuffixes.join(',');
   if (props.hourBudgetType) env.HOUR_BUDGET_TYPE = props.hourBudgetType;

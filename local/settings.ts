@@ -1,3 +1,5 @@
+import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
+
 /**
  * The environment the local runtime gives the connector's handlers: the same variable names the
  * stack sets (see `functions/commons/config.ts`), pointed at the sandbox, dynalite and the local
@@ -38,6 +40,10 @@ export interface LocalEnvironmentOverrides {
   readonly tokenSecretId?: string;
   readonly trialThresholdsDays?: string;
   readonly logLevel?: string;
+  /** '' disables the lookup after a lost location create answer. @default 'Company' */
+  readonly locationLookupResource?: string;
+  /** '' disables the lookup after a lost area create answer. @default 'OperationalUnit' */
+  readonly areaLookupResource?: string;
 }
 
 export function localEnvironment(
@@ -64,6 +70,9 @@ export function localEnvironment(
     HOUR_BUDGET_TYPE: LOCAL_DEFAULTS.hourBudgetType,
     TRIAL_THRESHOLDS_DAYS: overrides.trialThresholdsDays ?? LOCAL_DEFAULTS.trialThresholdsDays,
     HTTP_TIMEOUT_MS: '5000',
+    // The sandbox answers QUERY on these resources (sandbox/README.md).
+    LOCATION_LOOKUP_RESOURCE: overrides.locationLookupResource ?? DEFAULT_LOCATION_LOOKUP_RESOURCE,
+    AREA_LOOKUP_RESOURCE: overrides.areaLookupResource ?? DEFAULT_AREA_LOOKUP_RESOURCE,
     POWERTOOLS_SERVICE_NAME: 'workforce-connector',
     POWERTOOLS_METRICS_NAMESPACE: 'WorkforceConnector',
     // Local runs print a progress view; handler logs would drown it unless asked for.

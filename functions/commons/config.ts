@@ -23,6 +23,8 @@ export const CONFIG_ENV_VARS = [
   'HTTP_TIMEOUT_MS',
   'IDEMPOTENCY_TTL_SECONDS',
   'METRICS_BULK_THRESHOLD',
+  'LOCATION_LOOKUP_RESOURCE',
+  'AREA_LOOKUP_RESOURCE',
   'POWERTOOLS_SERVICE_NAME',
   'POWERTOOLS_METRICS_NAMESPACE',
   'POWERTOOLS_LOG_LEVEL',
@@ -31,6 +33,10 @@ export const CONFIG_ENV_VARS = [
 export type ConfigEnvVar = (typeof CONFIG_ENV_VARS)[number];
 
 export const REGIONS = ['US', 'UK', 'AU'] as const;
+
+/** The sandbox's resource names for locations and areas (the spec shows no path for either). */
+export const DEFAULT_LOCATION_LOOKUP_RESOURCE = 'Company';
+export const DEFAULT_AREA_LOOKUP_RESOURCE = 'OperationalUnit';
 export type Region = (typeof REGIONS)[number];
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -139,6 +145,25 @@ const trialThresholds = optionalEnv.pipe(
     .transform((days) => [...new Set(days)].sort((a, b) => b - a)),
 );
 
+/**
+ * A QUERY resource used to find out whether a create whose answer was lost was applied. The spec
+ * names reading locations and areas without a path, so the resource is configurable: unset → the
+ * default, set to the empty string → no lookup (an unknown outcome then fails the event).
+ */
+const lookupResource = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined ? fallback : value.trim()))
+    .pipe(
+      z
+        .string()
+        .regex(/^([A-Za-z][A-Za-z0-9_]*)?$/, {
+          error: 'must be a resource name (letters, digits, "_") or empty to disable the lookup',
+        })
+        .transform((value) => (value === '' ? null : value)),
+    );
+
 const logLevel = optionalEnv.pipe(
   z
     .string()
@@ -171,6 +196,8 @@ const envSchema = z.object({
   HTTP_TIMEOUT_MS: positiveInt(5000, 900_000),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400, 31_536_000),
   METRICS_BULK_THRESHOLD: positiveInt(31, 366),
+  LOCATION_LOOKUP_RESOURCE: lookupResource(DEFAULT_LOCATION_LOOKUP_RESOURCE),
+  AREA_LOOKUP_RESOURCE: lookupResource(DEFAULT_AREA_LOOKUP_RESOURCE),
   POWERTOOLS_SERVICE_NAME: optionalEnv.transform((value) => value ?? 'workforce-connector'),
   POWERTOOLS_METRICS_NAMESPACE: optionalEnv.transform((value) => value ?? 'WorkforceConnector'),
   POWERTOOLS_LOG_LEVEL: logLevel,
@@ -191,6 +218,10 @@ export type ConnectorConfig = {
   httpTimeoutMs: number;
   idempotencyTtlSeconds: number;
   metricsBulkThreshold: number;
+  /** QUERY resource holding locations, matched on CompanyName (+ Code); null: no lookup. */
+  locationLookupResource: string | null;
+  /** QUERY resource holding areas, matched on Company + OperationalUnitName; null: no lookup. */
+  areaLookupResource: string | null;
   serviceName: string;
   metricsNamespace: string;
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
@@ -241,6 +272,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     httpTimeoutMs: vars.HTTP_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
     metricsBulkThreshold: vars.METRICS_BULK_THRESHOLD,
+    locationLookupResource: vars.LOCATION_LOOKUP_RESOURCE,
+    areaLookupResource: vars.AREA_LOOKUP_RESOURCE,
     serviceName: vars.POWERTOOLS_SERVICE_NAME,
     metricsNamespace: vars.POWERTOOLS_METRICS_NAMESPACE,
     logLevel: vars.POWERTOOLS_LOG_LEVEL,

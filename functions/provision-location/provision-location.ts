@@ -1,17 +1,33 @@
+import type * as z from 'zod';
 import type { LocationCreatedDetail } from '#functions/commons/contracts/inbound/location-created.ts';
 import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import {
+  type CreateOutcome,
+  createdAtOrAfter,
+  earliestCreation,
+  outcomeOf,
+} from '#functions/commons/outcome-reconciliation.ts';
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseEvent, UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
-import type { AreaRequest, LocationRequest } from '#functions/commons/service/schemas.ts';
+import type { InstallClient, QueryCondition } from '#functions/commons/service/install.ts';
+import {
+  type AreaRequest,
+  areaRecordSchema,
+  type LocationRequest,
+  locationRecordSchema,
+} from '#functions/commons/service/schemas.ts';
 import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import { recordSyncSuccess } from '#functions/commons/store/business.ts';
 import {
   claimAreaCreate,
   claimLocationCreate,
+  getLocation,
+  listLocations,
+  reclaimAreaCreate,
+  reclaimLocationCreate,
   recordAreaCreated,
   recordLocationCreated,
   releaseAreaClaim,
@@ -39,18 +55,24 @@ export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];
  * 2. Resolve the account's install from the table (never from the event); no ACTIVE business →
  *    RetryableError BUSINESS_NOT_PROVISIONED.
  * 3. Location, keyed on (install, locationRef): write an intent marker, create, record the id.
- *    A marker already CREATED → reuse its id (no call). A marker still CREATING (an earlier
- *    attempt crashed or lost the answer, the service may hold the location) → SyncFailed
- *    LOCATION_OUTCOME_UNKNOWN: a person checks the install rather than the connector risking a
- *    duplicate. A create that certainly created nothing (refused, or never reached the service)
- *    releases the marker: refusals → SyncFailed with the service's code, the rest are retried.
- * 4. Each area the same way under the location's record → AREA_OUTCOME_UNKNOWN when ambiguous.
+ *    A marker already CREATED → reuse its id (no call). A create whose answer was lost is looked
+ *    up at once (exactly one match → its id, below); otherwise it keeps its marker and is retried.
+ *    A marker still CREATING (lost answer or crash: the service may hold the location) is
+ *    reconciled by reading the install's locations (LOCATION_LOOKUP_RESOURCE,
+ *    matched on CompanyName and Code, not older than the marker less the clock skew, not
+ *    recorded for another locationRef): exactly one → record its id and go on; none → the create
+ *    did not happen, take the marker over and create; several, a lookup refused by the service,
+ *    or no lookup configured → SyncFailed LOCATION_OUTCOME_UNKNOWN (a person checks the install).
+ *    A create that certainly created nothing (refused, or never reached the service) releases
+ *    the marker: refusals → SyncFailed with the service's code, the rest are retried.
+ * 4. Each area the same way under the location's record (AREA_LOOKUP_RESOURCE, matched on
+ *    Company = location id and OperationalUnitName) → AREA_OUTCOME_UNKNOWN when it cannot tell.
  *    A redelivery after a crash between steps therefore finishes the missing areas and creates
  *    no second location or area.
  */
 export async function provisionLocation(
   { event, detail }: UseCaseInput<LocationCreatedDetail>,
-  { store, service, clock }: Dependencies,
+  { store, service, clock, config }: Dependencies,
 ): Promise<OutboundEvent[]> {
   if (!detail.isWorkplace && !detail.isPayrollEntity) {
     throw new PermanentError(
@@ -60,7 +82,13 @@ export async function provisionLocation(
   }
   const business = await provisionedBusinessOf(store, detail.accountId);
   const install = service.install(business.hostname);
-  const creation: Creation = { store, install, event, at: () => clock.now() };
+  const creation: Creation = {
+    store,
+    install,
+    event,
+    at: () => clock.now(),
+    lookups: { location: config.locationLookupResource, area: config.areaLookupResource },
+  };
 
   const locationId = await ensureLocation(creation, detail);
   // The location is recorded, its areas are not: the redelivery must reuse it.
@@ -94,6 +122,8 @@ interface Creation {
   install: InstallClient;
   event: UseCaseEvent;
   at: () => Date;
+  /** QUERY resources that read locations and areas back; null: no lookup configured. */
+  lookups: { location: string | null; area: string | null };
 }
 
 export function locationRequest(detail: LocationCreatedDetail): LocationRequest {
@@ -123,17 +153,33 @@ export function areaRequest(locationId: number, area: LocationArea): AreaRequest
 async function ensureLocation(creation: Creation, detail: LocationCreatedDetail): Promise<number> {
   const { store, install, event } = creation;
   const { hostname } = install;
+  let claimedAt = creation.at();
   const claim = await claimLocationCreate(store, hostname, detail.locationRef, {
     eventId: event.id,
-    at: creation.at(),
+    at: claimedAt,
   });
   if (!claim.claimed) {
     const { existing } = claim;
     if (existing.status === 'CREATED' && existing.locationId !== undefined) return existing.locationId;
-    throw new PermanentError(
-      'LOCATION_OUTCOME_UNKNOWN',
-      `location ${detail.locationRef}: an earlier attempt (event ${existing.eventId}, ${existing.claimedAt}) may have created it in the install but its id was never recorded; not created again to avoid a duplicate — check the install and record or remove the marker`,
-    );
+    const outcome = await earlierLocationOutcome(creation, detail, existing);
+    if (outcome.kind === 'created') {
+      await recordLocationCreated(store, hostname, detail.locationRef, outcome.id);
+      return outcome.id;
+    }
+    if (outcome.kind === 'unknown') {
+      throw new PermanentError(
+        'LOCATION_OUTCOME_UNKNOWN',
+        `location ${detail.locationRef}: an earlier attempt (event ${existing.eventId}, ${existing.claimedAt}) may have created it in the install but its id was never recorded and ${outcome.reason}; not created again to avoid a duplicate — check the install and record or remove the marker`,
+      );
+    }
+    const held = { eventId: existing.eventId, claimedAt: existing.claimedAt };
+    claimedAt = creation.at();
+    const intent = { eventId: event.id, at: claimedAt };
+    if (!(await reclaimLocationCreate(store, hostname, detail.locationRef, held, intent))) {
+      throw new OutcomeUnknownError(
+        `location ${detail.locationRef}: its marker changed while it was reconciled; retried`,
+      );
+    }
   }
 
   let locationId: number;
@@ -145,11 +191,19 @@ async function ensureLocation(creation: Creation, detail: LocationCreatedDetail)
       if (error instanceof ServiceRejectedError) throw serviceRejection('create location', error);
       throw error;
     }
-    throw new PermanentError(
-      'LOCATION_OUTCOME_UNKNOWN',
-      `location ${detail.locationRef}: the create call may have been applied but no id came back (${(error as Error).message}); not repeated to avoid a duplicate`,
-      { cause: error },
-    );
+    if (error instanceof OutcomeUnknownError) {
+      // A location found now is conclusive; finding none is not yet (a timed-out request may
+      // still be applied), so that waits for the redelivery with the marker kept.
+      const found = await settledNow(() => earlierLocationOutcome(creation, detail, { claimedAt }));
+      if (found === undefined) throw error;
+      locationId = found;
+    } else {
+      throw new PermanentError(
+        'LOCATION_OUTCOME_UNKNOWN',
+        `location ${detail.locationRef}: the create call may have been applied but no id came back (${(error as Error).message}); not repeated to avoid a duplicate`,
+        { cause: error },
+      );
+    }
   }
   await recordLocationCreated(store, hostname, detail.locationRef, locationId);
   return locationId;
@@ -163,17 +217,37 @@ async function ensureArea(
 ): Promise<number> {
   const { store, install, event } = creation;
   const { hostname } = install;
+  let claimedAt = creation.at();
   const claim = await claimAreaCreate(store, hostname, locationRef, area.name, {
     eventId: event.id,
-    at: creation.at(),
+    at: claimedAt,
   });
   if (!claim.claimed) {
     const { existing } = claim;
     if (existing.status === 'CREATED' && existing.areaId !== undefined) return existing.areaId;
-    throw new PermanentError(
-      'AREA_OUTCOME_UNKNOWN',
-      `area ${area.name} of location ${locationRef}: an earlier attempt (event ${existing.eventId}, ${existing.claimedAt}) may have created it but its id was never recorded; not created again to avoid a duplicate`,
+    const outcome = await earlierAreaOutcome(
+      creation,
+      { locationRef, locationId, name: area.name },
+      existing,
     );
+    if (outcome.kind === 'created') {
+      await recordAreaCreated(store, hostname, locationRef, area.name, outcome.id);
+      return outcome.id;
+    }
+    if (outcome.kind === 'unknown') {
+      throw new PermanentError(
+        'AREA_OUTCOME_UNKNOWN',
+        `area ${area.name} of location ${locationRef}: an earlier attempt (event ${existing.eventId}, ${existing.claimedAt}) may have created it but its id was never recorded and ${outcome.reason}; not created again to avoid a duplicate`,
+      );
+    }
+    const held = { eventId: existing.eventId, claimedAt: existing.claimedAt };
+    claimedAt = creation.at();
+    const intent = { eventId: event.id, at: claimedAt };
+    if (!(await reclaimAreaCreate(store, hostname, locationRef, area.name, held, intent))) {
+      throw new OutcomeUnknownError(
+        `area ${area.name} of location ${locationRef}: its marker changed while it was reconciled; retried`,
+      );
+    }
   }
 
   let areaId: number;
@@ -185,12 +259,129 @@ async function ensureArea(
       if (error instanceof ServiceRejectedError) throw serviceRejection(`create area ${area.name}`, error);
       throw error;
     }
-    throw new PermanentError(
-      'AREA_OUTCOME_UNKNOWN',
-      `area ${area.name} of location ${locationRef}: the create call may have been applied but no id came back (${(error as Error).message}); not repeated to avoid a duplicate`,
-      { cause: error },
-    );
+    if (error instanceof OutcomeUnknownError) {
+      const lost = { locationRef, locationId, name: area.name };
+      const found = await settledNow(() => earlierAreaOutcome(creation, lost, { claimedAt }));
+      if (found === undefined) throw error;
+      areaId = found;
+    } else {
+      throw new PermanentError(
+        'AREA_OUTCOME_UNKNOWN',
+        `area ${area.name} of location ${locationRef}: the create call may have been applied but no id came back (${(error as Error).message}); not repeated to avoid a duplicate`,
+        { cause: error },
+      );
+    }
   }
   await recordAreaCreated(store, hostname, locationRef, area.name, areaId);
   return areaId;
+}
+
+/**
+ * What an earlier, unanswered location create did: the install's locations named like the event
+ * (and coded like it, when it gives a code), not older than the marker, and not recorded for
+ * another locationRef of the install.
+ */
+async function earlierLocationOutcome(
+  creation: Creation,
+  detail: LocationCreatedDetail,
+  marker: { claimedAt: string | Date },
+): Promise<CreateOutcome<number>> {
+  const resource = creation.lookups.location;
+  if (resource === null) return { kind: 'unknown', reason: 'no location lookup is configured' };
+  const conditions: QueryCondition[] = [{ field: 'CompanyName', type: 'eq', data: detail.name }];
+  if (detail.code !== undefined) conditions.push({ field: 'Code', type: 'eq', data: detail.code });
+  const found = await lookUp(creation.install, resource, conditions, locationRecordSchema);
+  if (!found.ok) return { kind: 'unknown', reason: found.reason };
+
+  const since = earliestCreation(marker.claimedAt);
+  const recordedElsewhere = new Set(
+    (await listLocations(creation.store, creation.install.hostname))
+      .filter((location) => location.locationRef !== detail.locationRef)
+      .map((location) => location.locationId),
+  );
+  // Matched again here: the spec does not show that several conditions are combined.
+  const candidates = found.records
+    .filter(
+      (record) =>
+        record.CompanyName === detail.name &&
+        (detail.code === undefined || record.Code === detail.code) &&
+        createdAtOrAfter(record, since) &&
+        !recordedElsewhere.has(record.Id),
+    )
+    .map((record) => record.Id);
+  return outcomeOf(candidates, `locations named ${detail.name}`);
+}
+
+/** The area counterpart: areas of the location with the area's name, not recorded for another area. */
+async function earlierAreaOutcome(
+  creation: Creation,
+  area: { locationRef: string; locationId: number; name: string },
+  marker: { claimedAt: string | Date },
+): Promise<CreateOutcome<number>> {
+  const resource = creation.lookups.area;
+  if (resource === null) return { kind: 'unknown', reason: 'no area lookup is configured' };
+  const found = await lookUp(
+    creation.install,
+    resource,
+    [
+      { field: 'Company', type: 'eq', data: area.locationId },
+      { field: 'OperationalUnitName', type: 'eq', data: area.name },
+    ],
+    areaRecordSchema,
+  );
+  if (!found.ok) return { kind: 'unknown', reason: found.reason };
+
+  const since = earliestCreation(marker.claimedAt);
+  const location = await getLocation(creation.store, creation.install.hostname, area.locationRef);
+  const recordedElsewhere = new Set(
+    Object.entries(location?.areas ?? {})
+      .filter(([name]) => name !== area.name)
+      .map(([, recorded]) => recorded.areaId),
+  );
+  const candidates = found.records
+    .filter(
+      (record) =>
+        record.Company === area.locationId &&
+        record.OperationalUnitName === area.name &&
+        createdAtOrAfter(record, since) &&
+        !recordedElsewhere.has(record.Id),
+    )
+    .map((record) => record.Id);
+  return outcomeOf(candidates, `areas named ${area.name}`);
+}
+
+/**
+ * The id of the record a create whose answer was just lost made, when a lookup right away finds
+ * exactly one; undefined for anything less certain (none yet, several, the lookup failing), which
+ * the redelivery settles.
+ */
+async function settledNow(lookUpOutcome: () => Promise<CreateOutcome<number>>): Promise<number | undefined> {
+  try {
+    const outcome = await lookUpOutcome();
+    return outcome.kind === 'created' ? outcome.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type LookUp<T> = { ok: true; records: T[] } | { ok: false; reason: string };
+
+/**
+ * A lookup the service refuses (404: the resource does not exist at the real service, or any
+ * other 4xx) cannot tell what happened; 429/5xx/timeouts are retried like any other call.
+ */
+async function lookUp<T extends z.ZodType>(
+  install: InstallClient,
+  resource: string,
+  conditions: QueryCondition[],
+  schema: T,
+): Promise<LookUp<z.output<T>>> {
+  try {
+    return { ok: true, records: await install.query(resource, { conditions }, schema) };
+  } catch (error) {
+    if (error instanceof PermanentError) {
+      return { ok: false, reason: `the lookup on ${resource} failed (${error.code}: ${error.message})` };
+    }
+    throw error;
+  }
 }

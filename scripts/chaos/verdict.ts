@@ -217,7 +217,11 @@ export function judge(observed: Observations): ChaosVerdict {
         outcome.kind === 'failed' &&
         outcome.code === 'INVALID_DETAIL' &&
         outcome.message.includes(expectation.field);
-      if (!named)
+      // An invalid event that reaches its handler is always refused and acknowledged, so a dead
+      // letter means it never got its turn: an earlier record of its account kept failing and
+      // FIFO held it back until its receives ran out. Parked, not lost: a redrive refuses it.
+      const parkedBehindItsGroup = outcome.kind === 'dead-lettered';
+      if (!named && !parkedBehindItsGroup)
         invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
     } else if (expectation.kind === 'undeliverable' && outcome.kind !== 'dead-lettered') {
       invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });

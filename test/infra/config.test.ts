@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
 import { queueRoutes } from '#functions/routes.ts';
 import {
   ConnectorConfigError,
@@ -10,6 +11,7 @@ import {
   parseConnectorConfig,
 } from '#lib/config.ts';
 import { PROJECT_ROOT } from '#lib/connector-function.ts';
+import { connectorEnvironment } from '#lib/workforce-connector.ts';
 
 const knownRoutes = queueRoutes.map((route) => route.detailType);
 
@@ -86,6 +88,53 @@ describe('connector config', () => {
         'installUrlTemplate: expected a template containing {hostname}',
       ]),
     );
+  });
+
+  it('looks lost creates up in the sandbox resource names by default and takes "" to disable it', () => {
+    // Prepare
+    const base = { partnerName: 'acme', provisioningUrls: { US: 'https://provisioning.example.com' } };
+
+    // Act
+    const byDefault = parseConnectorConfig(base, { knownRoutes });
+    const disabled = parseConnectorConfig(
+      { ...base, locationLookupResource: '', areaLookupResource: '' },
+      { knownRoutes },
+    );
+    const problems = problemsOf(() =>
+      parseConnectorConfig({ ...base, locationLookupResource: 'Company/QUERY' }, { knownRoutes }),
+    );
+
+    // Assess
+    expect(byDefault).toMatchObject({
+      locationLookupResource: 'Company',
+      areaLookupResource: 'OperationalUnit',
+    });
+    expect(disabled).toMatchObject({ locationLookupResource: '', areaLookupResource: '' });
+    expect(problems).toEqual([expect.stringMatching(/^locationLookupResource: expected a resource name/)]);
+  });
+
+  it('hands a disabled lookup to the functions as an empty variable their cold start reads as "no lookup"', () => {
+    // Prepare
+    const environment = connectorEnvironment({
+      partnerName: 'acme',
+      provisioningUrls: { US: 'https://provisioning.example.com' },
+      locationLookupResource: '',
+    });
+
+    // Act
+    const config = loadConfig({
+      ...environment,
+      TABLE_NAME: 'state',
+      EVENT_BUS_NAME: 'bus',
+      TOKEN_SECRET_ID: 'secret',
+    });
+
+    // Assess
+    expect(environment).toMatchObject({
+      LOCATION_LOOKUP_RESOURCE: '',
+      AREA_LOOKUP_RESOURCE: 'OperationalUnit',
+    });
+    expect(config).toMatchObject({ locationLookupResource: null, areaLookupResource: 'OperationalUnit' });
   });
 
   it('refuses one source for inbound and outbound events', () => {

@@ -28,6 +28,9 @@ describe('localEnvironment', () => {
     expect(config.allowedHostnameSuffixes).toEqual(['.sandbox.test']);
     expect(config.tableName).toBe('state');
     expect(config.eventBusName).toBe('bus');
+    // The sandbox answers QUERY on Company and OperationalUnit (sandbox/README.md).
+    expect(config.locationLookupResource).toBe('Company');
+    expect(config.areaLookupResource).toBe('OperationalUnit');
     expect(environment['AWS_ENDPOINT_URL_EVENTBRIDGE']).toBe('http://127.0.0.1:4010');
     expect(environment['AWS_ENDPOINT_URL_SECRETS_MANAGER']).toBe('http://127.0.0.1:4010');
     expect(environment['AWS_ENDPOINT_URL_DYNAMODB']).toBe('http://127.0.0.1:8000');

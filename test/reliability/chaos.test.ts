@@ -65,7 +65,7 @@ describe('chaos: faults, duplicates and crashes under load', () => {
     expect(report.mismatches).toEqual([]);
   });
 
-  it('refuses each deliberately invalid event with SyncFailed naming its field, or parks it in the rule DLQ', () => {
+  it('refuses each deliberately invalid event with SyncFailed naming its field, or parks it in a DLQ', () => {
     // Assess
     expect(report.invalidMishandled).toEqual([]);
   });

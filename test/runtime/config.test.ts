@@ -144,6 +144,34 @@ describe('loadConfig', () => {
     }
   });
 
+  it('looks locations and areas up in the sandbox resources by default and not at all when set empty', () => {
+    // Act
+    const byDefault = loadConfig(validEnv);
+    const disabled = loadConfig({ ...validEnv, LOCATION_LOOKUP_RESOURCE: '', AREA_LOOKUP_RESOURCE: ' ' });
+    const renamed = loadConfig({
+      ...validEnv,
+      LOCATION_LOOKUP_RESOURCE: 'Location',
+      AREA_LOOKUP_RESOURCE: 'Area',
+    });
+
+    // Assess
+    expect(byDefault).toMatchObject({
+      locationLookupResource: 'Company',
+      areaLookupResource: 'OperationalUnit',
+    });
+    expect(disabled).toMatchObject({ locationLookupResource: null, areaLookupResource: null });
+    expect(renamed).toMatchObject({ locationLookupResource: 'Location', areaLookupResource: 'Area' });
+  });
+
+  it('refuses a lookup resource that is not a plain resource name', () => {
+    // Act
+    const error = errorOf(() => loadConfig({ ...validEnv, AREA_LOOKUP_RESOURCE: '../supervise/department' }));
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toContain('- AREA_LOOKUP_RESOURCE');
+  });
+
   it('never echoes the value of a bad variable', () => {
     // Prepare
     const leaked = 'Bearer super-secret-token-value';
@@ -175,6 +203,8 @@ describe('loadConfig', () => {
         'HTTP_TIMEOUT_MS',
         'IDEMPOTENCY_TTL_SECONDS',
         'METRICS_BULK_THRESHOLD',
+        'LOCATION_LOOKUP_RESOURCE',
+        'AREA_LOOKUP_RESOURCE',
         'POWERTOOLS_SERVICE_NAME',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_LOG_LEVEL',

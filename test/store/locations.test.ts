@@ -4,6 +4,9 @@ import {
   claimLocationCreate,
   getLocation,
   LocationStateConflictError,
+  listLocations,
+  reclaimAreaCreate,
+  reclaimLocationCreate,
   recordAreaCreated,
   recordLocationCreated,
   releaseAreaClaim,
@@ -202,5 +205,90 @@ describe('area creation markers', () => {
     // Assess
     expect([notOurs, ours]).toEqual([false, true]);
     expect(reclaim).toEqual({ claimed: true });
+  });
+});
+
+describe('reconciling unfinished markers', () => {
+  it('lets exactly one of two concurrent reconcilers take over a CREATING location marker', async () => {
+    // Prepare
+    const hostname = newHostname();
+    await claimLocationCreate(store, hostname, 'store-1', { eventId: 'evt-1', at });
+    const held = { eventId: 'evt-1', claimedAt: at.toISOString() };
+    const later = new Date('2030-01-01T00:05:00Z');
+
+    // Act
+    const takeovers = await Promise.all([
+      reclaimLocationCreate(store, hostname, 'store-1', held, { eventId: 'evt-2', at: later }),
+      reclaimLocationCreate(store, hostname, 'store-1', held, { eventId: 'evt-3', at: later }),
+    ]);
+
+    // Assess
+    expect(takeovers.filter(Boolean)).toHaveLength(1);
+    const marker = await getLocation(store, hostname, 'store-1');
+    expect(marker).toMatchObject({ status: 'CREATING', claimedAt: later.toISOString() });
+    expect(['evt-2', 'evt-3']).toContain(marker?.eventId);
+  });
+
+  it('never takes over a marker that already holds an id', async () => {
+    // Prepare
+    const hostname = newHostname();
+    await createdLocation(hostname, 'store-1', 12);
+
+    // Act
+    const taken = await reclaimLocationCreate(
+      store,
+      hostname,
+      'store-1',
+      { eventId: 'evt-1', claimedAt: at.toISOString() },
+      { eventId: 'evt-2', at: new Date('2030-01-02T00:00:00Z') },
+    );
+
+    // Assess
+    expect(taken).toBe(false);
+    expect(await getLocation(store, hostname, 'store-1')).toMatchObject({
+      status: 'CREATED',
+      eventId: 'evt-1',
+    });
+  });
+
+  it('takes over an unfinished area marker even when the new claim time equals the old one', async () => {
+    // Prepare
+    const hostname = newHostname();
+    await createdLocation(hostname, 'store-1', 501);
+    await claimAreaCreate(store, hostname, 'store-1', 'Kitchen', { eventId: 'evt-1', at });
+    const held = { eventId: 'evt-1', claimedAt: at.toISOString() };
+
+    // Act
+    const first = await reclaimAreaCreate(store, hostname, 'store-1', 'Kitchen', held, {
+      eventId: 'evt-1',
+      at,
+    });
+    const second = await reclaimAreaCreate(store, hostname, 'store-1', 'Kitchen', held, {
+      eventId: 'evt-1',
+      at,
+    });
+
+    // Assess: the claim time moved, so a second reconciler holding the old one loses.
+    expect([first, second]).toEqual([true, false]);
+    const area = (await getLocation(store, hostname, 'store-1'))?.areas['Kitchen'];
+    expect(area?.status).toBe('CREATING');
+    expect(area?.claimedAt).not.toBe(at.toISOString());
+  });
+
+  it('lists every location marker of one install and none of another', async () => {
+    // Prepare
+    const hostname = newHostname();
+    await createdLocation(hostname, 'store-1', 1);
+    await claimLocationCreate(store, hostname, 'store-2', { eventId: 'evt-2', at });
+    await createdLocation(newHostname(), 'store-9', 9);
+
+    // Act
+    const locations = await listLocations(store, hostname);
+
+    // Assess
+    expect(locations.map((location) => [location.locationRef, location.locationId]).sort()).toEqual([
+      ['store-1', 1],
+      ['store-2', undefined],
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   claimPayRateApplication,
   getPayRateApplication,
+  reclaimPayRateApplication,
   recordPayRateApplied,
   releasePayRateClaim,
 } from '#functions/commons/store/pay-rate-applications.ts';
@@ -83,5 +84,51 @@ describe('pay-rate application guard', () => {
 
     // Assess
     expect(elsewhere).toEqual({ claimed: true });
+  });
+});
+
+describe('pay-rate application reconciliation', () => {
+  it('records the agreements known before the call with a new claim time, once', async () => {
+    // Prepare
+    await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-known' });
+    const held = { eventId: 'evt-known', claimedAt: intent.at.toISOString() };
+    const before = new Date('2030-01-01T00:00:02Z');
+
+    // Act
+    const recorded = await reclaimPayRateApplication(store, hostname, held, {
+      at: before,
+      knownAgreementIds: [2, 'ag-7'],
+    });
+    const stale = await reclaimPayRateApplication(store, hostname, held, {
+      at: before,
+      knownAgreementIds: [],
+    });
+
+    // Assess
+    expect([recorded, stale]).toEqual([true, false]);
+    expect(await getPayRateApplication(store, hostname, 'evt-known')).toMatchObject({
+      status: 'APPLYING',
+      claimedAt: before.toISOString(),
+      knownAgreementIds: [2, 'ag-7'],
+    });
+  });
+
+  it('keeps "agreements unreadable" apart from "call never sent"', async () => {
+    // Prepare
+    await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-unreadable' });
+    await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-fresh' });
+
+    // Act
+    await reclaimPayRateApplication(
+      store,
+      hostname,
+      { eventId: 'evt-unreadable', claimedAt: intent.at.toISOString() },
+      { at: intent.at, knownAgreementIds: null },
+    );
+
+    // Assess
+    const marker = await getPayRateApplication(store, hostname, 'evt-unreadable');
+    expect(marker?.knownAgreementIds).toBeNull();
+    expect((await getPayRateApplication(store, hostname, 'evt-fresh'))?.knownAgreementIds).toBeUndefined();
   });
 });

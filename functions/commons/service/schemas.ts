@@ -619,6 +619,36 @@ export const areaRequestSchema = z.lazy(() =>
 );
 export type AreaRequest = z.infer<typeof areaRequestSchema>;
 
+/** Integer ids that some answers may carry as numeric strings. */
+const integerId = z.union([int, z.string().regex(/^\d+$/).transform(Number)]);
+
+/**
+ * A location as read back (the spec names reading locations but shows no record): only what a
+ * lookup matches on is declared, every field optional but the id, anything else passes through.
+ */
+export const locationRecordSchema = z.lazy(() =>
+  z.looseObject({
+    Id: integerId,
+    CompanyName: nullableText.optional(),
+    Code: nullableText.optional(),
+    Created: timestamp.nullable().optional(),
+    _DPMetaData: dpMetaDataSchema.optional(),
+  }),
+);
+export type LocationRecord = z.infer<typeof locationRecordSchema>;
+
+/** An area (operational unit) as read back; the fields of `OperationalUnitInfo` name it. */
+export const areaRecordSchema = z.lazy(() =>
+  z.looseObject({
+    Id: integerId,
+    Company: integerId.nullable().optional(),
+    OperationalUnitName: nullableText.optional(),
+    Created: timestamp.nullable().optional(),
+    _DPMetaData: dpMetaDataSchema.optional(),
+  }),
+);
+export type AreaRecord = z.infer<typeof areaRecordSchema>;
+
 // ---------------------------------------------------------------------------------------------
 // Leave
 

@@ -132,3 +132,51 @@ export function releaseMarker(
       : store.doc.send(new DeleteCommand({ TableName: store.tableName, Key: marker.key, ...condition })),
   );
 }
+
+/**
+ * Takes over an unfinished marker after its holder's outcome was found out to be "nothing was
+ * created": sets the new holder's `eventId` and `claimedAt` (and `extra` attributes) while the
+ * marker is still exactly the one that was examined (same status, holder and claim time). Only
+ * one of several concurrent reconcilers wins, so only one of them sends the create again.
+ */
+export function reclaimMarker(
+  store: Store,
+  marker: MarkerRef,
+  held: { claimedStatus: string; eventId: string; claimedAt: string },
+  next: { eventId: string; claimedAt: string; extra?: Record<string, unknown> },
+): Promise<boolean> {
+  const { prefix, names } = attributesOf(marker);
+  const extra = Object.entries(next.extra ?? {});
+  // The claim time tells holders apart when the event is the same: it must change.
+  const claimedAt =
+    next.claimedAt === held.claimedAt
+      ? new Date(Date.parse(held.claimedAt) + 1).toISOString()
+      : next.claimedAt;
+  const assignments = [
+    `${prefix}eventId = :nextEventId`,
+    `${prefix}claimedAt = :nextClaimedAt`,
+    ...extra.map((_, index) => `${prefix}#extra${index} = :extra${index}`),
+  ];
+  return writeIfConditionHolds(() =>
+    store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: marker.key,
+        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ConditionExpression: `${prefix}#status = :claimed AND ${prefix}eventId = :eventId AND ${prefix}claimedAt = :claimedAt`,
+        ExpressionAttributeNames: {
+          ...names,
+          ...Object.fromEntries(extra.map(([name], index) => [`#extra${index}`, name])),
+        },
+        ExpressionAttributeValues: {
+          ':claimed': held.claimedStatus,
+          ':eventId': held.eventId,
+          ':claimedAt': held.claimedAt,
+          ':nextEventId': next.eventId,
+          ':nextClaimedAt': claimedAt,
+          ...Object.fromEntries(extra.map(([, value], index) => [`:extra${index}`, value])),
+        },
+      }),
+    ),
+  );
+}

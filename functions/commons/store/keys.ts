@@ -33,9 +33,11 @@ export const slotNumberKey = (hostname: string, system: CustomFieldSystem, slot:
   sk: `SLOT_NUMBER#${system}#${String(slot).padStart(3, '0')}`,
 });
 
+export const LOCATION_PREFIX = 'LOCATION#';
+
 export const locationKey = (hostname: string, locationRef: string) => ({
   pk: installPartition(hostname),
-  sk: `LOCATION#${locationRef}`,
+  sk: `${LOCATION_PREFIX}${locationRef}`,
 });
 
 export const awardKey = (hostname: string, awardCode: string) => ({

@@ -1,7 +1,14 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { type Claim, claimMarker, type MarkerRef, recordMarkerId, releaseMarker } from './claims.ts';
-import { locationKey } from './keys.ts';
+import {
+  type Claim,
+  claimMarker,
+  type MarkerRef,
+  reclaimMarker,
+  recordMarkerId,
+  releaseMarker,
+} from './claims.ts';
+import { installPartition, LOCATION_PREFIX, locationKey } from './keys.ts';
 import { isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
 
 /**
@@ -187,3 +194,63 @@ const areaMarker = (hostname: string, locationRef: string, areaName: string): Ma
   key: locationKey(hostname, locationRef),
   nested: { path: 'areas.#area', names: { '#area': areaName } },
 });
+
+/**
+ * Every location marker of one install (a few per install), for telling whether a location id the
+ * service holds is already recorded for another locationRef.
+ */
+export async function listLocations(store: Store, hostname: string): Promise<LocationRecord[]> {
+  const locations: LocationRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.doc.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': installPartition(hostname), ':prefix': LOCATION_PREFIX },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) locations.push(locationSchema.parse(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return locations;
+}
+
+/**
+ * Takes over a CREATING location marker whose create was found not to have reached the service,
+ * so this delivery may send it again. False when the marker changed since it was read (another
+ * delivery took it over or recorded an id): the caller must not create.
+ */
+export function reclaimLocationCreate(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  held: Pick<LocationRecord, 'eventId' | 'claimedAt'>,
+  intent: { eventId: string; at: Date },
+): Promise<boolean> {
+  return reclaimMarker(
+    store,
+    locationMarker(hostname, locationRef),
+    { claimedStatus: 'CREATING', eventId: held.eventId, claimedAt: held.claimedAt },
+    { eventId: intent.eventId, claimedAt: normalizeTimestamp(intent.at) },
+  );
+}
+
+/** The area counterpart of reclaimLocationCreate. */
+export function reclaimAreaCreate(
+  store: Store,
+  hostname: string,
+  locationRef: string,
+  areaName: string,
+  held: Pick<AreaRecord, 'eventId' | 'claimedAt'>,
+  intent: { eventId: string; at: Date },
+): Promise<boolean> {
+  return reclaimMarker(
+    store,
+    areaMarker(hostname, locationRef, areaName),
+    { claimedStatus: 'CREATING', eventId: held.eventId, claimedAt: held.claimedAt },
+    { eventId: intent.eventId, claimedAt: normalizeTimestamp(intent.at) },
+  );
+}

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { type Claim, claimMarker, recordMarkerId, releaseMarker } from './claims.ts';
+import { type Claim, claimMarker, reclaimMarker, recordMarkerId, releaseMarker } from './claims.ts';
 import { payRateApplicationKey } from './keys.ts';
 import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
 
@@ -11,6 +11,10 @@ import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
  * recorded agreement instead of creating a second one.
  *
  * APPLYING: the call may or may not have reached the service. APPLIED: agreementId is known.
+ * `knownAgreementIds` are the employee's agreements that existed before the call (the recent and
+ * the active ones), so that after a lost answer a new agreement can be told from an older one
+ * without trusting the service's clock alone. They are recorded before the call is sent: absent,
+ * the call was never sent; null, it was sent while the agreements could not be read.
  */
 
 /** Longer than any redelivery window (SQS retention is at most 14 days). */
@@ -23,6 +27,10 @@ const applicationSchema = z.object({
   awardCode: z.string(),
   claimedAt: z.string(),
   agreementId: z.union([z.number(), z.string()]).optional(),
+  knownAgreementIds: z
+    .array(z.union([z.number(), z.string()]))
+    .nullable()
+    .optional(),
 });
 
 export type PayRateApplication = z.infer<typeof applicationSchema>;
@@ -91,5 +99,28 @@ export async function releasePayRateClaim(store: Store, hostname: string, eventI
     store,
     { key: payRateApplicationKey(hostname, eventId) },
     { claimedStatus: 'APPLYING', eventId },
+  );
+}
+
+/**
+ * Records on this event's APPLYING marker the agreements known right before the call is sent (a
+ * fresh claim, or an earlier attempt found to have created nothing), with a new claim time. False
+ * when the marker changed since it was read; the caller must not call then.
+ */
+export async function reclaimPayRateApplication(
+  store: Store,
+  hostname: string,
+  held: Pick<PayRateApplication, 'eventId' | 'claimedAt'>,
+  intent: { at: Date; knownAgreementIds: ReadonlyArray<number | string> | null },
+): Promise<boolean> {
+  return reclaimMarker(
+    store,
+    { key: payRateApplicationKey(hostname, held.eventId) },
+    { claimedStatus: 'APPLYING', eventId: held.eventId, claimedAt: held.claimedAt },
+    {
+      eventId: held.eventId,
+      claimedAt: normalizeTimestamp(intent.at),
+      extra: { knownAgreementIds: intent.knownAgreementIds === null ? null : [...intent.knownAgreementIds] },
+    },
   );
 }

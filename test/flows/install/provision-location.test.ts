@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '#functions/commons/errors.ts';
 import type { ServiceClient } from '#functions/commons/service/client.ts';
-import { getLocation } from '#functions/commons/store/locations.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
 import { useFlowHarness } from '#test/flows/support/harness.ts';
 import {
@@ -260,65 +259,6 @@ describe('LocationCreated delivered again', () => {
       locationId: createdLocations(records)[0]!['Id'],
     });
   }, 15_000);
-
-  it('fails with LOCATION_OUTCOME_UNKNOWN rather than risk a duplicate when the create answer was lost', async () => {
-    // Prepare: the service applies the create, then drops the connection.
-    const { accountId, hostname } = await provisionedInstall(flow, 'loc-lost');
-    await flow.sandbox('POST', '/_sandbox/faults', {
-      rate: 1,
-      kinds: ['drop-after-commit'],
-      seed: 1,
-      count: 1,
-      pathPrefix: `/installs/${hostname}/api/v1/supervise/company`,
-    });
-    let first: Awaited<ReturnType<typeof deliver>>;
-    try {
-      first = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
-    } finally {
-      await flow.sandbox('DELETE', '/_sandbox/faults');
-    }
-
-    // Act
-    const calls = await callsDuring(flow, hostname, () =>
-      deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId)),
-    );
-
-    // Assess
-    expect(onlyPublished(first, 'SyncFailed')).toMatchObject({ code: 'LOCATION_OUTCOME_UNKNOWN' });
-    expect(calls).toEqual([]);
-    expect(createdLocations(await installRecords(flow, hostname))).toHaveLength(1);
-    expect(await getLocation(flow.store, hostname, 'loc-harbor-pier')).toMatchObject({ status: 'CREATING' });
-  });
-
-  it('fails with AREA_OUTCOME_UNKNOWN when an area create answer was lost, keeping the location', async () => {
-    // Prepare
-    const { accountId, hostname } = await provisionedInstall(flow, 'area-lost');
-    await flow.sandbox('POST', '/_sandbox/faults', {
-      rate: 1,
-      kinds: ['drop-after-commit'],
-      seed: 1,
-      count: 1,
-      pathPrefix: `/installs/${hostname}/api/v1/supervise/department`,
-    });
-
-    // Act
-    let delivery: Awaited<ReturnType<typeof deliver>>;
-    try {
-      delivery = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
-    } finally {
-      await flow.sandbox('DELETE', '/_sandbox/faults');
-    }
-
-    // Assess
-    expect(onlyPublished(delivery, 'SyncFailed')).toMatchObject({
-      code: 'AREA_OUTCOME_UNKNOWN',
-      message: expect.stringContaining('Counter'),
-    });
-    expect(await getLocation(flow.store, hostname, 'loc-harbor-pier')).toMatchObject({
-      status: 'CREATED',
-      areas: { Counter: { status: 'CREATING' } },
-    });
-  });
 });
 
 describe('LocationCreated that cannot be applied', () => {

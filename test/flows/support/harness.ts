@@ -48,6 +48,8 @@ export interface FlowHarnessOptions {
   trialThresholdsDays?: string;
   /** POWERTOOLS_LOG_LEVEL for the handlers. @default 'SILENT' (set FLOW_LOG_LEVEL to see logs) */
   logLevel?: string;
+  /** Variables set on top of the local runtime's environment (e.g. a lookup disabled with ''). */
+  environment?: Readonly<Record<string, string>>;
 }
 
 export interface PublishedEvent {
@@ -150,6 +152,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
         Object.entries(roots).filter(([region]) => regions.includes(region as ProvisioningRegion)),
       ),
     );
+    Object.assign(env, options.environment);
     Object.assign(process.env, env);
 
     const handlers = new Map<string, Promise<LambdaHandler>>();

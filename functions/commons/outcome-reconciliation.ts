@@ -1,0 +1,40 @@
+/**
+ * Finding out what a non-idempotent create did when its answer was lost (timeout, dropped
+ * connection, a crash before the id was recorded): the use case reads back the records the create
+ * would have made and decides from what it finds.
+ */
+
+/**
+ * How far the service's clock may lag ours. Record timestamps come from the service's clock and
+ * intent markers from the connector's, so a record made right after our marker may look older
+ * than the marker; a record older than the marker by more than this was not made by our call.
+ */
+export const SERVICE_CLOCK_SKEW_MS = 15 * 60 * 1000;
+
+export type CreateOutcome<Id> =
+  | { kind: 'created'; id: Id }
+  | { kind: 'not-created' }
+  | { kind: 'unknown'; reason: string };
+
+/** The earliest service timestamp a record made by a create claimed at `claimedAt` can carry. */
+export function earliestCreation(claimedAt: string | Date): Date {
+  const claimed = typeof claimedAt === 'string' ? Date.parse(claimedAt) : claimedAt.getTime();
+  return new Date(claimed - SERVICE_CLOCK_SKEW_MS);
+}
+
+/** False only when the record's `Created` proves it older; a missing or odd one cannot rule it out. */
+export function createdAtOrAfter(record: { Created?: string | null | undefined }, since: Date): boolean {
+  const created = typeof record.Created === 'string' ? Date.parse(record.Created) : Number.NaN;
+  return Number.isNaN(created) || created >= since.getTime();
+}
+
+/** One candidate is the record our create made; none means it made nothing; more cannot be told apart. */
+export function outcomeOf<Id>(candidates: readonly Id[], what: string): CreateOutcome<Id> {
+  const [only] = candidates;
+  if (candidates.length === 0 || only === undefined) return { kind: 'not-created' };
+  if (candidates.length === 1) return { kind: 'created', id: only };
+  return {
+    kind: 'unknown',
+    reason: `${candidates.length} ${what} could be the one created (${candidates.join(', ')})`,
+  };
+}
