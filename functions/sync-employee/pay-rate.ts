@@ -41,18 +41,18 @@ export interface PayRateContext {
  *
  * The library entry (for its BasePayRule) comes from the per-install cache (store/awards.ts), or
  * from listAwardsLibrary (the code must be listed, else AWARD_NOT_FOUND) and then the entry by
- * code, which is then cached: a repeated code costs two calls, the employee's agreements (read
- * before the create, see below) and setAwardFromLibrary itself.
+ * code, which is then cached: a repeated code costs one call, setAwardFromLibrary itself.
  *
  * setAwardFromLibrary creates an agreement on every call, so it is guarded per event: an intent
- * marker, then the employee's recent and active agreements recorded on it (the call is only ever
- * sent once they are), then the call, then the agreement id. A redelivery of the same event
- * reuses the recorded id without calling. A marker without an id (lost answer or crash) is
- * reconciled against the employee's agreements (EmployeeAgreement QUERY, which the spec shows):
- * exactly one agreement not known before the call and not older than the marker (less the clock
- * skew) → that is the one the call created, recorded and reported; none → the call created
- * nothing and is sent again; several, or the agreements cannot be read → PAY_RATE_OUTCOME_UNKNOWN
- * rather than a possible second agreement.
+ * marker, marked "may be sent" before the call, then the call, then the agreement id. A
+ * redelivery of the same event reuses the recorded id without calling. A marker whose call may
+ * have been sent but has no id (lost answer or crash) is reconciled against the employee's
+ * agreements (EmployeeAgreement QUERY, which the spec shows): no agreement newer than the marker
+ * (less the clock skew) → the call created nothing and is sent again; exactly one, ACTIVE, whose
+ * BaseRate is the requested rate → the one the call created: recorded and reported; anything
+ * else (several, one at another rate, agreements that cannot be read or carry no BaseRate as on
+ * non-US installs) → PAY_RATE_OUTCOME_UNKNOWN rather than a possible second agreement.
+ * Reconciling costs a call only on that recovery path.
  */
 export async function applyPayRate(
   context: PayRateContext,
@@ -77,17 +77,9 @@ export async function applyPayRate(
     held = existing;
   }
 
-  let agreements: AgreementsRead;
-  try {
-    agreements = await employeeAgreements(install, employeeId);
-  } catch (error) {
-    // Nothing that creates an agreement was sent by this attempt; a fresh claim of ours is released.
-    if (claim.claimed) await releasePayRateClaim(store, hostname, event.id);
-    throw error;
-  }
-  // Absent: the call was never sent, since the agreements are recorded before it.
+  // Set: the call may have been sent by an earlier attempt (the marker is marked before it is).
   if (held.knownAgreementIds !== undefined) {
-    const outcome = earlierOutcome(held, agreements);
+    const outcome = earlierOutcome(held, await employeeAgreements(install, employeeId), payRate);
     if (outcome.kind === 'created') {
       await recordPayRateApplied(store, hostname, event.id, outcome.id);
       return outcome.id;
@@ -98,13 +90,6 @@ export async function applyPayRate(
         `an earlier attempt of this event (${held.claimedAt}) may have created an agreement for employee ${employeeId} and it cannot be told which (${outcome.reason}); not repeated to avoid a second agreement`,
       );
     }
-  }
-  const at = context.at();
-  const knownAgreementIds = agreements.readable ? knownAgreements(agreements.records, at) : null;
-  if (!(await reclaimPayRateApplication(store, hostname, held, { at, knownAgreementIds }))) {
-    throw new OutcomeUnknownError(
-      `the pay rate marker of employee ${employeeId} changed while it was prepared; retried`,
-    );
   }
 
   let entry: AwardLibraryEntry;
@@ -121,6 +106,13 @@ export async function applyPayRate(
     // Nothing was sent that creates an agreement yet.
     await releasePayRateClaim(store, hostname, event.id);
     throw error;
+  }
+
+  const at = context.at();
+  if (!(await reclaimPayRateApplication(store, hostname, held, { at, knownAgreementIds: [] }))) {
+    throw new OutcomeUnknownError(
+      `the pay rate marker of employee ${employeeId} changed while it was prepared; retried`,
+    );
   }
 
   let agreementId: number | string;
@@ -144,10 +136,7 @@ export async function applyPayRate(
     }
     // A new agreement found now is conclusive; finding none is not yet (a timed-out request may
     // still be applied), so that waits for the redelivery with the marker kept.
-    const found = await agreementCreatedNow(install, employeeId, {
-      claimedAt: at.toISOString(),
-      knownAgreementIds,
-    });
+    const found = await agreementCreatedNow(install, employeeId, { claimedAt: at.toISOString() }, payRate);
     if (found === undefined) throw error;
     agreementId = found;
   }
@@ -155,14 +144,15 @@ export async function applyPayRate(
   return agreementId;
 }
 
-/** The agreement a call whose answer was just lost created, when exactly one new one shows already. */
+/** The agreement a call whose answer was just lost created, when exactly one shows already. */
 async function agreementCreatedNow(
   install: InstallClient,
   employeeId: number,
-  marker: Pick<PayRateApplication, 'claimedAt' | 'knownAgreementIds'>,
+  marker: Pick<PayRateApplication, 'claimedAt'>,
+  payRate: PayRate,
 ): Promise<number | string | undefined> {
   try {
-    const outcome = earlierOutcome(marker, await employeeAgreements(install, employeeId));
+    const outcome = earlierOutcome(marker, await employeeAgreements(install, employeeId), payRate);
     return outcome.kind === 'created' ? outcome.id : undefined;
   } catch {
     return undefined;
@@ -188,28 +178,34 @@ async function employeeAgreements(install: InstallClient, employeeId: number): P
   }
 }
 
-/** The agreements a new one must be told apart from: the active ones and any recent enough to pass as new. */
-function knownAgreements(agreements: readonly EmployeeAgreement[], at: Date): Array<number | string> {
-  const since = earliestCreation(at);
-  return agreements
-    .filter((agreement) => agreement.Active === true || createdAtOrAfter(agreement, since))
-    .map((agreement) => agreement.Id);
-}
-
+/**
+ * What an earlier call did, read from the state it sets: the employee's active agreement at the
+ * requested rate, created since the marker. Agreements without a BaseRate (non-US installs) say
+ * nothing about the rate, so the outcome stays unknown there.
+ */
 function earlierOutcome(
-  marker: Pick<PayRateApplication, 'claimedAt' | 'knownAgreementIds'>,
+  marker: Pick<PayRateApplication, 'claimedAt'>,
   agreements: AgreementsRead,
+  payRate: PayRate,
 ): CreateOutcome<number | string> {
   if (!agreements.readable) return { kind: 'unknown', reason: agreements.reason };
-  if (marker.knownAgreementIds === null) {
-    return { kind: 'unknown', reason: 'the agreements could not be read before the call' };
-  }
-  const known = new Set((marker.knownAgreementIds ?? []).map(String));
   const since = earliestCreation(marker.claimedAt);
-  const candidates = agreements.records
-    .filter((agreement) => !known.has(String(agreement.Id)) && createdAtOrAfter(agreement, since))
-    .map((agreement) => agreement.Id);
-  return outcomeOf(candidates, 'new agreements');
+  const recent = agreements.records.filter((agreement) => createdAtOrAfter(agreement, since));
+  if (recent.some((agreement) => typeof agreement.BaseRate !== 'number')) {
+    return { kind: 'unknown', reason: 'a recent agreement carries no BaseRate to compare the rate with' };
+  }
+  const [only] = recent;
+  if (recent.length === 1 && only !== undefined) {
+    // One new agreement, and it holds what the call sets: ours. One that does not (another rate,
+    // already replaced) was made by someone else, and ours may still be in flight: not guessed.
+    return only.Active === true && only.BaseRate === payRate.hourlyRate
+      ? { kind: 'created', id: only.Id }
+      : { kind: 'unknown', reason: `agreement ${only.Id} is new but not active at the requested rate` };
+  }
+  return outcomeOf(
+    recent.map((agreement) => agreement.Id),
+    'new agreements',
+  );
 }
 
 async function libraryEntry(context: PayRateContext, awardCode: string): Promise<AwardLibraryEntry> {
