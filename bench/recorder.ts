@@ -105,6 +105,21 @@ function dynamoAccounting(operation: string, input: Record<string, unknown>, out
   }
 }
 
+/** A request as it goes out: its end, status and accounting are filled in when it completes. */
+function startedRequest(
+  request: Pick<RecordedRequest, 'system' | 'operation' | 'input' | 'http'>,
+): RecordedRequest {
+  return {
+    ...request,
+    startedAt: performance.now(),
+    endedAt: 0,
+    itemsRead: 0,
+    itemsWritten: 0,
+    readUnits: 0,
+    writeUnits: 0,
+  };
+}
+
 /**
  * Adds the recording middleware to the clients every handler of this process shares. The `build`
  * step sees the command input after the document client has marshalled it, so the baseline can
@@ -116,17 +131,7 @@ export function instrumentSdkClients(recorder: RequestRecorder): void {
       if (!recorder.active) return next(args);
       const operation = String(context.commandName ?? 'unknown');
       const input = structuredClone(args.input) as Record<string, unknown>;
-      const entry: RecordedRequest = {
-        system: 'dynamodb',
-        operation,
-        input,
-        startedAt: performance.now(),
-        endedAt: 0,
-        itemsRead: 0,
-        itemsWritten: 0,
-        readUnits: 0,
-        writeUnits: 0,
-      };
+      const entry = startedRequest({ system: 'dynamodb', operation, input });
       recorder.push(entry);
       try {
         const result = await next(args);
@@ -147,17 +152,11 @@ export function instrumentSdkClients(recorder: RequestRecorder): void {
   eventBridgeClient().middlewareStack.add(
     (next, context) => async (args) => {
       if (!recorder.active) return next(args);
-      const entry: RecordedRequest = {
+      const entry = startedRequest({
         system: 'eventbridge',
         operation: String(context.commandName ?? 'unknown'),
         input: structuredClone(args.input),
-        startedAt: performance.now(),
-        endedAt: 0,
-        itemsRead: 0,
-        itemsWritten: 0,
-        readUnits: 0,
-        writeUnits: 0,
-      };
+      });
       recorder.push(entry);
       try {
         return await next(args);
@@ -202,17 +201,11 @@ export async function startServiceProxy(
           const value = incoming.headers[name];
           if (typeof value === 'string') headers[name] = value;
         }
-        const entry: RecordedRequest = {
+        const entry = startedRequest({
           system: 'service',
           operation: `${method} ${path.replace(/^\/installs\/[^/]+/, '/installs/{hostname}')}`,
           http: { method, path, headers, body },
-          startedAt: performance.now(),
-          endedAt: 0,
-          itemsRead: 0,
-          itemsWritten: 0,
-          readUnits: 0,
-          writeUnits: 0,
-        };
+        });
         recorder.push(entry);
         const forward = httpRequest(
           {

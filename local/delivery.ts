@@ -1,6 +1,13 @@
 import type { BusEvent, DeadLetterView, OutboundEvent } from './events-server.ts';
-import { type DeadLetter, FifoQueue } from './fifo-queue.ts';
-import { failedMessageIds, invokeFunction, type LambdaHandler, toSqsEvent } from './lambda.ts';
+import { type BatchOutcome, type DeadLetter, FifoQueue, type QueuedMessage } from './fifo-queue.ts';
+import {
+  failedMessageIds,
+  invokeFunction,
+  type LambdaFunctionSettings,
+  type LambdaHandler,
+  type SqsQueueIdentity,
+  toSqsEvent,
+} from './lambda.ts';
 
 /**
  * The deployed routing, run in one process: EventBridge rule per inbound detail-type → SQS FIFO
@@ -162,36 +169,17 @@ export class LocalBus {
       ...(this.options.now === undefined ? {} : { now: this.options.now }),
       onDeadLetter: (deadLetter) => this.recordDeadLetter(deadLetter),
       consume: async (batch) => {
-        const detailTypes = batch.map((message) => detailTypeOf(message.body));
-        try {
-          const handler = await route.loadHandler();
-          const response = await invokeFunction(handler, toSqsEvent(batch, identity), settings);
-          const failed = failedMessageIds(response, batch);
-          const reason =
-            failed.length > 0 ? `${route.functionName} reported the record in batchItemFailures` : undefined;
-          this.options.onActivity?.({
-            kind: 'batch',
-            functionName: route.functionName,
-            queue: route.queueName,
-            size: batch.length,
-            failed: failed.length,
-            detailTypes,
-            ...(reason === undefined ? {} : { reason }),
-          });
-          return { failedMessageIds: failed, ...(reason === undefined ? {} : { reason }) };
-        } catch (error) {
-          const reason = `${route.functionName} failed: ${error instanceof Error ? error.message : String(error)}`;
-          this.options.onActivity?.({
-            kind: 'batch',
-            functionName: route.functionName,
-            queue: route.queueName,
-            size: batch.length,
-            failed: batch.length,
-            detailTypes,
-            reason,
-          });
-          return { failedMessageIds: batch.map((message) => message.messageId), reason };
-        }
+        const outcome = await invokeRoute(route, batch, identity, settings);
+        this.options.onActivity?.({
+          kind: 'batch',
+          functionName: route.functionName,
+          queue: route.queueName,
+          size: batch.length,
+          failed: outcome.failedMessageIds.length,
+          detailTypes: batch.map((message) => detailTypeOf(message.body)),
+          ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+        });
+        return outcome;
       },
     });
   }
@@ -199,6 +187,25 @@ export class LocalBus {
   private recordDeadLetter(deadLetter: DeadLetter): void {
     this.deadLetters.push(deadLetter);
     this.options.onActivity?.({ kind: 'dead-letter', deadLetter });
+  }
+}
+
+async function invokeRoute(
+  route: LocalQueueRoute,
+  batch: readonly QueuedMessage[],
+  identity: SqsQueueIdentity,
+  settings: LambdaFunctionSettings,
+): Promise<BatchOutcome> {
+  try {
+    const handler = await route.loadHandler();
+    const response = await invokeFunction(handler, toSqsEvent(batch, identity), settings);
+    const failed = failedMessageIds(response, batch);
+    return failed.length > 0
+      ? { failedMessageIds: failed, reason: `${route.functionName} reported the record in batchItemFailures` }
+      : { failedMessageIds: failed };
+  } catch (error) {
+    const reason = `${route.functionName} failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { failedMessageIds: batch.map((message) => message.messageId), reason };
   }
 }
 

@@ -11,7 +11,7 @@ import {
   startEventsServer,
 } from './events-server.ts';
 import { invokeFunction, type LambdaHandler, scheduledEvent } from './lambda.ts';
-import { LOCAL_DEFAULTS, localEnvironment, SERVE_PORTS } from './settings.ts';
+import { LOCAL_DEFAULTS, type LocalEndpoints, localEnvironment, SERVE_PORTS } from './settings.ts';
 
 /**
  * The whole connector on one machine: the sandbox, dynalite with the stack's table, the events
@@ -82,13 +82,7 @@ export interface TrialWatchActivity {
   readonly error?: string;
 }
 
-export interface LocalRuntime {
-  readonly sandboxUrl: string;
-  readonly dynamoEndpoint: string;
-  readonly eventsEndpoint: string;
-  readonly secretsEndpoint: string;
-  readonly tableName: string;
-  readonly busName: string;
+export interface LocalRuntime extends LocalEndpoints {
   readonly inboundSource: string;
   readonly outboundSource: string;
   readonly region: string;
@@ -222,17 +216,18 @@ async function start(
   cleanup.push(() => events.close());
   eventsUrl = events.url;
 
-  const environment = localEnvironment(
-    {
-      sandboxUrl: sandbox.url,
-      dynamoEndpoint: dynamo.endpoint,
-      eventsEndpoint: events.url,
-      secretsEndpoint: events.url,
-      tableName,
-      busName,
-    },
-    { partnerName, ...(options.logLevel ? { logLevel: options.logLevel } : {}) },
-  );
+  const endpoints: LocalEndpoints = {
+    sandboxUrl: sandbox.url,
+    dynamoEndpoint: dynamo.endpoint,
+    eventsEndpoint: events.url,
+    secretsEndpoint: events.url,
+    tableName,
+    busName,
+  };
+  const environment = localEnvironment(endpoints, {
+    partnerName,
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+  });
   // A developer's own AWS profile must never leak into a local run.
   for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL']) delete process.env[name];
   Object.assign(process.env, environment);
@@ -255,12 +250,7 @@ async function start(
 
   let closed = false;
   return {
-    sandboxUrl: sandbox.url,
-    dynamoEndpoint: dynamo.endpoint,
-    eventsEndpoint: events.url,
-    secretsEndpoint: events.url,
-    tableName,
-    busName,
+    ...endpoints,
     inboundSource: LOCAL_DEFAULTS.inboundSource,
     outboundSource: LOCAL_DEFAULTS.outboundSource,
     region,

@@ -2,6 +2,7 @@ import { ApiError, invalid, notFound } from './errors.ts';
 import {
   isObject,
   type JsonObject,
+  optionalBoolean,
   optionalFlag,
   optionalInteger,
   optionalString,
@@ -282,9 +283,7 @@ function createLocation(context: InstallContext): SandboxResponse {
   const parentCompany = optionalInteger(body, 'ParentCompany');
   const isWorkplace = optionalFlag(body, 'IsWorkplace') ?? 0;
   const isPayrollEntity = optionalFlag(body, 'IsPayrollEntity') ?? 0;
-  const active = body['Active'];
-  if (active !== undefined && active !== null && typeof active !== 'boolean')
-    throw invalid('Active must be a boolean');
+  const active = optionalBoolean(body, 'Active');
   if (isWorkplace !== 1 && isPayrollEntity !== 1) {
     throw invalid('at least one of IsWorkplace and IsPayrollEntity must be 1');
   }
@@ -311,7 +310,7 @@ function createLocation(context: InstallContext): SandboxResponse {
     CompanyName: companyName,
     Code: code ?? null,
     TradingName: tradingName ?? null,
-    Active: typeof active === 'boolean' ? active : true,
+    Active: active ?? true,
     ParentCompany: parentCompany ?? null,
     IsWorkplace: isWorkplace,
     IsPayrollEntity: isPayrollEntity,

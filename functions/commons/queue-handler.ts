@@ -22,7 +22,7 @@ type RouteSelector<K extends InboundDetailType> =
 
 export type QueueHandlerOptions<K extends InboundDetailType> = RouteSelector<K> & {
   useCase: UseCase<K>;
-  /** @default buildDependencies(loadConfig()), with the config checked when the handler is created */
+  /** @default createRouteHandler's: loadConfig() checked when the handler is created, every outbound contract */
   dependencies?: () => Dependencies;
 };
 

@@ -207,37 +207,24 @@ export function createRouteHandler<K extends InboundDetailType>(
     logger.appendKeys({ messageId: record.messageId });
     const decoded = decode(record.body, { source: dependencies.config.inboundSource });
 
-    if (!decoded.ok && decoded.code === 'WRONG_ROUTE') {
-      // Another route's event: its detail is not checked here (that contract is not in this bundle).
-      const accountId = decoded.accountId ?? record.attributes?.MessageGroupId ?? 'unknown';
-      const sourceEventId = decoded.eventId ?? record.messageId;
-      const wrongDetailType = decoded.detailType ?? 'unknown';
-      logger.setCorrelationId(sourceEventId);
-      logger.appendKeys({ eventId: decoded.eventId, detailType: wrongDetailType, accountId });
-      logger.warn('event delivered to the wrong route', { route: detailType });
-      await publishSyncFailed(dependencies, {
-        accountId,
-        sourceEventId,
-        detailType: wrongDetailType,
-        code: 'WRONG_ROUTE',
-        message: `detail-type ${wrongDetailType} is not handled by the ${detailType} route`,
-      });
-      return;
-    }
-
     if (!decoded.ok) {
       // MessageGroupId is the account id (the rule target sets it from detail.accountId).
       const accountId = decoded.accountId ?? record.attributes?.MessageGroupId ?? 'unknown';
       const sourceEventId = decoded.eventId ?? record.messageId;
       logger.setCorrelationId(sourceEventId);
       logger.appendKeys({ eventId: decoded.eventId, detailType: decoded.detailType, accountId });
-      logger.warn('inbound event refused', { code: decoded.code, reason: decoded.message });
+      // Another route's event: its detail is not checked here (that contract is not in this bundle).
+      const wrongRoute = decoded.code === 'WRONG_ROUTE';
+      if (wrongRoute) logger.warn('event delivered to the wrong route', { route: detailType });
+      else logger.warn('inbound event refused', { code: decoded.code, reason: decoded.message });
       await publishSyncFailed(dependencies, {
         accountId,
         sourceEventId,
         detailType: decoded.detailType ?? detailType,
         code: decoded.code,
-        message: decoded.message,
+        message: wrongRoute
+          ? `detail-type ${decoded.detailType} is not handled by the ${detailType} route`
+          : decoded.message,
       });
       return;
     }

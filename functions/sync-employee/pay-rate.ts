@@ -68,17 +68,17 @@ export async function applyPayRate(
     awardCode: payRate.awardCode,
     at: claimedAt,
   });
-  let held: Pick<PayRateApplication, 'eventId' | 'claimedAt' | 'knownAgreementIds'>;
+  let held: Pick<PayRateApplication, 'eventId' | 'claimedAt' | 'callMayHaveBeenSent'>;
   if (claim.claimed) {
-    held = { eventId: event.id, claimedAt: claimedAt.toISOString() };
+    held = { eventId: event.id, claimedAt: claimedAt.toISOString(), callMayHaveBeenSent: false };
   } else {
     const { existing } = claim;
     if (existing.status === 'APPLIED' && existing.agreementId !== undefined) return existing.agreementId;
     held = existing;
   }
 
-  // Set: the call may have been sent by an earlier attempt (the marker is marked before it is).
-  if (held.knownAgreementIds !== undefined) {
+  // The marker is marked before the call is sent, so an earlier attempt may have sent it.
+  if (held.callMayHaveBeenSent) {
     const outcome = earlierOutcome(held, await employeeAgreements(install, employeeId), payRate);
     if (outcome.kind === 'created') {
       await recordPayRateApplied(store, hostname, event.id, outcome.id);
@@ -109,7 +109,7 @@ export async function applyPayRate(
   }
 
   const at = context.at();
-  if (!(await reclaimPayRateApplication(store, hostname, held, { at, knownAgreementIds: [] }))) {
+  if (!(await reclaimPayRateApplication(store, hostname, held, at))) {
     throw new OutcomeUnknownError(
       `the pay rate marker of employee ${employeeId} changed while it was prepared; retried`,
     );

@@ -139,17 +139,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       sandboxUrl = ownSandbox.url;
     }
     Object.assign(process.env, {
-      ...localEnvironment(
-        {
-          sandboxUrl,
-          dynamoEndpoint: runtime.dynamoEndpoint,
-          eventsEndpoint: runtime.eventsEndpoint,
-          secretsEndpoint: runtime.secretsEndpoint,
-          tableName: runtime.tableName,
-          busName: runtime.busName,
-        },
-        { logLevel: settings.logLevel },
-      ),
+      ...localEnvironment({ ...runtime, sandboxUrl }, { logLevel: settings.logLevel }),
       HTTP_TIMEOUT_MS: String(settings.httpTimeoutMs),
     });
     if (settings.faultRate > 0) {

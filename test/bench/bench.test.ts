@@ -106,7 +106,9 @@ describe('npm run bench in a tiny mode', () => {
   });
 
   it('reads only the due trials however many businesses are tracked', () => {
-    for (const size of results?.trialWatch ?? []) {
+    const sizes = results?.trialWatch ?? [];
+    expect(sizes.map((size) => size.tracked)).toEqual([100, 200]);
+    for (const size of sizes) {
       expect(size.itemsReadRecorded).toBe(50);
       expect(size.announced).toBe(50);
     }

@@ -236,23 +236,26 @@ describe('createQueueHandler', () => {
   });
 
   it.each([
-    ['INVALID_JSON', () => sqsRecord('{"version": "0", "id": ', 'acct-json')],
+    ['INVALID_JSON', 'PlanChosen', () => sqsRecord('{"version": "0", "id": ', 'acct-json')],
     [
       'UNKNOWN_DETAIL_TYPE',
+      'AccountDeleted',
       () => sqsRecord(eventBridgeBody('AccountDeleted', { accountId: 'acct-unknown' }), 'acct-unknown'),
     ],
     [
       'INVALID_DETAIL',
+      'PlanChosen',
       () => sqsRecord(eventBridgeBody('PlanChosen', { accountId: 'acct-bad', plan: 'GOLD' }), 'acct-bad'),
     ],
     [
       'WRONG_ROUTE',
+      'SubscriptionStatusRequested',
       () =>
         sqsRecord(eventBridgeBody('SubscriptionStatusRequested', { accountId: 'acct-route' }), 'acct-route'),
     ],
   ])(
     'acknowledges a %s record and publishes SyncFailed without running the use case',
-    async (code, makeRecord) => {
+    async (code, refusedDetailType, makeRecord) => {
       // Prepare
       const { handler, calls } = await changePlanHandler();
       const record = makeRecord();
@@ -266,7 +269,10 @@ describe('createQueueHandler', () => {
       expect(calls).toEqual([]);
       const syncFailed = published().slice(before);
       expect(syncFailed).toHaveLength(1);
-      expect(syncFailed[0]).toMatchObject({ detailType: 'SyncFailed', detail: { code } });
+      expect(syncFailed[0]).toMatchObject({
+        detailType: 'SyncFailed',
+        detail: { code, detailType: refusedDetailType },
+      });
       expect(syncFailed[0]?.detail['accountId']).toBe(record.attributes.MessageGroupId);
       expect(typeof syncFailed[0]?.detail['sourceEventId']).toBe('string');
       expect(typeof syncFailed[0]?.detail['message']).toBe('string');

@@ -88,47 +88,32 @@ describe('pay-rate application guard', () => {
 });
 
 describe('pay-rate application reconciliation', () => {
-  it('records the agreements known before the call with a new claim time, once', async () => {
+  it('marks the call as possibly sent with a new claim time, once', async () => {
     // Prepare
-    await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-known' });
-    const held = { eventId: 'evt-known', claimedAt: intent.at.toISOString() };
+    await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-sending' });
+    const held = { eventId: 'evt-sending', claimedAt: intent.at.toISOString() };
     const before = new Date('2030-01-01T00:00:02Z');
 
     // Act
-    const recorded = await reclaimPayRateApplication(store, hostname, held, {
-      at: before,
-      knownAgreementIds: [2, 'ag-7'],
-    });
-    const stale = await reclaimPayRateApplication(store, hostname, held, {
-      at: before,
-      knownAgreementIds: [],
-    });
+    const marked = await reclaimPayRateApplication(store, hostname, held, before);
+    const stale = await reclaimPayRateApplication(store, hostname, held, before);
 
     // Assess
-    expect([recorded, stale]).toEqual([true, false]);
-    expect(await getPayRateApplication(store, hostname, 'evt-known')).toMatchObject({
+    expect([marked, stale]).toEqual([true, false]);
+    expect(await getPayRateApplication(store, hostname, 'evt-sending')).toMatchObject({
       status: 'APPLYING',
       claimedAt: before.toISOString(),
-      knownAgreementIds: [2, 'ag-7'],
+      callMayHaveBeenSent: true,
     });
   });
 
-  it('keeps "agreements unreadable" apart from "call never sent"', async () => {
-    // Prepare
-    await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-unreadable' });
+  it('reads a fresh claim as never sent', async () => {
+    // Act
     await claimPayRateApplication(store, hostname, { ...intent, eventId: 'evt-fresh' });
 
-    // Act
-    await reclaimPayRateApplication(
-      store,
-      hostname,
-      { eventId: 'evt-unreadable', claimedAt: intent.at.toISOString() },
-      { at: intent.at, knownAgreementIds: null },
-    );
-
     // Assess
-    const marker = await getPayRateApplication(store, hostname, 'evt-unreadable');
-    expect(marker?.knownAgreementIds).toBeNull();
-    expect((await getPayRateApplication(store, hostname, 'evt-fresh'))?.knownAgreementIds).toBeUndefined();
+    expect(await getPayRateApplication(store, hostname, 'evt-fresh')).toMatchObject({
+      callMayHaveBeenSent: false,
+    });
   });
 });

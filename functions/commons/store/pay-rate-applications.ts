@@ -11,27 +11,27 @@ import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
  * recorded agreement instead of creating a second one.
  *
  * APPLYING: the call may or may not have reached the service. APPLIED: agreementId is known.
- * `knownAgreementIds` are the employee's agreements that existed before the call (the recent and
- * the active ones), so that after a lost answer a new agreement can be told from an older one
- * without trusting the service's clock alone. They are recorded before the call is sent: absent,
- * the call was never sent; null, it was sent while the agreements could not be read.
+ * `callMayHaveBeenSent` is set on the APPLYING marker right before the call is sent: without it
+ * the call was never sent, so a retry sends it without reconciling first.
  */
 
 /** Longer than any redelivery window (SQS retention is at most 14 days). */
 export const PAY_RATE_APPLICATION_TTL_SECONDS = 30 * 24 * 60 * 60;
 
-const applicationSchema = z.object({
-  status: z.enum(['APPLYING', 'APPLIED']),
-  eventId: z.string(),
-  employeeId: z.number().int(),
-  awardCode: z.string(),
-  claimedAt: z.string(),
-  agreementId: z.union([z.number(), z.string()]).optional(),
-  knownAgreementIds: z
-    .array(z.union([z.number(), z.string()]))
-    .nullable()
-    .optional(),
-});
+const applicationSchema = z
+  .object({
+    status: z.enum(['APPLYING', 'APPLIED']),
+    eventId: z.string(),
+    employeeId: z.number().int(),
+    awardCode: z.string(),
+    claimedAt: z.string(),
+    agreementId: z.union([z.number(), z.string()]).optional(),
+    callMayHaveBeenSent: z.boolean().optional(),
+  })
+  .transform(({ callMayHaveBeenSent, ...marker }) => ({
+    ...marker,
+    callMayHaveBeenSent: callMayHaveBeenSent === true,
+  }));
 
 export type PayRateApplication = z.infer<typeof applicationSchema>;
 
@@ -103,24 +103,20 @@ export async function releasePayRateClaim(store: Store, hostname: string, eventI
 }
 
 /**
- * Records on this event's APPLYING marker the agreements known right before the call is sent (a
- * fresh claim, or an earlier attempt found to have created nothing), with a new claim time. False
- * when the marker changed since it was read; the caller must not call then.
+ * Marks this event's APPLYING marker "the call may have been sent", with a new claim time, right
+ * before the call is sent (a fresh claim, or an earlier attempt found to have created nothing).
+ * False when the marker changed since it was read; the caller must not call then.
  */
 export async function reclaimPayRateApplication(
   store: Store,
   hostname: string,
   held: Pick<PayRateApplication, 'eventId' | 'claimedAt'>,
-  intent: { at: Date; knownAgreementIds: ReadonlyArray<number | string> | null },
+  at: Date,
 ): Promise<boolean> {
   return reclaimMarker(
     store,
     { key: payRateApplicationKey(hostname, held.eventId) },
     { claimedStatus: 'APPLYING', eventId: held.eventId, claimedAt: held.claimedAt },
-    {
-      eventId: held.eventId,
-      claimedAt: normalizeTimestamp(intent.at),
-      extra: { knownAgreementIds: intent.knownAgreementIds === null ? null : [...intent.knownAgreementIds] },
-    },
+    { eventId: held.eventId, claimedAt: normalizeTimestamp(at), extra: { callMayHaveBeenSent: true } },
   );
 }
