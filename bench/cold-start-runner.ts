@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { createLambdaContext, type LambdaHandler } from '#local/lambda.ts';
+import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
 
 /**
  * Runs in a fresh `node` process (bundled by bench/bundle.ts, no tsx): imports one deploy bundle

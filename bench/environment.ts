@@ -1,16 +1,14 @@
 import type { Context } from 'aws-lambda';
-import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
-import type { LambdaHandler } from '#local/lambda.ts';
-import { createLambdaContext } from '#local/lambda.ts';
-import { type LocalRuntime, loadHandler, startLocalRuntime } from '#local/runtime.ts';
+import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { instrumentSdkClients, RequestRecorder, type ServiceProxy, startServiceProxy } from './recorder.ts';
 import { accountCreated, sqsBatch } from './workload.ts';
 
 /**
- * Everything the bench measures against, in this one process: the local runtime (sandbox, dynalite
- * with the stack's table, the PutEvents/GetSecretValue server, every handler), a recording proxy in
- * front of the sandbox, and the recorder on the shared SDK clients. Handlers read their environment
- * when first imported, so the proxy address is in process.env before any handler loads.
+ * Everything the bench measures against, in this one process: the local runtime (the connector's
+ * synthesized template: sandbox, dynalite with the template's table, the AWS endpoint, every
+ * function), with the service reached through a recording proxy in front of the sandbox (the
+ * template is synthesized with the proxy's address), and the recorder on the shared SDK clients.
  */
 export interface BenchEnvironment {
   readonly runtime: LocalRuntime;
@@ -25,40 +23,23 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-function definitionOf(functionName: string) {
-  const definition =
-    queueRoutes.find((route) => route.functionName === functionName) ??
-    scheduledFunctions.find((fn) => fn.functionName === functionName);
-  if (!definition) throw new Error(`no function ${functionName} in functions/routes.ts`);
-  return definition;
-}
-
 export async function startBenchEnvironment(): Promise<BenchEnvironment> {
-  const runtime = await startLocalRuntime({ ports: 'free', trialWatchEveryMs: 0, logLevel: 'ERROR' });
   const recorder = new RequestRecorder();
-  const serviceProxy = await startServiceProxy(runtime.sandboxUrl, recorder);
-  const environment: Record<string, string> = {
-    ...runtime.environment,
-    PROVISIONING_URLS: JSON.stringify({
-      US: serviceProxy.url,
-      UK: `${serviceProxy.url}/regions/uk`,
-      AU: `${serviceProxy.url}/regions/au`,
-    }),
-    INSTALL_URL_TEMPLATE: `${serviceProxy.url}/installs/{hostname}`,
-  };
-  Object.assign(process.env, environment);
+  let serviceProxy: ServiceProxy | undefined;
+  const runtime = await startLocalRuntime({
+    logLevel: 'ERROR',
+    serviceProxy: async (sandboxUrl) => {
+      serviceProxy = await startServiceProxy(sandboxUrl, recorder);
+      return serviceProxy;
+    },
+  });
+  // The variables of a route function (all route functions share them): what cold-start children get.
+  const environment = runtime.functionEnvironment('provision-business');
   instrumentSdkClients(recorder);
 
-  const handler = (functionName: string) => loadHandler(definitionOf(functionName));
-  const contextFor = (functionName: string) => {
-    const definition = definitionOf(functionName);
-    return createLambdaContext({
-      functionName,
-      region: runtime.region,
-      timeoutMs: definition.timeoutSeconds * 1000,
-      memoryMb: definition.memorySizeMb,
-    });
-  };
+  const handler = (functionName: string) => runtime.functionNamed(functionName).handler();
+  const contextFor = (functionName: string) =>
+    createLambdaContext(runtime.functionNamed(functionName).settings);
 
   const provisionAccounts = async (count: number): Promise<string[]> => {
     const provision = await handler('provision-business');
@@ -79,14 +60,11 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   return {
     runtime,
     recorder,
-    serviceProxy,
+    serviceProxy: serviceProxy as ServiceProxy,
     environment,
     handler,
     contextFor,
     provisionAccounts,
-    close: async () => {
-      await serviceProxy.close();
-      await runtime.close();
-    },
+    close: () => runtime.close(),
   };
 }

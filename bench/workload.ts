@@ -1,13 +1,15 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
+import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { eventTime, LOCAL_ACCOUNT_ID, scheduledEvent, toSqsEvent } from '#local/lambda.ts';
-import { LOCAL_DEFAULTS } from '#local/settings.ts';
+import { DEFAULT_INBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
+import { eventTime, LOCAL_ACCOUNT_ID, scheduledEvent, toSqsEvent } from '#local/aws/lambda.ts';
+import { LOCAL_REGION } from '#local/template.ts';
 
 /**
- * The inbound events the bench sends: EventBridge events as the rule target puts them on the SQS
- * FIFO queue, built from the same samples as `events/`, with fresh ids so idempotency never
+ * The inbound events the bench sends: EventBridge events as the intake pipe puts them on a route's
+ * SQS FIFO queue, built from the same samples as `events/`, with fresh ids so idempotency never
  * short-circuits a measured record.
  */
 
@@ -133,10 +135,10 @@ export function busEvent(entry: InboundEntry, at = new Date()) {
     version: '0',
     id: entry.id,
     'detail-type': entry.detailType,
-    source: LOCAL_DEFAULTS.inboundSource,
+    source: DEFAULT_INBOUND_SOURCE,
     account: LOCAL_ACCOUNT_ID,
     time: eventTime(at),
-    region: LOCAL_DEFAULTS.region,
+    region: LOCAL_REGION,
     resources: [],
     detail: entry.detail,
   };
@@ -145,20 +147,34 @@ export function busEvent(entry: InboundEntry, at = new Date()) {
 export function sqsBatch(entries: readonly InboundEntry[], queueName = 'bench.fifo'): SQSEvent {
   const now = Date.now();
   return toSqsEvent(
-    entries.map((entry, index) => ({
-      messageId: randomUUID(),
-      body: JSON.stringify(busEvent(entry)),
-      groupId: entry.detail.accountId,
-      deduplicationId: entry.id,
-      sequenceNumber: String(now * 1000 + index).padStart(20, '0'),
-      sentTimestamp: now,
-      receiveCount: 1,
-      firstReceiveTimestamp: now,
-    })),
-    { queueName, region: LOCAL_DEFAULTS.region },
+    entries.map((entry, index) => {
+      const body = JSON.stringify({ [PIPE_EVENT_KEY]: busEvent(entry) });
+      return {
+        messageId: randomUUID(),
+        receiptHandle: randomUUID(),
+        body,
+        md5OfBody: createHash('md5').update(body).digest('hex'),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(now),
+          SenderId: 'AROA000000000000LOCAL:bench',
+          ApproximateFirstReceiveTimestamp: String(now),
+          SequenceNumber: String(now * 1000 + index).padStart(20, '0'),
+          MessageGroupId: entry.detail.accountId,
+          MessageDeduplicationId: entry.id,
+        },
+        messageAttributes: {},
+      };
+    }),
+    `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${queueName}`,
+    LOCAL_REGION,
   );
 }
 
 export function trialWatchEvent(at: Date) {
-  return scheduledEvent('trial-watch-schedule', LOCAL_DEFAULTS.region, at);
+  return scheduledEvent(
+    `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/trial-watch-schedule`,
+    LOCAL_REGION,
+    at,
+  );
 }

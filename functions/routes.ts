@@ -5,7 +5,8 @@ import type { InboundDetailType } from '#functions/commons/contracts/registry.ts
  * event source are tuned. Infrastructure (`lib/`) and the local runtime (`local/`) both read
  * this one table, so what runs on a laptop is routed exactly as what is deployed.
  *
- * Every route is EventBridge rule → SQS FIFO queue (MessageGroupId = accountId) → function.
+ * Every route is EventBridge rule → intake queue → pipe → SQS FIFO queue (MessageGroupId =
+ * accountId) → function; `refusalFunction` answers what no route can take.
  */
 export interface QueueRoute {
   readonly detailType: InboundDetailType;
@@ -114,6 +115,35 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     description: 'Polls trials ending soon and announces TrialExpiring / TrialEnded.',
   },
 ];
+
+/**
+ * The refusal function behind the refusal rule: every event of the inbound source reaches it
+ * (rule → standard queue → function), and it answers those no route can take (unknown
+ * detail-type, no usable accountId) with one SyncFailed each, ignoring the rest.
+ */
+export interface RefusalFunction {
+  readonly functionName: string;
+  readonly entry: string;
+  readonly handlerExport: 'handler';
+  readonly batchSize: number;
+  readonly maxConcurrency: number;
+  readonly maxReceiveCount: number;
+  readonly timeoutSeconds: number;
+  readonly memorySizeMb: number;
+  readonly description: string;
+}
+
+export const refusalFunction: RefusalFunction = {
+  functionName: 'refuse-unroutable',
+  entry: 'functions/refuse-unroutable/handler.ts',
+  handlerExport: 'handler',
+  batchSize: 10,
+  maxConcurrency: MIN_EVENT_SOURCE_CONCURRENCY,
+  maxReceiveCount: 5,
+  timeoutSeconds: 30,
+  memorySizeMb: 256,
+  description: 'Answers inbound events that no route can take with SyncFailed.',
+};
 
 export function routeFor(detailType: InboundDetailType): QueueRoute;
 export function routeFor(detailType: string): QueueRoute | undefined;

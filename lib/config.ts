@@ -22,6 +22,13 @@ const lookupResource = z.string().regex(/^([A-Za-z][A-Za-z0-9_]*)?$/, {
 });
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'expected an https:// URL' });
+/** The local runtime's config points at the sandbox on this machine; nothing else may use http. */
+const loopbackUrl = z.url({
+  protocol: /^https?$/,
+  hostname: /^(127\.0\.0\.1|localhost)$/,
+  error: 'expected an https:// URL',
+});
+const serviceUrl = (local: boolean) => (local ? z.union([httpsUrl, loopbackUrl]) : httpsUrl);
 
 // cdk context given on the command line is always a string ("-c logRetentionDays=14").
 const wholeNumber = () =>
@@ -86,7 +93,8 @@ const alarmsSchema = z
       'give either topicArn (an existing topic, subscriptions are its owner’s) or email (a topic is created), not both',
   });
 
-function connectorConfigSchema(knownRoutes: readonly string[]) {
+function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
+  const url = serviceUrl(local);
   return z
     .strictObject({
       partnerName: z
@@ -97,7 +105,7 @@ function connectorConfigSchema(knownRoutes: readonly string[]) {
           error: 'expected letters, digits and "-" (1-40 chars; it also names the stacks)',
         }),
       provisioningUrls: z.strictObject(
-        { US: httpsUrl, UK: httpsUrl.optional(), AU: httpsUrl.optional() },
+        { US: url, UK: url.optional(), AU: url.optional() },
         {
           error: (issue) =>
             issue.code === 'invalid_type'
@@ -110,7 +118,7 @@ function connectorConfigSchema(knownRoutes: readonly string[]) {
         .refine((value) => value.includes('{hostname}'), {
           error: 'expected a template containing {hostname}',
         })
-        .refine((value) => httpsUrl.safeParse(value.replaceAll('{hostname}', 'install.example')).success, {
+        .refine((value) => url.safeParse(value.replaceAll('{hostname}', 'install.example')).success, {
           error: 'expected an https:// URL once {hostname} is filled in',
         })
         .default('https://{hostname}'),
@@ -213,9 +221,14 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 /** Validates raw settings; throws a `ConnectorConfigError` naming every bad field. */
 export function parseConnectorConfig(
   raw: unknown,
-  options: { knownRoutes: readonly string[]; origin?: string },
+  options: {
+    knownRoutes: readonly string[];
+    origin?: string;
+    /** The local runtime's config: http to 127.0.0.1 (the sandbox) is allowed. @default false */
+    local?: boolean;
+  },
 ): ConnectorConfig {
-  const parsed = connectorConfigSchema(options.knownRoutes).safeParse(raw);
+  const parsed = connectorConfigSchema(options.knownRoutes, options.local).safeParse(raw);
   if (!parsed.success) {
     throw new ConnectorConfigError(
       options.origin ?? 'connector config',

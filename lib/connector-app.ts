@@ -7,7 +7,7 @@ import type { Construct } from 'constructs';
 import type { ConnectorConfig } from './config.ts';
 import { ConnectorState } from './connector-state.ts';
 import { applyConnectorNagSuppressions } from './nag-suppressions.ts';
-import { WorkforceConnector } from './workforce-connector.ts';
+import { WorkforceConnector, type WorkforceConnectorProps } from './workforce-connector.ts';
 
 /**
  * The two stacks of the ready app: the stateful one (table, and the bus and secret when the config
@@ -57,6 +57,8 @@ export class ConnectorStatefulStack extends Stack {
 
 export interface ConnectorServiceStackProps extends ConnectorStackProps {
   readonly state: ConnectorState;
+  /** Construct props applied over those the config gives (test fixtures: other routes). @default - none */
+  readonly connectorOverrides?: Partial<WorkforceConnectorProps>;
 }
 
 export class ConnectorServiceStack extends Stack {
@@ -107,6 +109,7 @@ export class ConnectorServiceStack extends Stack {
         : {}),
       locationLookupResource: config.locationLookupResource,
       areaLookupResource: config.areaLookupResource,
+      ...props.connectorOverrides,
     });
     applyConnectorNagSuppressions(this);
   }
@@ -126,6 +129,7 @@ export function addConnectorStacks(
   app: App,
   config: ConnectorConfig,
   props: StackProps = {},
+  connectorOverrides: Partial<WorkforceConnectorProps> = {},
 ): ConnectorStacks {
   const prefix = `WorkforceConnector-${config.partnerName}`;
   const stateful = new ConnectorStatefulStack(app, `${prefix}-State`, {
@@ -137,6 +141,7 @@ export function addConnectorStacks(
     ...props,
     config,
     state: stateful.state,
+    connectorOverrides,
     description: `Workforce connector (${config.partnerName}): routes, functions, alarms, dashboard`,
   });
   return { stateful, service };

@@ -14,6 +14,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '#functions/commons/store/table.ts';
+import { HANDLER_SOURCE_METADATA, type HandlerSource } from './handler-source.ts';
 
 /** Repository root: entries in `functions/routes.ts` are relative to it, and esbuild runs there. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -111,6 +112,8 @@ export class ConnectorFunction extends NodejsFunction {
       ...props.functionProps,
     });
     this.functionLogGroup = logGroup;
+    const source: HandlerSource = { entry: props.entry, handlerExport: props.handlerExport };
+    (this.node.defaultChild as lambda.CfnFunction).addMetadata(HANDLER_SOURCE_METADATA, source);
   }
 }
 

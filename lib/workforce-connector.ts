@@ -15,11 +15,14 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
-import { DEFAULT_METRICS_NAMESPACE, MetricName } from '#functions/commons/observability.ts';
+import { PIPE_INPUT_TEMPLATE } from '#functions/commons/contracts/envelope.ts';
+import { DEFAULT_METRICS_NAMESPACE, MetricName } from '#functions/commons/metric-names.ts';
 import {
   queueRoutes as defaultQueueRoutes,
+  refusalFunction as defaultRefusalFunction,
   scheduledFunctions as defaultScheduledFunctions,
   type QueueRoute,
+  type RefusalFunction,
   type ScheduledFunction,
 } from '#functions/routes.ts';
 import { bindBus, bindSecret, bindTable, ConnectorFunction } from './connector-function.ts';
@@ -103,6 +106,8 @@ export interface WorkforceConnectorProps {
   readonly queueRoutes?: readonly QueueRoute[];
   /** @default the scheduled functions of `functions/routes.ts` */
   readonly scheduledFunctions?: readonly ScheduledFunction[];
+  /** @default the refusal function of `functions/routes.ts` */
+  readonly refusalFunction?: RefusalFunction;
 }
 
 /** Everything one inbound detail-type flows through, exposed for extension and tests. */
@@ -119,6 +124,13 @@ export interface ConnectorRouteResources {
   readonly eventSource: lambdaEventSources.SqsEventSource;
   readonly batchSize: number;
   readonly maxConcurrency: number;
+}
+
+/** The refusal rule: every inbound event, answered with SyncFailed when no route can take it. */
+export interface ConnectorRefusalResources {
+  readonly rule: events.Rule;
+  readonly queue: sqs.Queue;
+  readonly function: ConnectorFunction;
 }
 
 export interface ConnectorScheduleResources {
@@ -157,6 +169,7 @@ export class WorkforceConnector extends Construct {
   /** Standard queue for events EventBridge or a pipe could not deliver (FIFO is not allowed there). */
   readonly ingressDeadLetterQueue: sqs.Queue;
   readonly routes: readonly ConnectorRouteResources[];
+  readonly refusal: ConnectorRefusalResources;
   readonly schedules: readonly ConnectorScheduleResources[];
   readonly alarmTopic: sns.ITopic;
   readonly alarmTopicKey?: kms.Key;
@@ -198,6 +211,13 @@ export class WorkforceConnector extends Construct {
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     this.routes = (props.queueRoutes ?? defaultQueueRoutes).map((route) =>
       this.createRoute(route, props, environment, logRetention),
+    );
+    this.refusal = this.createRefusal(
+      props.refusalFunction ?? defaultRefusalFunction,
+      this.routes.map(({ route }) => route.detailType),
+      props,
+      environment,
+      logRetention,
     );
     this.schedules = (props.scheduledFunctions ?? defaultScheduledFunctions).map((scheduled) =>
       this.createSchedule(scheduled, props, environment, logRetention),
@@ -262,7 +282,13 @@ export class WorkforceConnector extends Construct {
     const rule = new events.Rule(this, `${id}Rule`, {
       eventBus: this.eventBus,
       description: `${route.detailType} events for ${route.functionName}`,
-      eventPattern: { source: [props.inboundSource ?? 'partner.app'], detailType: [route.detailType] },
+      eventPattern: {
+        source: [props.inboundSource ?? 'partner.app'],
+        detailType: [route.detailType],
+        // An event without an accountId has no message group: the pipe could not forward it, so
+        // it is left to the refusal rule ("exists" matches leaf values only: objects are left too).
+        detail: { accountId: [{ exists: true }] },
+      },
     });
     rule.addTarget(
       new targets.SqsQueue(intakeQueue, {
@@ -337,11 +363,18 @@ export class WorkforceConnector extends Construct {
       description: `${id}: intake → FIFO (group = accountId, deduplication = event id)`,
       roleArn: role.roleArn,
       source: intakeQueue.queueArn,
-      sourceParameters: { sqsQueueParameters: { batchSize: 10 } },
+      // One message per batch: "if your pipe encounters an error while processing a batch, all
+      // messages in that batch become visible in the queue again" (EventBridge user guide, "Amazon
+      // SQS as a source"), so a message the FIFO queue refuses (an accountId that is no message
+      // group id) must not take its neighbours to the dead-letter queue with it.
+      sourceParameters: { sqsQueueParameters: { batchSize: 1 } },
       target: queue.queueArn,
       targetParameters: {
-        // The FIFO message is the EventBridge event itself, as a rule target would have sent it.
-        inputTemplate: '<$.body>',
+        // The EventBridge event, unchanged, wrapped in JSON: a bare <$.body> would strip its quotes
+        // ("Amazon EventBridge Pipes input transformation", Implicit body data parsing); see
+        // PIPE_INPUT_TEMPLATE and the route decoder that reads exactly this shape.
+        inputTemplate: PIPE_INPUT_TEMPLATE,
+        // Dynamic path parameters read the original event, before the input template applies.
         sqsQueueParameters: {
           messageGroupId: '$.body.detail.accountId',
           messageDeduplicationId: '$.body.id',
@@ -351,6 +384,65 @@ export class WorkforceConnector extends Construct {
     // The pipe validates its permissions on creation.
     pipe.node.addDependency(role);
     return pipe;
+  }
+
+  private createRefusal(
+    refusal: RefusalFunction,
+    routedDetailTypes: readonly string[],
+    props: WorkforceConnectorProps,
+    environment: Record<string, string>,
+    logRetention: logs.RetentionDays,
+  ): ConnectorRefusalResources {
+    const queue = new sqs.Queue(this, 'RefusalQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(refusal.timeoutSeconds * 6),
+      deadLetterQueue: { queue: this.ingressDeadLetterQueue, maxReceiveCount: refusal.maxReceiveCount },
+    });
+    // Every event of the inbound source: which ones no route can take is decided by the function,
+    // because an event pattern cannot say "not a valid SQS message group id" (no regular expressions).
+    const rule = new events.Rule(this, 'RefusalRule', {
+      eventBus: this.eventBus,
+      description: 'Every inbound event, for refusing those no route can take',
+      eventPattern: { source: [props.inboundSource ?? 'partner.app'] },
+    });
+    rule.addTarget(
+      new targets.SqsQueue(queue, {
+        deadLetterQueue: this.ingressDeadLetterQueue,
+        retryAttempts: DELIVERY_RETRY_ATTEMPTS,
+        maxEventAge: DELIVERY_MAX_EVENT_AGE,
+      }),
+    );
+    const fn = new ConnectorFunction(this, 'RefusalFunction', {
+      entry: refusal.entry,
+      handlerExport: refusal.handlerExport,
+      description: refusal.description,
+      timeout: Duration.seconds(refusal.timeoutSeconds),
+      memorySize: refusal.memorySizeMb,
+      logRetention,
+      environment: {
+        ...environment,
+        POWERTOOLS_SERVICE_NAME: refusal.functionName,
+        ROUTED_DETAIL_TYPES: routedDetailTypes.join(','),
+      },
+    });
+    // It calls no service: the table (idempotency records) and the bus only.
+    bindTable(fn, { table: this.table, accessMode: 'readWrite' });
+    bindBus(fn, { eventBus: this.eventBus });
+    fn.addEventSource(
+      new lambdaEventSources.SqsEventSource(queue, {
+        batchSize: refusal.batchSize,
+        maxConcurrency: refusal.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.alarmOn(
+      'RefusalQueueAge',
+      queueAge(queue, props.queueAgeAlarmThreshold),
+      'Inbound events waiting for the refusal check',
+    );
+    this.alarmOnFunction('Refusal', fn);
+    return { rule, queue, function: fn };
   }
 
   private createSchedule(

@@ -1,28 +1,32 @@
 import { parseArgs } from 'node:util';
-import type { LocalPorts } from './runtime.ts';
-import { SERVE_PORTS } from './settings.ts';
+import { DEFAULT_TIME_SCALE } from './aws/clock.ts';
+import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
 
 /** The options of `npm start`, read apart from the CLI so the defaults can be checked without starting anything. */
 
-export const START_USAGE = `usage: npm start [-- --serve] [--trial-watch-every <minutes>] [--verbose] [--log-level <LEVEL>]
+export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--time-scale <s>] [--no-token]
 
   (no flag)                  replay the demo scenario from events/ on free ports and exit
-  --serve                    stay up on fixed ports: sandbox ${SERVE_PORTS.sandbox}, DynamoDB ${SERVE_PORTS.dynamo}, events ${SERVE_PORTS.events}
+  --serve                    stay up on fixed ports: sandbox ${SERVE_PORTS.sandbox}, DynamoDB ${SERVE_PORTS.dynamo}, events ${SERVE_PORTS.events};
+                             schedules (the trial watch) follow the sandbox clock
   --sandbox-port <n>, --dynamo-port <n>, --events-port <n>
                              serve on other ports (0 = a free port, printed at start)
-  --trial-watch-every <min>  schedule of the trial watch in serve mode (default 60, 0 = off)
-  --verbose                  print every delivery (batches, retries, published events)
-  --log-level <LEVEL>        Powertools log level of the handlers (default ERROR, WARN with --serve)`;
+  --verbose                  print every delivery (events, batches, retries, dead letters)
+  --log-level <LEVEL>        Powertools log level of the handlers (default ERROR, WARN with --serve)
+  --time-scale <s>           scale of AWS waiting times such as visibility timeouts (default ${DEFAULT_TIME_SCALE})
+  --no-token                 serve with the token secret as CloudFormation creates it (a placeholder
+                             the sandbox refuses), to rehearse setting the token after deploying`;
 
 export interface StartOptions {
   readonly help: boolean;
   readonly serve: boolean;
   /** Ports of the servers: the serve-mode ports, or free ones for the scenario replay. */
   readonly ports: LocalPorts;
-  /** 0 = the trial watch runs only on request. */
-  readonly trialWatchEveryMinutes: number;
   readonly verbose: boolean;
   readonly logLevel?: string;
+  readonly timeScale: number;
+  /** False: the token secret starts with a placeholder instead of the sandbox token. */
+  readonly token: boolean;
 }
 
 export class StartUsageError extends Error {
@@ -39,10 +43,6 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
   } catch (error) {
     throw new StartUsageError((error as Error).message);
   }
-  const everyMinutes = values['trial-watch-every'] === undefined ? 60 : Number(values['trial-watch-every']);
-  if (!Number.isFinite(everyMinutes) || everyMinutes < 0) {
-    throw new StartUsageError('--trial-watch-every takes minutes (0 = off)');
-  }
   const port = (flag: 'sandbox-port' | 'dynamo-port' | 'events-port', fixed: number): number => {
     const raw = values[flag];
     if (raw === undefined) return values.serve ? fixed : 0;
@@ -53,6 +53,11 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     }
     return parsed;
   };
+  const timeScale = values['time-scale'] === undefined ? DEFAULT_TIME_SCALE : Number(values['time-scale']);
+  if (!Number.isFinite(timeScale) || timeScale < 0 || timeScale > 1) {
+    throw new StartUsageError('--time-scale takes a number between 0 and 1');
+  }
+  if (values['no-token'] && !values.serve) throw new StartUsageError('--no-token applies to --serve only');
   // The scenario prints its own progress; handler warnings (expected retries) would only clutter it.
   const logLevel = values['log-level'] ?? (values.serve ? undefined : 'ERROR');
   return {
@@ -63,9 +68,10 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
       dynamo: port('dynamo-port', SERVE_PORTS.dynamo),
       events: port('events-port', SERVE_PORTS.events),
     },
-    trialWatchEveryMinutes: everyMinutes,
     verbose: values.verbose || values.serve,
     ...(logLevel === undefined ? {} : { logLevel }),
+    timeScale,
+    token: !values['no-token'],
   };
 }
 
@@ -77,9 +83,10 @@ function parseStartArgv(argv: readonly string[]) {
       'sandbox-port': { type: 'string' },
       'dynamo-port': { type: 'string' },
       'events-port': { type: 'string' },
-      'trial-watch-every': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       'log-level': { type: 'string' },
+      'time-scale': { type: 'string' },
+      'no-token': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,

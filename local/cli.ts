@@ -2,7 +2,6 @@ import { parseStartArgs, START_USAGE } from './cli-options.ts';
 import { describeActivity } from './progress.ts';
 import { type LocalRuntime, startLocalRuntime } from './runtime.ts';
 import { formatSummary, runScenario } from './scenario.ts';
-import { LOCAL_DEFAULTS } from './settings.ts';
 
 /**
  * `npm start`            replay the demo scenario on free ports, print a summary, exit 0 (or 1 with the reason).
@@ -15,21 +14,29 @@ async function main(): Promise<number> {
     console.log(START_USAGE);
     return 0;
   }
-  const everyMinutes = options.trialWatchEveryMinutes;
-
+  const started = Date.now();
   const runtime = await startLocalRuntime({
     ports: options.ports,
-    // The scenario drives the trial watch itself; only serve mode runs it on a schedule.
-    trialWatchEveryMs: options.serve ? everyMinutes * 60_000 : 0,
+    timeScale: options.timeScale,
+    // The scenario moves the sandbox clock and runs the trial watch itself.
+    schedules: options.serve ? 'sandbox-clock' : 'on-request',
+    ...(options.token ? {} : { token: null }),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-    onActivity: options.verbose ? (activity) => console.log(describeActivity(activity)) : undefined,
+    ...(options.verbose
+      ? {
+          onActivity: (activity) => {
+            const line = describeActivity(activity);
+            if (line) console.log(line);
+          },
+        }
+      : {}),
   });
 
-  if (options.serve) return serve(runtime, everyMinutes);
+  if (options.serve) return serve(runtime);
 
   try {
     console.log(
-      `Local connector on free ports: sandbox ${runtime.sandboxUrl}, DynamoDB ${runtime.dynamoEndpoint}, events ${runtime.eventsEndpoint}`,
+      `Local connector from its synthesized template (${Date.now() - started} ms): sandbox ${runtime.sandboxUrl}, DynamoDB ${runtime.dynamoEndpoint}, AWS endpoint ${runtime.eventsEndpoint}`,
     );
     const report = await runScenario(runtime, { log: (line) => console.log(line) });
     console.log(formatSummary(report));
@@ -43,14 +50,16 @@ async function main(): Promise<number> {
   }
 }
 
-function serve(runtime: LocalRuntime, everyMinutes: number): Promise<number> {
-  console.log(`Local connector running (Ctrl-C to stop)
-  sandbox     ${runtime.sandboxUrl}        (control: /_sandbox/clock, /_sandbox/businesses, ...)
-  DynamoDB    ${runtime.dynamoEndpoint}        table ${runtime.tableName}
-  events      ${runtime.eventsEndpoint}        PutEvents (bus ${runtime.busName}, default or none), GetSecretValue
-              GET /_local/outbound  GET /_local/dlq  GET /_local/health  POST /_local/trial-watch
-  inbound source ${runtime.inboundSource}; token secret ${LOCAL_DEFAULTS.tokenSecretId}
-  trial watch ${everyMinutes > 0 ? `every ${everyMinutes} min` : 'on request only'}
+function serve(runtime: LocalRuntime): Promise<number> {
+  const { queues } = runtime.resources();
+  console.log(`Local connector running from its synthesized template (Ctrl-C to stop)
+  sandbox     ${runtime.sandboxUrl}   (control: /_sandbox/clock, /_sandbox/businesses, ...)
+  DynamoDB    ${runtime.dynamoEndpoint}   table ${runtime.tableName}
+  AWS         ${runtime.eventsEndpoint}   EventBridge PutEvents (bus ${runtime.busName}), SQS, Secrets Manager (${runtime.tokenSecretName})
+              GET /_local/outbound  /_local/dlq  /_local/resources  /_local/health
+              POST /_local/trial-watch  /_local/scheduled
+  ${queues.length} queues, ${runtime.deployment.functions.size} functions; inbound source ${runtime.inboundSource}
+  schedules follow the sandbox clock (POST ${runtime.sandboxUrl}/_sandbox/clock {"advanceDays": n})
 
 Publish an event:
   aws events put-events --endpoint-url ${runtime.eventsEndpoint} --region ${runtime.region} \\

@@ -1,24 +1,53 @@
-import type { DeliveryActivity } from './delivery.ts';
-import type { TrialWatchActivity } from './runtime.ts';
+import type { RuntimeActivity } from './runtime.ts';
 
-/** One line per thing the local runtime did, for `--verbose` and serve mode. */
-export function describeActivity(activity: DeliveryActivity | TrialWatchActivity): string {
+/**
+ * One line per thing the local runtime did, for `--verbose` and serve mode: events put on a bus
+ * and the rules they matched, pipe refusals, batches run (with what is retried and why), dead
+ * letters and schedule runs. Names are the template's; long generated ones are shortened to the
+ * part a reader recognises (the logical id).
+ */
+export function describeActivity(activity: RuntimeActivity): string | undefined {
   const time = new Date().toISOString().slice(11, 23);
   switch (activity.kind) {
-    case 'published': {
-      const { event, direction } = activity;
+    case 'put': {
+      const { event, rules, bus } = activity;
       const account = String(event.detail['accountId'] ?? '-');
-      return `${time}  ${direction.padEnd(8)} ${event['detail-type']}  account ${account}  id ${event.id}`;
+      const where = rules.length > 0 ? `→ ${rules.map(short).join(', ')}` : `matched no rule on bus ${bus}`;
+      return `${time}  event    ${event['detail-type']} (${event.source}) account ${account} id ${event.id} ${where}`;
     }
-    case 'duplicate':
-      return `${time}  duplicate ${activity.event['detail-type']} ${activity.event.id} dropped by ${activity.queue}`;
+    case 'pipe-forwarded':
+      return activity.duplicate
+        ? `${time}  pipe     ${short(activity.pipe)} dropped a duplicate (FIFO deduplication)`
+        : undefined;
+    case 'pipe-failed':
+      return `${time}  pipe     ${short(activity.pipe)} could not forward ${activity.size} message(s): ${activity.reason}`;
     case 'batch':
-      return `${time}  ${activity.functionName} ran a batch of ${activity.size} (${activity.detailTypes.join(', ')})${
+      return `${time}  function ${short(activity.functionName)} ran ${activity.size} record(s) (${activity.detailTypes.join(', ')})${
         activity.failed > 0 ? `, ${activity.failed} to retry: ${activity.reason ?? ''}` : ''
       }`;
+    case 'target-failed':
+      return `${time}  rule     ${short(activity.rule)} could not deliver ${activity.event.id}: ${activity.error}${
+        activity.deadLettered ? ' (sent to its dead-letter queue)' : ''
+      }`;
+    case 'lambda-async':
+      return activity.errors.length > 0
+        ? `${time}  function ${short(activity.function)} failed ${activity.errors.length} time(s): ${activity.errors.at(-1)}`
+        : undefined;
     case 'dead-letter':
-      return `${time}  DLQ ← ${activity.deadLetter.queue} after ${activity.deadLetter.attempts} attempts: ${activity.deadLetter.reason}`;
-    case 'trial-watch':
-      return `${time}  trial-watch (${activity.trigger}) ${activity.error ? `failed: ${activity.error}` : `done ${JSON.stringify(activity.result ?? null)}`}`;
+      return `${time}  DLQ      ${short(activity.deadLetter.queue)} ← message after ${activity.deadLetter.attempts} receive(s): ${activity.deadLetter.reason}`;
+    case 'schedule':
+      return `${time}  schedule ${short(activity.rule)} (${activity.trigger}) ${
+        activity.errors.length > 0
+          ? `failed: ${activity.errors.at(-1)}`
+          : `done ${JSON.stringify(activity.results[0] ?? null)}`
+      }`;
   }
+}
+
+/** `WorkforceConnector-acme-Service-ConnectorAccountCreatedQueue04E9F7DA.fifo` → `AccountCreatedQueue`. */
+export function short(name: string): string {
+  const withoutStack = name
+    .replace(/^WorkforceConnector-[^-]+-(Service|State)-/, '')
+    .replace(/^Connector/, '');
+  return withoutStack.replace(/[0-9A-F]{8}(\.fifo)?$/, '$1');
 }

@@ -1,71 +1,51 @@
-import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
-import { createTestStore, startDynalite } from '#local/dynalite.ts';
+import { createHash, randomUUID } from 'node:crypto';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { App } from 'aws-cdk-lib';
+import type { ConnectorConfig } from '#lib/config.ts';
+import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import { startSandbox } from '#sandbox/server.ts';
-import { type DeliveryActivity, LocalBus, type LocalQueueRoute } from './delivery.ts';
+import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
+import type { BusEvent } from './aws/event-bus.ts';
+import { eventsApi } from './aws/events-api.ts';
+import { dynamicParameter, withImplicitBodyParsing } from './aws/input-template.ts';
 import {
-  type BusEvent,
-  type DeadLetterView,
-  type OutboundEvent,
-  startEventsServer,
-} from './events-server.ts';
-import { invokeFunction, type LambdaHandler, scheduledEvent } from './lambda.ts';
-import { LOCAL_DEFAULTS, type LocalEndpoints, localEnvironment, SERVE_PORTS } from './settings.ts';
+  eventTime,
+  invokeFunction,
+  LOCAL_ACCOUNT_ID,
+  type LocalFunction,
+  scheduledEvent,
+  toSqsEvent,
+} from './aws/lambda.ts';
+import { LocalSecrets } from './aws/secrets-api.ts';
+import { sqsApi } from './aws/sqs-api.ts';
+import { type ControlRoute, type Operation, startAwsEndpoint } from './aws-endpoint.ts';
+import { TemplateModel } from './cloudformation.ts';
+import {
+  type DeploymentActivity,
+  deployLocally,
+  type LocalDeployment,
+  type QueueView,
+} from './deployment.ts';
+import { startDynalite } from './dynalite.ts';
+import { InProcessFunctionHost } from './function-host.ts';
+import { mulberry32 } from './random.ts';
+import {
+  LOCAL_REGION,
+  localConnectorConfig,
+  SERVICE_PLACEHOLDER,
+  synthesizeLocalTemplates,
+} from './template.ts';
 
 /**
- * The whole connector on one machine: the sandbox, dynalite with the stack's table, the events
- * server (PutEvents + Secrets Manager + /_local) and every handler of the route table, run the way
- * Lambda runs them. `npm start`, `npm run invoke`, the end-to-end test and the chaos tool share it.
- *
- * Handlers read their environment at module load, and one process hosts all of them, so one
- * runtime per process: the environment is set before the first handler module is imported.
+ * The connector on one machine, run from its own synthesized template: the sandbox, dynalite with
+ * the template's table, one endpoint for EventBridge / SQS / Secrets Manager plus `/_local/*`, and
+ * every rule, queue, pipe, event source mapping, function and schedule the template declares
+ * (deployment.ts). `npm start`, serve mode, `npm run invoke`, the chaos run, the bench and the
+ * end-to-end tests all start the connector here, so what passes locally is what `cdk deploy` creates.
  */
 
-/** A route as the route table (`functions/routes.ts`) describes it; fixtures use the same shape. */
-export interface RouteDefinition {
-  readonly detailType: string;
-  readonly functionName: string;
-  /** Repo-relative path of the handler module. */
-  readonly entry: string;
-  readonly handlerExport: string;
-  readonly batchSize: number;
-  readonly maxConcurrency: number;
-  readonly maxReceiveCount: number;
-  readonly timeoutSeconds: number;
-  readonly memorySizeMb?: number;
-}
-
-export interface ScheduledDefinition {
-  readonly functionName: string;
-  readonly entry: string;
-  readonly handlerExport: string;
-  readonly timeoutSeconds: number;
-  readonly memorySizeMb?: number;
-}
-
-export interface LocalRuntimeOptions {
-  /**
-   * `free`: every server on a free port (tests, `npm start`); `fixed`: 8787 / 8000 / 4010; or the
-   * port of each server (0 = a free one). @default 'free'
-   */
-  readonly ports?: 'free' | 'fixed' | LocalPorts;
-  /** @default queueRoutes of functions/routes.ts */
-  readonly routes?: readonly RouteDefinition[];
-  /** The function run by `runTrialWatch()` and the schedule. @default trial-watch of functions/routes.ts */
-  readonly trialWatch?: ScheduledDefinition;
-  /** How often the trial watch runs on its own; 0 turns the schedule off. @default 1 hour */
-  readonly trialWatchEveryMs?: number;
-  /** Delay before a failed record is received again. @default 250 ms (SQS: the visibility timeout) */
-  readonly visibilityDelayMs?: number;
-  readonly partnerName?: string;
-  readonly token?: string;
-  readonly tableName?: string;
-  readonly busName?: string;
-  /** Powertools log level of the handlers. @default WARN */
-  readonly logLevel?: string;
-  readonly onActivity?: (activity: DeliveryActivity | TrialWatchActivity) => void;
-}
+export const SERVE_PORTS = { sandbox: 8787, dynamo: 8000, events: 4010 } as const;
+export const SANDBOX_TOKEN = 'sandbox-token';
 
 export interface LocalPorts {
   readonly sandbox: number;
@@ -73,47 +53,149 @@ export interface LocalPorts {
   readonly events: number;
 }
 
-const FREE_PORTS: LocalPorts = { sandbox: 0, dynamo: 0, events: 0 };
+export type ScheduleMode = 'sandbox-clock' | 'on-request';
 
-export interface TrialWatchActivity {
-  readonly kind: 'trial-watch';
-  readonly trigger: 'schedule' | 'request';
-  readonly result?: unknown;
-  readonly error?: string;
+export interface LocalRuntimeOptions {
+  /** `free` (tests, `npm start`), `fixed` (8787 / 8000 / 4010) or one port each (0 = free). @default 'free' */
+  readonly ports?: 'free' | 'fixed' | LocalPorts;
+  /** Scale of AWS waiting times (aws/clock.ts). @default 1/1000 */
+  readonly timeScale?: number;
+  /** POWERTOOLS_LOG_LEVEL of the handlers, over the template's. @default the template's */
+  readonly logLevel?: string;
+  /**
+   * The bearer token: the sandbox accepts it and the template's secret starts with it. `null`
+   * leaves the secret as CloudFormation creates it (a generated value the sandbox refuses), to
+   * rehearse "deploy first, set the token later". @default 'sandbox-token'
+   */
+  readonly token?: string | null;
+  /** Requests per second the sandbox accepts. @default no limit */
+  readonly rateLimit?: number;
+  /** Connector config fields over the example config (e.g. httpTimeoutMs). */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** Regions given a provisioning root at the sandbox. @default US, UK and AU */
+  readonly provisioningRegions?: ReadonlyArray<'US' | 'UK' | 'AU'>;
+  /** Construct props over those of the config (test fixtures: other routes and handlers). */
+  readonly connector?: Partial<WorkforceConnectorProps>;
+  /** Changes the app before synthesis (CDK Aspects, escape hatches): tests that show drift. */
+  readonly customize?: (app: App) => void;
+  /**
+   * A server the functions reach the service through, in front of the sandbox (the bench records
+   * requests there); the runtime closes it. @default the sandbox itself
+   */
+  readonly serviceProxy?: (sandboxUrl: string) => Promise<{ readonly url: string; close(): Promise<void> }>;
+  /** `sandbox-clock`: schedules fire as the sandbox clock passes them. @default 'on-request' */
+  readonly schedules?: ScheduleMode;
+  /** Variables added to every function's environment (a chaos run's crash rate). */
+  readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * Chaos hook: event source mappings "lose" this share of deletes, so processed records are
+   * delivered again as SQS's at-least-once delivery allows (aws/poller.ts). @default none
+   */
+  readonly faults?: { readonly lostDeleteRate: number; readonly seed?: number };
+  readonly onActivity?: (activity: RuntimeActivity) => void;
 }
 
-export interface LocalRuntime extends LocalEndpoints {
+export type RuntimeActivity =
+  | DeploymentActivity
+  | {
+      readonly kind: 'schedule';
+      readonly rule: string;
+      readonly trigger: 'clock' | 'request';
+      readonly results: readonly unknown[];
+      readonly errors: readonly string[];
+    }
+  | { readonly kind: 'dead-letter'; readonly deadLetter: DeadLetterView };
+
+export interface OutboundEvent {
+  readonly id: string;
+  readonly source: string;
+  readonly 'detail-type': string;
+  readonly time: string;
+  readonly detail: Record<string, unknown>;
+}
+
+export interface DeadLetterView {
+  readonly queue: string;
+  readonly body: string;
+  readonly attempts: number;
+  readonly reason: string;
+  readonly messageId: string;
+}
+
+export interface LocalResources {
+  readonly busName: string;
+  readonly tokenSecretName: string;
+  readonly queues: ReadonlyArray<Pick<QueueView, 'name' | 'kind' | 'route'> & { readonly url: string }>;
+}
+
+export interface ScheduleRun {
+  readonly rule: string;
+  readonly functionName: string;
+  readonly results: readonly unknown[];
+  readonly errors: readonly string[];
+}
+
+export interface LocalRuntime {
+  readonly sandboxUrl: string;
+  readonly dynamoEndpoint: string;
+  /** The AWS endpoint: EventBridge PutEvents, SQS, Secrets Manager and `/_local/*`. */
+  readonly eventsEndpoint: string;
+  readonly tableName: string;
+  readonly busName: string;
+  readonly tokenSecretName: string;
   readonly inboundSource: string;
   readonly outboundSource: string;
   readonly region: string;
-  /** The variables every handler runs with (also set on process.env). */
-  readonly environment: Readonly<Record<string, string>>;
+  readonly config: ConnectorConfig;
+  readonly deployment: LocalDeployment;
+  readonly secrets: LocalSecrets;
+  /** The variables a function runs with (template + runtime), by its POWERTOOLS_SERVICE_NAME. */
+  functionEnvironment(serviceName: string): Record<string, string>;
+  /** The function whose POWERTOOLS_SERVICE_NAME is `serviceName` (the route table's function name). */
+  functionNamed(serviceName: string): LocalFunction;
+  resources(): LocalResources;
   outbound(): readonly OutboundEvent[];
   dlq(): readonly DeadLetterView[];
-  /** Every event accepted by the events server, inbound and outbound, in arrival order. */
+  /** Every event accepted by PutEvents, whatever its source, in arrival order. */
   published(): readonly BusEvent[];
-  /** Runs the trial watch now with a Scheduled Event timed at the sandbox clock; resolves with its result. */
+  /** Fires every schedule rule once, at the sandbox clock's time; resolves when its targets are done. */
+  runSchedules(): Promise<ScheduleRun[]>;
+  /** Fires the trial watch's schedule; resolves with the function's result. */
   runTrialWatch(): Promise<unknown>;
-  /** Resolves once every queue is drained and no trial watch is running. */
+  /**
+   * Runs one function once, as `npm run invoke` does: `event` may be the SQS batch the function
+   * receives, an EventBridge event or a PutEvents entry (wrapped as the template's rule, pipe and
+   * event source would wrap it), or nothing for a scheduled function.
+   */
+  invoke(serviceName: string, event?: unknown): Promise<InvocationReport>;
+  /** Resolves once nothing is queued, in flight or being retried. */
   waitForIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ONE_HOUR_MS = 60 * 60 * 1000;
-let runningRuntime = false;
+export interface InvocationReport {
+  readonly functionName: string;
+  /** The event the handler received. */
+  readonly event: unknown;
+  readonly result?: unknown;
+  readonly error?: string;
+  readonly durationMs: number;
+  /** Events the function published during the invocation. */
+  readonly published: readonly OutboundEvent[];
+}
+
+let running = false;
 
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  if (runningRuntime) {
+  if (running)
     throw new Error('a local runtime is already running in this process (handlers read process.env once)');
-  }
-  runningRuntime = true;
+  running = true;
   const cleanup: Array<() => Promise<void>> = [];
   try {
     return await start(options, cleanup);
   } catch (error) {
     for (const close of cleanup.reverse()) await close().catch(() => undefined);
-    runningRuntime = false;
+    running = false;
     throw error;
   }
 }
@@ -126,208 +208,491 @@ async function start(
     options.ports === 'fixed'
       ? SERVE_PORTS
       : options.ports === undefined || options.ports === 'free'
-        ? FREE_PORTS
+        ? { sandbox: 0, dynamo: 0, events: 0 }
         : options.ports;
-  const region = LOCAL_DEFAULTS.region;
-  const tableName = options.tableName ?? LOCAL_DEFAULTS.tableName;
-  const busName = options.busName ?? LOCAL_DEFAULTS.busName;
-  const token = options.token ?? LOCAL_DEFAULTS.token;
-  const partnerName = options.partnerName ?? LOCAL_DEFAULTS.partnerName;
+  const region = LOCAL_REGION;
+  const clock = localClock(options.timeScale ?? DEFAULT_TIME_SCALE);
+  const sandboxToken = options.token ?? SANDBOX_TOKEN;
 
-  const sandbox = await startSandbox({ port: ports.sandbox, partner: partnerName, token });
+  const sandbox = await startSandbox({
+    port: ports.sandbox,
+    token: sandboxToken,
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(typeof options.config?.['partnerName'] === 'string'
+      ? { partner: options.config['partnerName'] }
+      : {}),
+  });
   cleanup.push(() => sandbox.close());
   const dynamo = await startDynalite({ port: ports.dynamo });
   cleanup.push(() => dynamo.close());
-  // The table comes from the stack's own definition (createTableInput), not a local copy.
-  const { client: tableClient } = await createTestStore(dynamo.endpoint, tableName);
-  tableClient.destroy();
 
-  const routes = (options.routes ?? queueRoutes).map(toLocalRoute);
-  const trialWatch = options.trialWatch ?? scheduledFunctions.find((fn) => fn.functionName === 'trial-watch');
-  if (!trialWatch) throw new Error('the route table has no trial-watch scheduled function');
-
-  const bus = new LocalBus({
-    region,
-    inboundSource: LOCAL_DEFAULTS.inboundSource,
-    outboundSource: LOCAL_DEFAULTS.outboundSource,
-    routes,
-    ...(options.visibilityDelayMs === undefined ? {} : { visibilityDelayMs: options.visibilityDelayMs }),
-    ...(options.onActivity ? { onActivity: options.onActivity } : {}),
-  });
-  cleanup.push(() => bus.close());
-
-  const trialWatchRuns = new Set<Promise<unknown>>();
-  const runTrialWatch = (trigger: TrialWatchActivity['trigger']): Promise<unknown> => {
-    const run = (async () => {
-      try {
-        const handler = await loadHandler(trialWatch);
-        const at = await sandboxNow(sandbox.url);
-        const result = await invokeFunction(
-          handler,
-          scheduledEvent(`${trialWatch.functionName}-schedule`, region, at),
-          {
-            functionName: trialWatch.functionName,
-            region,
-            timeoutMs: trialWatch.timeoutSeconds * 1000,
-            ...(trialWatch.memorySizeMb === undefined ? {} : { memoryMb: trialWatch.memorySizeMb }),
-          },
-        );
-        options.onActivity?.({ kind: 'trial-watch', trigger, result });
-        return result;
-      } catch (error) {
-        options.onActivity?.({
-          kind: 'trial-watch',
-          trigger,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      }
-    })();
-    trialWatchRuns.add(run);
-    run.then(
-      () => trialWatchRuns.delete(run),
-      () => trialWatchRuns.delete(run),
-    );
-    return run;
-  };
-
-  let eventsUrl = '';
-  const events = await startEventsServer({
+  // The endpoint listens first (queue URLs are made on its address); its operations exist once the
+  // template is deployed.
+  let operations: Record<string, Operation> = {};
+  const published: BusEvent[] = [];
+  const control: ControlRoute[] = [];
+  const endpoint = await startAwsEndpoint({
     port: ports.events,
-    region,
-    busName,
-    secrets: { [LOCAL_DEFAULTS.tokenSecretId]: token },
-    dispatch: bus.dispatch,
-    control: {
-      outbound: () => bus.outbound(),
-      dlq: () => bus.dlq(),
-      runTrialWatch: () => runTrialWatch('request'),
-      health: () => ({
-        sandbox: sandbox.url,
-        dynamodb: dynamo.endpoint,
-        events: eventsUrl,
-        tableName,
-        busName,
-        queues: bus.queueDepths(),
-        deadLetters: bus.dlq().length,
-      }),
-    },
+    operations: () => operations,
+    control: () => control,
   });
-  cleanup.push(() => events.close());
-  eventsUrl = events.url;
+  cleanup.push(() => endpoint.close());
 
-  const endpoints: LocalEndpoints = {
-    sandboxUrl: sandbox.url,
-    dynamoEndpoint: dynamo.endpoint,
-    eventsEndpoint: events.url,
-    secretsEndpoint: events.url,
-    tableName,
-    busName,
-  };
-  const environment = localEnvironment(endpoints, {
-    partnerName,
-    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+  // The app, synthesized for this machine: the example config with the service at the sandbox.
+  const proxy = options.serviceProxy ? await options.serviceProxy(sandbox.url) : undefined;
+  if (proxy) cleanup.push(() => proxy.close());
+  const serviceUrl = proxy?.url ?? sandbox.url;
+  const configFor = (url: string) =>
+    localConnectorConfig({
+      sandboxUrl: url,
+      ...(options.provisioningRegions ? { regions: options.provisioningRegions } : {}),
+      ...(options.config ? { overrides: options.config } : {}),
+    });
+  const config = configFor(serviceUrl);
+  const stacks = await synthesizeLocalTemplates(
+    configFor(SERVICE_PLACEHOLDER),
+    options.connector,
+    options.customize,
+  );
+  const model = new TemplateModel(stacks, {
+    region,
+    account: LOCAL_ACCOUNT_ID,
+    sqsEndpoint: endpoint.url,
+  });
+
+  const runtimeVariables = (fn: Omit<LocalFunction, 'handler'>): Record<string, string> => ({
+    // What the Lambda runtime sets ("Defined runtime environment variables").
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_LAMBDA_FUNCTION_NAME: fn.name,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    // Fake credentials: the SDK signs every request; the local endpoints never check signatures.
+    AWS_ACCESS_KEY_ID: 'AKIALOCALRUNTIME0000',
+    AWS_SECRET_ACCESS_KEY: 'local-runtime-secret-access-key',
+    // The local stand-ins for AWS's endpoints (AWS SDK "Service-specific endpoints").
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+    AWS_ENDPOINT_URL_SQS: endpoint.url,
+    ...(options.logLevel ? { POWERTOOLS_LOG_LEVEL: options.logLevel } : {}),
+    ...options.extraEnvironment,
   });
   // A developer's own AWS profile must never leak into a local run.
   for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL']) delete process.env[name];
-  Object.assign(process.env, environment);
 
-  const everyMs = options.trialWatchEveryMs ?? ONE_HOUR_MS;
-  if (everyMs > 0) {
+  const host = new InProcessFunctionHost(runtimeVariables);
+  const deployment = deployLocally(model, {
+    region,
+    clock,
+    host,
+    environmentSubstitutions: [[SERVICE_PLACEHOLDER, serviceUrl]],
+    ...(options.onActivity ? { onActivity: options.onActivity } : {}),
+    ...(options.faults
+      ? {
+          faults: {
+            lostDeleteRate: options.faults.lostDeleteRate,
+            random: mulberry32(options.faults.seed ?? 1),
+          },
+        }
+      : {}),
+  });
+  const deployed = deployment;
+  cleanup.push(() => deployed.stop());
+
+  // Tables as the template defines them.
+  const dynamoClient = new DynamoDBClient({
+    endpoint: dynamo.endpoint,
+    region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const table of deployed.tables) await dynamoClient.send(new CreateTableCommand(table.input));
+  } finally {
+    dynamoClient.destroy();
+  }
+
+  // Secrets as CloudFormation creates them; the one the functions read starts with the token.
+  const tokenSecretIds = new Set(
+    [...deployed.functions.values()]
+      .map((fn) => fn.environment['TOKEN_SECRET_ID'])
+      .filter((id): id is string => !!id),
+  );
+  const secrets = new LocalSecrets({
+    region,
+    account: LOCAL_ACCOUNT_ID,
+    knownNames: [...tokenSecretIds].map(secretName),
+  });
+  for (const secret of deployed.secrets) {
+    const isToken = tokenSecretIds.has(secret.arn) || tokenSecretIds.has(secret.name);
+    const initial =
+      isToken && options.token !== null
+        ? sandboxToken
+        : secret.generated
+          ? LocalSecrets.placeholder()
+          : undefined;
+    secrets.define(secret.name, secret.arn, initial);
+  }
+  operations = {
+    ...eventsApi({ region, buses: deployed.buses, onAccepted: (event) => published.push(event) }),
+    ...sqsApi({ queues: () => deployed.queues.values() }),
+    ...secrets.operations(),
+  };
+
+  const tableName = deployed.tables[0]?.input.TableName ?? '';
+  const tokenSecretName = deployed.secrets[0]?.name ?? secretName([...tokenSecretIds][0] ?? '');
+  const busName = deployed.connectorBus.name;
+
+  const functionNamed = (serviceName: string): LocalFunction => {
+    const found = [...deployed.functions.values()].find(
+      (fn) => fn.environment['POWERTOOLS_SERVICE_NAME'] === serviceName,
+    );
+    if (!found) {
+      const known = [...deployed.functions.values()].map((fn) => fn.environment['POWERTOOLS_SERVICE_NAME']);
+      throw new Error(`the template has no function for ${serviceName} (it has ${known.join(', ')})`);
+    }
+    return found;
+  };
+
+  // Dead letters, for the /_local/dlq view and progress lines.
+  const deadLetterQueues = deployed.queueViews.filter((view) => view.kind === 'dead-letter');
+  const dlq = (): DeadLetterView[] =>
+    deadLetterQueues.flatMap((view) =>
+      (deployed.queues.get(view.name)?.messages() ?? []).map((message) => ({
+        queue: view.name,
+        body: message.body,
+        attempts: message.receiveCount,
+        reason: message.lastFailure ?? message.messageAttributes['ERROR_MESSAGE'] ?? 'no reason recorded',
+        messageId: message.messageId,
+      })),
+    );
+  if (options.onActivity) {
+    const onActivity = options.onActivity;
+    for (const view of deadLetterQueues) {
+      const queue = deployed.queues.get(view.name);
+      if (!queue) continue;
+      let seen = new Set(queue.messages().map((message) => message.messageId));
+      queue.subscribe(() => {
+        const now = queue.messages();
+        for (const message of now) {
+          if (seen.has(message.messageId)) continue;
+          onActivity({
+            kind: 'dead-letter',
+            deadLetter: {
+              queue: view.name,
+              body: message.body,
+              attempts: message.receiveCount,
+              reason:
+                message.lastFailure ?? message.messageAttributes['ERROR_MESSAGE'] ?? 'no reason recorded',
+              messageId: message.messageId,
+            },
+          });
+        }
+        seen = new Set(now.map((message) => message.messageId));
+      });
+    }
+  }
+
+  // Schedules follow the sandbox clock.
+  const scheduleRuns = new Set<Promise<unknown>>();
+  const nextFiring = new Map<string, number>();
+  const fire = async (
+    trigger: 'clock' | 'request',
+    only?: (fn: LocalFunction) => boolean,
+  ): Promise<ScheduleRun[]> => {
+    const at = await sandboxNow(sandbox.url);
+    const runs = deployed.scheduledRules
+      .filter(
+        ({ rule }) =>
+          !only || rule.targets.some((target) => target.kind === 'lambda' && only(target.function)),
+      )
+      .map(async ({ rule, schedule }) => {
+        nextFiring.set(rule.name, schedule.next(at).getTime());
+        const bus = deployed.buses.get(rule.busName);
+        const outcomes = (await bus?.deliverToTargets(rule, scheduledEvent(rule.arn, region, at))) ?? [];
+        const run: ScheduleRun = {
+          rule: rule.name,
+          functionName: rule.targets
+            .map((target) => (target.kind === 'lambda' ? target.function.name : target.id))
+            .join(','),
+          results: outcomes.map((outcome) => outcome.result),
+          errors: outcomes.flatMap((outcome) => outcome.errors),
+        };
+        options.onActivity?.({
+          kind: 'schedule',
+          rule: rule.name,
+          trigger,
+          results: run.results,
+          errors: run.errors,
+        });
+        return run;
+      });
+    const all = Promise.all(runs);
+    scheduleRuns.add(all);
+    try {
+      return await all;
+    } finally {
+      scheduleRuns.delete(all);
+    }
+  };
+  if (options.schedules === 'sandbox-clock') {
+    const startedAt = await sandboxNow(sandbox.url);
+    for (const { rule, schedule } of deployed.scheduledRules)
+      nextFiring.set(rule.name, schedule.next(startedAt).getTime());
+    let ticking = false;
     const timer = setInterval(() => {
-      runTrialWatch('schedule').catch(() => undefined);
-    }, everyMs);
+      if (ticking) return;
+      ticking = true;
+      sandboxNow(sandbox.url)
+        .then((now) => {
+          const due = deployed.scheduledRules.some(
+            ({ rule }) => (nextFiring.get(rule.name) ?? 0) <= now.getTime(),
+          );
+          return due ? fire('clock') : [];
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          ticking = false;
+        });
+    }, 1000);
     timer.unref();
     cleanup.push(async () => clearInterval(timer));
   }
 
-  const waitForIdle = async (): Promise<void> => {
-    do {
-      await Promise.allSettled([...trialWatchRuns]);
-      await bus.waitForIdle();
-    } while (trialWatchRuns.size > 0);
+  const runTrialWatch = async (): Promise<unknown> => {
+    const trialWatch = functionNamed('trial-watch');
+    const [run] = await fire('request', (fn) => fn === trialWatch);
+    if (!run) throw new Error('no schedule targets the trial watch');
+    if (run.results[0] === undefined && run.errors.length > 0) throw new Error(run.errors.at(-1));
+    return run.results[0];
   };
+
+  const outboundSource = config.outboundSource;
+  const outbound = (): OutboundEvent[] =>
+    published
+      .filter((event) => event.source === outboundSource)
+      .map((event) => ({
+        id: event.id,
+        source: event.source,
+        'detail-type': event['detail-type'],
+        time: event.time,
+        detail: event.detail,
+      }));
+  const resources = (): LocalResources => ({
+    busName,
+    tokenSecretName,
+    queues: deployed.queueViews.map(({ name, kind, route, url }) => ({ name, kind, route, url })),
+  });
+
+  const waitForIdle = async (): Promise<void> => {
+    // Idle twice in a row: a handler may publish an event that a rule routes on the next turn.
+    let quiet = 0;
+    while (quiet < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      quiet = deployed.busy() || scheduleRuns.size > 0 ? 0 : quiet + 1;
+    }
+  };
+
+  const invoke = async (serviceName: string, input?: unknown): Promise<InvocationReport> => {
+    const fn = functionNamed(serviceName);
+    const event = await invocationEvent(fn, input);
+    const before = published.length;
+    const started = Date.now();
+    let result: unknown;
+    let error: string | undefined;
+    try {
+      result = await invokeFunction(await fn.handler(), event, fn.settings);
+    } catch (failure) {
+      error = failure instanceof Error ? (failure.stack ?? failure.message) : String(failure);
+    }
+    const durationMs = Date.now() - started;
+    const during = new Set(published.slice(before).map((item) => item.id));
+    return {
+      functionName: fn.name,
+      event,
+      ...(error === undefined ? { result } : { error }),
+      durationMs,
+      published: outbound().filter((item) => during.has(item.id)),
+    };
+  };
+
+  /** The event `fn` would receive for `input`, wrapped as the template wraps it. */
+  const invocationEvent = async (fn: LocalFunction, input: unknown): Promise<unknown> => {
+    const scheduled = deployed.scheduledRules.find(({ rule }) =>
+      rule.targets.some((target) => target.kind === 'lambda' && target.function === fn),
+    );
+    if (input === undefined) {
+      if (!scheduled) throw new Error(`${fn.name} is fed by a queue: give it an event file`);
+      return scheduledEvent(scheduled.rule.arn, region, await sandboxNow(sandbox.url));
+    }
+    if (isRecord(input) && Array.isArray(input['Records'])) return input;
+    const busEvent = asBusEvent(input, region);
+    if (!busEvent) {
+      throw new Error(
+        'the event must be an SQS batch ({"Records": [...]}), an EventBridge event or a PutEvents entry (events/inbound/*/)',
+      );
+    }
+    if (scheduled) return busEvent;
+    const mapping = deployed.mappings.find((candidate) => candidate.function === fn);
+    if (!mapping) throw new Error(`${fn.name} has no event source in the template`);
+    const pipe = deployed.pipes.find((candidate) => candidate.target === mapping.queue);
+    let body = JSON.stringify(busEvent);
+    let groupId: string | undefined;
+    let deduplicationId: string | undefined;
+    if (pipe) {
+      const record = withImplicitBodyParsing({ body, attributes: {}, messageAttributes: {} });
+      body = pipe.inputTemplate.evaluate(record, {
+        pipeArn: pipe.arn,
+        pipeName: pipe.name,
+        sourceArn: pipe.source.arn,
+        targetArn: pipe.target.arn,
+        ingestionTime: new Date().toISOString(),
+      });
+      if (pipe.messageGroupIdPath) groupId = String(dynamicParameter(pipe.messageGroupIdPath)(record));
+      if (pipe.messageDeduplicationIdPath) {
+        deduplicationId = String(dynamicParameter(pipe.messageDeduplicationIdPath)(record));
+      }
+    }
+    const sentAt = Date.now();
+    return toSqsEvent(
+      [
+        {
+          messageId: randomUUID(),
+          receiptHandle: randomUUID(),
+          body,
+          md5OfBody: createHash('md5').update(body).digest('hex'),
+          attributes: {
+            ApproximateReceiveCount: '1',
+            SentTimestamp: String(sentAt),
+            SenderId: 'AROA000000000000LOCAL:invoke',
+            ApproximateFirstReceiveTimestamp: String(sentAt),
+            ...(groupId === undefined
+              ? {}
+              : { MessageGroupId: groupId, SequenceNumber: '10000000000000000001' }),
+            ...(deduplicationId === undefined ? {} : { MessageDeduplicationId: deduplicationId }),
+          },
+          messageAttributes: {},
+        },
+      ],
+      mapping.queue.arn,
+      region,
+    );
+  };
+
+  control.push(
+    {
+      method: 'POST',
+      path: '/_local/invoke',
+      handle: async (body) => {
+        const request = isRecord(body) ? body : {};
+        if (typeof request['function'] !== 'string')
+          throw new Error('expected {"function": name, "event"?: ...}');
+        return invoke(request['function'], request['event']);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/_local/health',
+      handle: () => ({
+        status: 'ok',
+        sandbox: sandbox.url,
+        dynamodb: dynamo.endpoint,
+        events: endpoint.url,
+        tableName,
+        busName,
+        tokenSecretName,
+        deadLetters: dlq().length,
+      }),
+    },
+    { method: 'GET', path: '/_local/outbound', handle: () => outbound() },
+    { method: 'GET', path: '/_local/dlq', handle: () => dlq() },
+    { method: 'GET', path: '/_local/resources', handle: () => resources() },
+    {
+      method: 'POST',
+      path: '/_local/trial-watch',
+      handle: async () => ({ status: 'done', result: (await runTrialWatch()) ?? null }),
+    },
+    {
+      method: 'POST',
+      path: '/_local/scheduled',
+      handle: async () => ({ status: 'done', runs: await fire('request') }),
+    },
+  );
 
   let closed = false;
   return {
-    ...endpoints,
-    inboundSource: LOCAL_DEFAULTS.inboundSource,
-    outboundSource: LOCAL_DEFAULTS.outboundSource,
+    sandboxUrl: sandbox.url,
+    dynamoEndpoint: dynamo.endpoint,
+    eventsEndpoint: endpoint.url,
+    tableName,
+    busName,
+    tokenSecretName,
+    inboundSource: config.inboundSource,
+    outboundSource,
     region,
-    environment,
-    outbound: () => bus.outbound(),
-    dlq: () => bus.dlq(),
-    published: () => bus.published(),
-    runTrialWatch: () => runTrialWatch('request'),
+    config,
+    deployment: deployed,
+    secrets,
+    functionEnvironment: (serviceName) => {
+      const fn = functionNamed(serviceName);
+      return { ...fn.environment, ...runtimeVariables(fn) };
+    },
+    functionNamed,
+    resources,
+    outbound,
+    dlq,
+    published: () => [...published],
+    runSchedules: () => fire('request'),
+    runTrialWatch,
+    invoke,
     waitForIdle,
     close: async () => {
       if (closed) return;
       closed = true;
       for (const close of cleanup.reverse()) await close().catch(() => undefined);
-      runningRuntime = false;
+      running = false;
     },
   };
 }
 
-function toLocalRoute(route: RouteDefinition): LocalQueueRoute {
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An EventBridge event from an event or a PutEvents entry (as EventBridge would make it). */
+function asBusEvent(input: unknown, region: string): BusEvent | undefined {
+  if (!isRecord(input)) return undefined;
+  if (typeof input['detail-type'] === 'string' && isRecord(input['detail']))
+    return input as unknown as BusEvent;
+  if (typeof input['DetailType'] !== 'string' || typeof input['Detail'] !== 'string') return undefined;
+  let detail: unknown;
+  try {
+    detail = JSON.parse(input['Detail']);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(detail)) return undefined;
   return {
-    detailType: route.detailType,
-    functionName: route.functionName,
-    queueName: `workforce-connector-${route.functionName}.fifo`,
-    batchSize: route.batchSize,
-    maxConcurrency: route.maxConcurrency,
-    maxReceiveCount: route.maxReceiveCount,
-    timeoutSeconds: route.timeoutSeconds,
-    ...(route.memorySizeMb === undefined ? {} : { memorySizeMb: route.memorySizeMb }),
-    loadHandler: () => loadHandler(route),
+    version: '0',
+    id: randomUUID(),
+    'detail-type': input['DetailType'],
+    source: typeof input['Source'] === 'string' ? input['Source'] : '',
+    account: LOCAL_ACCOUNT_ID,
+    time: eventTime(new Date()),
+    region,
+    resources: [],
+    detail,
   };
 }
 
-const loadedHandlers = new Map<string, Promise<LambdaHandler>>();
-let importChain: Promise<unknown> = Promise.resolve();
-
-/**
- * Imports a handler module once (its cold start), one module at a time: Powertools reads
- * AWS_LAMBDA_FUNCTION_NAME and friends when a module builds its clients, so each import runs
- * with its own function's Lambda variables set.
- */
-export function loadHandler(fn: {
-  functionName: string;
-  entry: string;
-  handlerExport: string;
-  memorySizeMb?: number;
-}): Promise<LambdaHandler> {
-  const key = `${fn.entry}#${fn.handlerExport}`;
-  let loaded = loadedHandlers.get(key);
-  if (!loaded) {
-    loaded = importChain.then(async () => {
-      Object.assign(process.env, {
-        AWS_LAMBDA_FUNCTION_NAME: fn.functionName,
-        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySizeMb ?? 1024),
-        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
-      });
-      const module = (await import(pathToFileURL(resolve(REPO_ROOT, fn.entry)).href)) as Record<
-        string,
-        unknown
-      >;
-      const handler = module[fn.handlerExport];
-      if (typeof handler !== 'function') {
-        throw new Error(
-          `Runtime.HandlerNotFound: ${fn.entry} does not export a function named ${fn.handlerExport}`,
-        );
-      }
-      return handler as LambdaHandler;
-    });
-    // A failed cold start is retried on the next invocation, as Lambda does with a new environment.
-    loaded.catch(() => loadedHandlers.delete(key));
-    loadedHandlers.set(key, loaded);
-    importChain = loaded.catch(() => undefined);
-  }
-  return loaded;
+/** A secret's name from what a function is given: its name, or its ARN (name-suffix). */
+function secretName(idOrArn: string): string {
+  const match = /:secret:(.+)-[A-Za-z0-9]{6}$/.exec(idOrArn);
+  return match ? (match[1] as string) : idOrArn;
 }
 
-/** Scheduled events carry the sandbox's time, so a moved sandbox clock moves the trial watch too. */
+/** Scheduled events carry the sandbox's time, so a moved sandbox clock moves the schedules too. */
 async function sandboxNow(sandboxUrl: string): Promise<Date> {
   const response = await fetch(`${sandboxUrl}/_sandbox/clock`);
   if (!response.ok) throw new Error(`sandbox clock answered ${response.status}`);

@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { OutboundEvent } from './events-server.ts';
-import type { LocalRuntime } from './runtime.ts';
+import type { LocalRuntime, OutboundEvent } from './runtime.ts';
 
 /**
  * The demo replay of `npm start`: the sample events of `events/inbound/` published in scenario

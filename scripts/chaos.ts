@@ -41,14 +41,14 @@ function formatReport(report: ChaosReport): string {
     `  sent                ${report.sent}  (${Object.entries(report.sentByDetailType)
       .map(([type, n]) => `${type} ${n}`)
       .join(', ')})`,
-    `  delivered twice     ${report.duplicatesDelivered}  (not acknowledged: ${report.duplicatesUnacknowledged}; copies of dead-lettered events dead-lettered again: ${report.duplicatesDeadLettered})`,
+    `  delivered again     ${report.duplicatesDelivered}  (processed records whose delete was lost)`,
     `  applied             ${report.applied}`,
     `  SyncFailed          ${report.syncFailedTotal}  (${
       Object.entries(report.syncFailed)
         .map(([code, n]) => `${code} ${n}`)
         .join(', ') || 'none'
     })`,
-    `  dead-lettered       ${report.deadLettered}  (retries exhausted ${report.deadLetteredUnexpectedly}, of which account without business ${report.deadLetteredAwaitingBusiness}; the rest had no accountId)`,
+    `  dead-lettered       ${report.deadLettered}  (retries exhausted ${report.deadLetteredUnexpectedly}, of which account without business ${report.deadLetteredAwaitingBusiness}; the rest were refused events parked by the pipe)`,
     `  no-op (by design)   ${report.acknowledgedNoOp}`,
     `  lost                ${report.lost}`,
     `  duplicates created  ${report.duplicates.total}  (businesses ${report.duplicates.businesses}, locations ${report.duplicates.locations}, areas ${report.duplicates.areas}, slots per apiName ${report.duplicates.slotsPerApiName}, apiNames per slot ${report.duplicates.apiNamesPerSlot}, table slot collisions ${report.duplicates.tableSlotCollisions}, trial announcements ${report.duplicates.announcements})`,

@@ -7,10 +7,12 @@
  * unless a contract or sample changed, and a test compares the files on disk with it.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { PIPE_EVENT_KEY, PIPE_INPUT_TEMPLATE } from '#functions/commons/contracts/envelope.ts';
 import {
   type InboundDetailType,
   inboundContracts,
@@ -19,9 +21,11 @@ import {
   outboundContracts,
   outboundDetailTypes,
 } from '#functions/commons/contracts/registry.ts';
+import { MESSAGE_GROUP_ID_RULE } from '#functions/commons/contracts/routing.ts';
 import { demoAccount, inboundSamples } from '#functions/commons/contracts/samples.ts';
 import { DEFAULT_INBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
 import { routeFor } from '#functions/routes.ts';
+import { compileInputTemplate, withImplicitBodyParsing } from '#local/aws/input-template.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -63,23 +67,45 @@ export function sampleEventBridgeEvent(detailType: InboundDetailType) {
   };
 }
 
+/**
+ * The bus the samples name: the one the example config creates (connector.config.example.json),
+ * which is also the bus of the local runtime. A deployment names its own (stack output EventBusName).
+ */
+export const SAMPLE_BUS_NAME = (
+  JSON.parse(readFileSync(join(repoRoot, 'connector.config.example.json'), 'utf8')) as {
+    eventBus: { name: string };
+  }
+).eventBus.name;
+
 /** A PutEvents request entry, as a partner publishes the sample. */
 export function samplePutEventsEntry(detailType: InboundDetailType) {
   return {
     Source: DEFAULT_INBOUND_SOURCE,
     DetailType: detailType,
     Detail: JSON.stringify(inboundSamples[detailType]),
-    EventBusName: 'default',
+    EventBusName: SAMPLE_BUS_NAME,
   };
 }
 
-/** The SQS FIFO batch of one record the route's function receives for the sample. */
+/**
+ * The SQS FIFO batch of one record the route's function receives for the sample: the body is
+ * what the intake pipe's input template makes of the intake message (the same template the stack
+ * gives the pipe, evaluated as the local runtime evaluates it).
+ */
 export function sampleSqsFifoBatch(detailType: InboundDetailType) {
   const event = sampleEventBridgeEvent(detailType);
-  const body = JSON.stringify(event);
+  const body = compileInputTemplate(PIPE_INPUT_TEMPLATE).evaluate(
+    withImplicitBodyParsing({ body: JSON.stringify(event) }),
+    {
+      pipeArn: `arn:aws:pipes:${SAMPLE_REGION}:${SAMPLE_ACCOUNT}:pipe/${detailType}Pipe`,
+      pipeName: `${detailType}Pipe`,
+      sourceArn: `arn:aws:sqs:${SAMPLE_REGION}:${SAMPLE_ACCOUNT}:${detailType}IntakeQueue`,
+      targetArn: `arn:aws:sqs:${SAMPLE_REGION}:${SAMPLE_ACCOUNT}:${detailType}Queue.fifo`,
+      ingestionTime: sampleTime(detailType).toISOString(),
+    },
+  );
   const sentAt = sampleTime(detailType).getTime() + 120;
   const position = inboundDetailTypes.indexOf(detailType) + 1;
-  const functionName = routeFor(detailType).functionName;
   return {
     Records: [
       {
@@ -91,14 +117,14 @@ export function sampleSqsFifoBatch(detailType: InboundDetailType) {
           SentTimestamp: String(sentAt),
           SequenceNumber: String(18_849_496_460_467_696_000n + BigInt(position)),
           MessageGroupId: demoAccount.accountId,
-          SenderId: 'AROAEXAMPLEEVENTBRIDGE:events-rule',
+          SenderId: 'AROAEXAMPLEPIPEROLE:pipe',
           MessageDeduplicationId: event.id,
           ApproximateFirstReceiveTimestamp: String(sentAt + 15),
         },
         messageAttributes: {},
         md5OfBody: createHash('md5').update(body).digest('hex'),
         eventSource: 'aws:sqs',
-        eventSourceARN: `arn:aws:sqs:${SAMPLE_REGION}:${SAMPLE_ACCOUNT}:workforce-connector-${functionName}.fifo`,
+        eventSourceARN: `arn:aws:sqs:${SAMPLE_REGION}:${SAMPLE_ACCOUNT}:${detailType}Queue.fifo`,
         awsRegion: SAMPLE_REGION,
       },
     ],
@@ -161,15 +187,22 @@ function catalog(): string {
     '',
     'Every contract is version 1. Inbound events come from the configured partner source',
     `(default \`${DEFAULT_INBOUND_SOURCE}\`), every detail carries \`accountId\`, and unknown fields are refused.`,
+    `\`accountId\` is also the SQS message group id of the account's FIFO queue, so it takes ${MESSAGE_GROUP_ID_RULE}.`,
+    'An inbound event without a usable `accountId`, or of a detail-type no route handles, is answered with one',
+    '`SyncFailed` (`MISSING_ACCOUNT_ID`, `INVALID_ACCOUNT_ID`, `UNKNOWN_DETAIL_TYPE`; `sourceEventId` = its event id, no `accountId`',
+    'when it had none usable).',
     'Outbound details carry `accountId`, `hostname` (where known) and `causationId`.',
     '',
     `The samples describe one demo account (\`${demoAccount.accountId}\`, owner \`${demoAccount.ownerEmail}\`,`,
     `employee ${demoAccount.employeeId}, timesheets ${demoAccount.timesheetIds.join(' and ')}), one minute apart in scenario order.`,
     '',
-    '- `eventbridge-entry.json`: one PutEvents entry. Publish it with',
-    '  `aws events put-events --entries "[$(cat events/inbound/AccountCreated/eventbridge-entry.json)]"`.',
+    `- \`eventbridge-entry.json\`: one PutEvents entry for the bus \`${SAMPLE_BUS_NAME}\` (the example config's, and the`,
+    "  local runtime's). Publish it with",
+    '  `aws events put-events --entries "[$(cat events/inbound/AccountCreated/eventbridge-entry.json)]"`;',
+    '  against a deployment, put your bus name (stack output `EventBusName`) in `EventBusName` first.',
     '- `sqs-fifo-batch.json`: the SQS FIFO batch the function receives (a Lambda console test event,',
-    '  or `npm run invoke -- <function> <file>`). The body is the EventBridge event as the rule delivers it.',
+    '  or `npm run invoke -- <function> <file>`). The body is what the intake pipe writes:',
+    `  \`{"${PIPE_EVENT_KEY}": <the EventBridge event>}\`.`,
     '',
     '## Inbound (partner → connector)',
     '',

@@ -9,7 +9,8 @@ import {
   type OutboundContracts,
   type Publisher,
 } from '#functions/commons/event-publisher.ts';
-import { logger, MetricName, metrics } from '#functions/commons/observability.ts';
+import { MetricName } from '#functions/commons/metric-names.ts';
+import { logger, metrics } from '#functions/commons/observability.ts';
 import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
 import { createStore, type Store } from '#functions/commons/store/store.ts';
 import { tokenFromSecret } from '#functions/commons/token.ts';

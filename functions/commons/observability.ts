@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DEFAULT_METRICS_NAMESPACE } from './metric-names.ts';
 
 /**
  * Module-scope Logger and Metrics shared by every handler of the connector, plus the redaction
@@ -8,7 +9,6 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
  */
 
 export const DEFAULT_SERVICE_NAME = 'workforce-connector';
-export const DEFAULT_METRICS_NAMESPACE = 'WorkforceConnector';
 
 export const REDACTED = '[REDACTED]';
 
@@ -98,13 +98,3 @@ export function createMetrics(): Metrics {
 
 export const logger = createLogger();
 export const metrics = createMetrics();
-
-/** Metric names published by the runtime; dashboards and alarms in `lib/` refer to these. */
-export const MetricName = {
-  RecordsProcessed: 'RecordsProcessed',
-  RecordsFailed: 'RecordsFailed',
-  SyncFailed: 'SyncFailed',
-  ServiceCalls: 'ServiceCalls',
-  ServiceRetries: 'ServiceRetries',
-  EventsPublished: 'EventsPublished',
-} as const;

@@ -23,7 +23,8 @@ import {
 import { ConnectorError, PermanentError } from '#functions/commons/errors.ts';
 import { type OutboundEvent, outboundContractsOf } from '#functions/commons/event-publisher.ts';
 import { buildFunctionDependencies, type Dependencies } from '#functions/commons/function-dependencies.ts';
-import { logger, MetricName, metrics } from '#functions/commons/observability.ts';
+import { MetricName } from '#functions/commons/metric-names.ts';
+import { logger, metrics } from '#functions/commons/observability.ts';
 import { recordSyncError } from '#functions/commons/store/business.ts';
 import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts';
 
@@ -33,7 +34,8 @@ import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts
  * and no other (`queue-handler.ts` builds the same runtime from the registry, for tests). Per SQS
  * FIFO record:
  *
- *   decode ─ invalid ──────────────────────────────▶ SyncFailed, ack
+ *   decode ─ no usable accountId / no route ───────▶ ack (the refusal rule sends the SyncFailed)
+ *      │ invalid ──────────────────────────────────▶ SyncFailed, ack
  *      │ wrong detail-type for this route ─────────▶ SyncFailed WRONG_ROUTE, ack
  *      ▼
  *   idempotent on the EventBridge event id: use case + publish its events
@@ -207,8 +209,16 @@ export function createRouteHandler<K extends InboundDetailType>(
     logger.appendKeys({ messageId: record.messageId });
     const decoded = decode(record.body, { source: dependencies.config.inboundSource });
 
+    if (!decoded.ok && decoded.refusedByRule) {
+      // The refusal rule sees every inbound event and answers this one (no usable accountId, no
+      // route) with its own SyncFailed; a second one here would tell the partner twice.
+      logger.setCorrelationId(decoded.eventId ?? record.messageId);
+      logger.warn('event left to the refusal rule', { code: decoded.code, eventId: decoded.eventId });
+      metrics.addMetric(MetricName.RefusedByRule, MetricUnit.Count, 1);
+      return;
+    }
     if (!decoded.ok) {
-      // MessageGroupId is the account id (the rule target sets it from detail.accountId).
+      // The intake pipe sets MessageGroupId from detail.accountId.
       const accountId = decoded.accountId ?? record.attributes?.MessageGroupId ?? 'unknown';
       const sourceEventId = decoded.eventId ?? record.messageId;
       logger.setCorrelationId(sourceEventId);

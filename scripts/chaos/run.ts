@@ -4,12 +4,7 @@ import { configureCrashPoints, simulatedCrashCounts } from '#functions/commons/c
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { listSlots } from '#functions/commons/store/slots.ts';
 import { createStore } from '#functions/commons/store/store.ts';
-import type { DeliveryActivity } from '#local/delivery.ts';
-import type { BusEvent } from '#local/events-server.ts';
-import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { LOCAL_DEFAULTS, localEnvironment } from '#local/settings.ts';
-import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
-import { redeliver } from './redelivery.ts';
+import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import {
   type ChaosVerdict,
   type InstallTables,
@@ -21,9 +16,11 @@ import {
 import { buildWorkload, type ChaosEvent, type Workload } from './workload.ts';
 
 /**
- * One chaos run: the local runtime (real route table, handlers, FIFO queues with retries and a
- * DLQ, dynalite, the events server) driven with the real EventBridge client while the sandbox
- * injects faults, some events arrive twice and handlers crash between steps; then the verdict.
+ * One chaos run: the local runtime (the connector's synthesized template: rules, intake queues,
+ * pipes, FIFO queues with retries and DLQs, the real handlers, dynalite, the sandbox) driven with
+ * the real EventBridge client while the sandbox injects faults, processed records are delivered
+ * again (deletes lost, as SQS's at-least-once delivery allows) and handlers crash between steps;
+ * then the verdict.
  */
 
 export const FAULT_KINDS = ['429', '500', 'timeout', 'drop-after-commit'] as const;
@@ -38,7 +35,7 @@ export interface ChaosOptions {
   /** Share of service calls the sandbox faults. @default 0.2 */
   readonly faultRate?: number;
   readonly faultKinds?: ReadonlyArray<(typeof FAULT_KINDS)[number]>;
-  /** Share of events delivered twice with the same event id. @default 0.1 */
+  /** Share of processed records delivered again (their SQS delete "lost"). @default 0.1 */
   readonly duplicateRate?: number;
   /** Share of crash points that crash (CONNECTOR_CRASH_RATE). @default 0.05 */
   readonly crashRate?: number;
@@ -47,12 +44,12 @@ export interface ChaosOptions {
   /** @default 1 */
   readonly seed?: number;
   /**
-   * Delay before a failed record is received again. Short, so a record that exhausts its five
-   * receives reaches the DLQ in well under a second and a 1000-event run stays within minutes;
-   * SQS's visibility timeout is longer but the order of events is the same.
-   * @default 100, or 1000 with a rate limit
+   * Scale of AWS waiting times (local/aws/clock.ts): the routes' visibility timeouts (180-720 s)
+   * become 0.1-0.4 s, so a record that exhausts its five receives reaches the DLQ in about a second
+   * and a 1000-event run stays within minutes; the order of events is the same as on AWS.
+   * @default 1/1800
    */
-  readonly visibilityDelayMs?: number;
+  readonly timeScale?: number;
   /**
    * Per-attempt timeout of service calls (HTTP_TIMEOUT_MS). A 'timeout' fault holds the request
    * until the client gives up, so this is what each one costs. @default 1000
@@ -90,9 +87,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     crashRate: options.crashRate ?? 0.05,
     rateLimit: options.rateLimit ?? null,
     seed: options.seed ?? 1,
-    // Against a rate limit a record must outwait Retry-After (1 s) between receives, as it would
-    // behind a real visibility timeout; 100 ms would burn its five receives inside one 429 storm.
-    visibilityDelayMs: options.visibilityDelayMs ?? (options.rateLimit === undefined ? 100 : 1000),
+    timeScale: options.timeScale ?? 1 / 1800,
     httpTimeoutMs: options.httpTimeoutMs ?? 1000,
     logLevel: options.logLevel ?? 'ERROR',
   };
@@ -104,44 +99,33 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
 
   // Crash points read their variables when the handlers load (first delivery), and this process
   // hosts them, so both the variables and the live setting are set before anything is sent.
-  process.env['CONNECTOR_CRASH_RATE'] = String(settings.crashRate);
-  process.env['CONNECTOR_CRASH_SEED'] = String(settings.seed);
   configureCrashPoints(
     settings.crashRate > 0 ? { rate: settings.crashRate, seed: settings.seed } : undefined,
   );
 
   let redeliveries = 0;
-  const onActivity = (activity: DeliveryActivity | { kind: string }): void => {
-    if (activity.kind === 'batch')
-      redeliveries += (activity as Extract<DeliveryActivity, { kind: 'batch' }>).failed;
+  const onActivity = (activity: RuntimeActivity): void => {
+    if (activity.kind === 'batch') redeliveries += activity.failed;
   };
 
-  let ownSandbox: RunningSandbox | undefined;
   let runtime: LocalRuntime | undefined;
   try {
     runtime = await startLocalRuntime({
-      trialWatchEveryMs: 0,
-      visibilityDelayMs: settings.visibilityDelayMs,
+      timeScale: settings.timeScale,
       logLevel: settings.logLevel,
       token,
+      ...(settings.rateLimit === null ? {} : { rateLimit: settings.rateLimit }),
+      config: { httpTimeoutMs: settings.httpTimeoutMs },
+      extraEnvironment: {
+        CONNECTOR_CRASH_RATE: String(settings.crashRate),
+        CONNECTOR_CRASH_SEED: String(settings.seed),
+      },
+      ...(settings.duplicateRate > 0
+        ? { faults: { lostDeleteRate: settings.duplicateRate, seed: settings.seed } }
+        : {}),
       onActivity,
     });
-    let sandboxUrl = runtime.sandboxUrl;
-    if (settings.rateLimit !== null) {
-      // The local runtime starts its sandbox without a rate limit; handlers read their addresses
-      // when they load (first delivery), so pointing them at a rate-limited sandbox here is enough.
-      ownSandbox = await startSandbox({
-        port: 0,
-        partner: LOCAL_DEFAULTS.partnerName,
-        token,
-        rateLimit: settings.rateLimit,
-      });
-      sandboxUrl = ownSandbox.url;
-    }
-    Object.assign(process.env, {
-      ...localEnvironment({ ...runtime, sandboxUrl }, { logLevel: settings.logLevel }),
-      HTTP_TIMEOUT_MS: String(settings.httpTimeoutMs),
-    });
+    const sandboxUrl = runtime.sandboxUrl;
     if (settings.faultRate > 0) {
       await sandboxJson(sandboxUrl, 'POST', '/_sandbox/faults', {
         rate: settings.faultRate,
@@ -156,24 +140,21 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       credentials: { accessKeyId: 'AKIACHAOS', secretAccessKey: 'chaos' },
     });
     const sent = new Map<string, ChaosEvent>();
-    const duplicates = new DuplicateDeliveries(runtime, settings.visibilityDelayMs);
     try {
       progress(`phase 1: ${workload.creations.length} AccountCreated`);
-      await publish(eventBridge, runtime, workload.creations, sent, duplicates);
-      await settle(runtime, duplicates);
+      await publish(eventBridge, runtime, workload.creations, sent);
+      await runtime.waitForIdle();
       progress(`phase 2: ${workload.followUps.length} follow-up events`);
-      await publish(eventBridge, runtime, workload.followUps, sent, duplicates);
-      await settle(runtime, duplicates);
+      await publish(eventBridge, runtime, workload.followUps, sent);
+      await runtime.waitForIdle();
       progress(
         `phase 3: trial watch ${TRIAL_WATCH_ADVANCE_DAYS} days later, two overlapping runs and a later one`,
       );
-      for (const url of new Set([sandboxUrl, runtime.sandboxUrl])) {
-        await sandboxJson(url, 'POST', '/_sandbox/clock', { advanceDays: TRIAL_WATCH_ADVANCE_DAYS });
-      }
+      await sandboxJson(sandboxUrl, 'POST', '/_sandbox/clock', { advanceDays: TRIAL_WATCH_ADVANCE_DAYS });
       // Overlapping runs must not both announce; a run that crashed leaves the rest to the next one.
       await Promise.allSettled([runtime.runTrialWatch(), runtime.runTrialWatch()]);
       await runtime.runTrialWatch().catch(() => undefined);
-      await settle(runtime, duplicates);
+      await runtime.waitForIdle();
     } finally {
       eventBridge.destroy();
     }
@@ -189,9 +170,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       deadLetters: runtime.dlq(),
       ...observations,
       redeliveries,
-      duplicatesDelivered: duplicates.delivered,
-      duplicatesUnacknowledged: duplicates.unacknowledged,
-      duplicatesDeadLettered: duplicates.deadLettered,
+      duplicatesDelivered: runtime.deployment.lostDeletes(),
     });
     return {
       ...verdict,
@@ -208,7 +187,6 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     };
   } finally {
     await runtime?.close();
-    await ownSandbox?.close();
     configureCrashPoints(undefined);
   }
 }
@@ -219,7 +197,6 @@ async function publish(
   runtime: LocalRuntime,
   events: readonly ChaosEvent[],
   sent: Map<string, ChaosEvent>,
-  duplicates: DuplicateDeliveries,
 ): Promise<void> {
   for (let start = 0; start < events.length; start += 10) {
     const chunk = events.slice(start, start + 10);
@@ -242,91 +219,7 @@ async function publish(
       const eventId = answer.Entries?.[index]?.EventId;
       if (eventId === undefined) throw new Error('PutEvents answered without an EventId');
       sent.set(eventId, event);
-      if (event.duplicate && event.expectation.kind !== 'undeliverable') duplicates.schedule(eventId);
     });
-  }
-}
-
-/** Waits until the queues are drained and every second delivery is done (they may feed each other). */
-async function settle(runtime: LocalRuntime, duplicates: DuplicateDeliveries): Promise<void> {
-  do {
-    await runtime.waitForIdle();
-    await duplicates.flush();
-  } while (duplicates.pending > 0);
-  await runtime.waitForIdle();
-}
-
-/**
- * Hands each chosen event to its handler a second time once the first delivery has an outcome
- * (a result event, a SyncFailed or a dead letter), which is when SQS could deliver it again.
- */
-class DuplicateDeliveries {
-  delivered = 0;
-  /** Copies of an event that was applied or refused, yet the copy was not acknowledged. */
-  unacknowledged = 0;
-  /** Copies of a dead-lettered event that failed again: they follow their original to the DLQ. */
-  deadLettered = 0;
-  private readonly waiting = new Set<string>();
-  private readonly running = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly runtime: LocalRuntime,
-    private readonly visibilityDelayMs: number,
-  ) {}
-
-  get pending(): number {
-    return this.waiting.size + this.running.size;
-  }
-
-  schedule(eventId: string): void {
-    this.waiting.add(eventId);
-    this.timer ??= setInterval(() => this.deliverHandled(), 50);
-  }
-
-  /** Delivers what is ready and waits for it; events still without an outcome stay waiting. */
-  async flush(): Promise<void> {
-    this.deliverHandled();
-    await Promise.allSettled([...this.running]);
-    if (this.waiting.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
-  }
-
-  private deliverHandled(): void {
-    if (this.waiting.size === 0) return;
-    const answered = new Set<string>();
-    for (const event of this.runtime.outbound()) {
-      for (const key of ['causationId', 'sourceEventId']) {
-        const id = event.detail[key];
-        if (typeof id === 'string') answered.add(id);
-      }
-    }
-    const deadLettered = new Set<string>();
-    for (const letter of this.runtime.dlq()) {
-      const id = (JSON.parse(letter.body) as { id?: unknown }).id;
-      if (typeof id === 'string') deadLettered.add(id);
-    }
-    const published = new Map<string, BusEvent>();
-    for (const eventId of [...this.waiting]) {
-      const wasAnswered = answered.has(eventId);
-      if (!wasAnswered && !deadLettered.has(eventId)) continue;
-      this.waiting.delete(eventId);
-      if (published.size === 0) for (const event of this.runtime.published()) published.set(event.id, event);
-      const event = published.get(eventId);
-      if (!event) continue;
-      const run = redeliver(event, { region: this.runtime.region, visibilityDelayMs: this.visibilityDelayMs })
-        .then((result) => {
-          this.delivered++;
-          if (!result.acknowledged) {
-            if (wasAnswered) this.unacknowledged++;
-            else this.deadLettered++;
-          }
-        })
-        .finally(() => this.running.delete(run));
-      this.running.add(run);
-    }
   }
 }
 

@@ -65,9 +65,8 @@ export interface Observations {
   readonly tableSlots: ReadonlyMap<string, ReadonlyArray<{ apiName: string; slot: number }>>;
   /** Failed records the queues handed back for another receive. */
   readonly redeliveries: number;
+  /** Processed records delivered again (their delete lost). */
   readonly duplicatesDelivered: number;
-  readonly duplicatesUnacknowledged: number;
-  readonly duplicatesDeadLettered: number;
 }
 
 export interface DuplicateFigures {
@@ -92,13 +91,11 @@ export interface ChaosVerdict {
   readonly sent: number;
   readonly sentByDetailType: Record<string, number>;
   readonly duplicatesDelivered: number;
-  readonly duplicatesUnacknowledged: number;
-  readonly duplicatesDeadLettered: number;
   readonly applied: number;
   readonly syncFailed: Record<string, number>;
   readonly syncFailedTotal: number;
   readonly deadLettered: number;
-  /** Dead-lettered events that were deliverable (a retry budget ran out, not a missing accountId). */
+  /** Dead-lettered events that were routable (a retry budget ran out, not a refused event's parked copy). */
   readonly deadLetteredUnexpectedly: number;
   /** Of those, events of accounts without an ACTIVE business (signup UNCONFIRMED or dead-lettered): they wait for reconciliation by design. */
   readonly deadLetteredAwaitingBusiness: number;
@@ -106,7 +103,7 @@ export interface ChaosVerdict {
   readonly lost: number;
   readonly lostEvents: ReadonlyArray<{ eventId: string; detailType: string; account: string }>;
   readonly duplicates: DuplicateFigures;
-  /** Invalid events that did not end in SyncFailed INVALID_DETAIL naming their field (or the rule DLQ). */
+  /** Invalid events that did not end in SyncFailed INVALID_DETAIL naming their field, or refused ones without their refusal code. */
   readonly invalidMishandled: ReadonlyArray<{ eventId: string; detailType: string; outcome: string }>;
   /** Custom field values older than the last applied event for that employee and apiName. */
   readonly orderViolations: number;
@@ -204,7 +201,7 @@ export function judge(observed: Observations): ChaosVerdict {
     else if (outcome.kind === 'failed') syncFailed[outcome.code] = (syncFailed[outcome.code] ?? 0) + 1;
     else if (outcome.kind === 'dead-lettered') {
       dead++;
-      if (event.expectation.kind !== 'undeliverable') {
+      if (event.expectation.kind !== 'refused') {
         deadUnexpectedly++;
         if (observed.tableBusinesses.get(event.account)?.status !== 'ACTIVE') deadAwaitingBusiness++;
       }
@@ -223,7 +220,10 @@ export function judge(observed: Observations): ChaosVerdict {
       const parkedBehindItsGroup = outcome.kind === 'dead-lettered';
       if (!named && !parkedBehindItsGroup)
         invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
-    } else if (expectation.kind === 'undeliverable' && outcome.kind !== 'dead-lettered') {
+    } else if (
+      expectation.kind === 'refused' &&
+      !(outcome.kind === 'failed' && outcome.code === expectation.code)
+    ) {
       invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
     }
   }
@@ -264,8 +264,6 @@ export function judge(observed: Observations): ChaosVerdict {
     sent: observed.sent.size,
     sentByDetailType,
     duplicatesDelivered: observed.duplicatesDelivered,
-    duplicatesUnacknowledged: observed.duplicatesUnacknowledged,
-    duplicatesDeadLettered: observed.duplicatesDeadLettered,
     applied,
     syncFailed,
     syncFailedTotal: Object.values(syncFailed).reduce((sum, n) => sum + n, 0),
@@ -479,10 +477,12 @@ function countOrderViolations(observed: Observations, outcomes: ReadonlyMap<stri
   return violations;
 }
 
-function eventIdOf(body: string): string | undefined {
+/** The event id of a dead letter: a route's FIFO message wraps the event (`{"event": ...}`), an intake message is the event. */
+export function eventIdOf(body: string): string | undefined {
   try {
-    const parsed = JSON.parse(body) as { id?: unknown };
-    return typeof parsed.id === 'string' ? parsed.id : undefined;
+    const parsed = JSON.parse(body) as { id?: unknown; event?: { id?: unknown } };
+    const id = parsed.event?.id ?? parsed.id;
+    return typeof id === 'string' ? id : undefined;
   } catch {
     return undefined;
   }

@@ -15,8 +15,6 @@ import { type Random, seededRandom } from './random.ts';
 export interface WorkloadOptions {
   readonly events: number;
   readonly accounts: number;
-  /** Fraction of events delivered a second time with the same event id. */
-  readonly duplicateRate: number;
   readonly seed: number;
   /** Fraction of follow-up events made invalid on purpose. @default 0.03 */
   readonly invalidRate?: number;
@@ -28,18 +26,21 @@ export type Expectation =
   | { readonly kind: 'valid' }
   /** Invalid detail: SyncFailed INVALID_DETAIL naming `field`, no service write. */
   | { readonly kind: 'invalid'; readonly field: string }
-  /** No usable accountId: the rule cannot set MessageGroupId, the event lands in the rule's DLQ. */
-  | { readonly kind: 'undeliverable' };
+  /** No route can take it (no usable accountId, unknown detail-type): the refusal rule's SyncFailed. */
+  | {
+      readonly kind: 'refused';
+      readonly code: 'MISSING_ACCOUNT_ID' | 'INVALID_ACCOUNT_ID' | 'UNKNOWN_DETAIL_TYPE';
+    };
 
 export interface ChaosEvent {
   /** Send order, unique in the run. */
   readonly order: number;
   /** The account the event belongs to (also for an event whose detail lacks accountId). */
   readonly account: string;
-  readonly detailType: InboundDetailType;
+  /** An inbound detail-type, or on purpose one no route handles. */
+  readonly detailType: InboundDetailType | 'AccountDeleted';
   readonly detail: Record<string, unknown>;
   readonly expectation: Expectation;
-  readonly duplicate: boolean;
 }
 
 export interface PlannedLocation {
@@ -145,7 +146,6 @@ export function buildWorkload(options: WorkloadOptions): Workload {
         region: 'US',
       },
       expectation: { kind: 'valid' },
-      duplicate: random.chance(options.duplicateRate),
     });
   }
 
@@ -153,13 +153,11 @@ export function buildWorkload(options: WorkloadOptions): Workload {
   const totalWeight = FOLLOW_UP_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
   for (let n = options.accounts; n < options.events; n++) {
     const account = random.pick(accounts);
-    const duplicate = random.chance(options.duplicateRate);
     if (random.chance(invalidRate)) {
       followUps.push({
         ...invalidEvent(random, account.accountId),
         order: order++,
         account: account.accountId,
-        duplicate,
       });
       continue;
     }
@@ -179,7 +177,6 @@ export function buildWorkload(options: WorkloadOptions): Workload {
       detailType,
       detail: validDetail(random, detailType, account, current),
       expectation: { kind: 'valid' },
-      duplicate,
     });
   }
   return {
@@ -323,7 +320,7 @@ function invalidEvent(
   random: Random,
   accountId: string,
 ): Pick<ChaosEvent, 'detailType' | 'detail' | 'expectation'> {
-  const kind = random.int(0, 4);
+  const kind = random.int(0, 6);
   switch (kind) {
     case 0:
       return {
@@ -358,11 +355,24 @@ function invalidEvent(
         detail: { accountId, plan: 'GOLD' },
         expectation: { kind: 'invalid', field: 'plan' },
       };
-    default:
+    case 4:
       return {
         detailType: 'SubscriptionStatusRequested',
         detail: {},
-        expectation: { kind: 'undeliverable' },
+        expectation: { kind: 'refused', code: 'MISSING_ACCOUNT_ID' },
+      };
+    case 5:
+      return {
+        detailType: 'SubscriptionStatusRequested',
+        // No message group id can hold a space: only the refusal rule answers it.
+        detail: { accountId: `${accountId} copy` },
+        expectation: { kind: 'refused', code: 'INVALID_ACCOUNT_ID' },
+      };
+    default:
+      return {
+        detailType: 'AccountDeleted',
+        detail: { accountId },
+        expectation: { kind: 'refused', code: 'UNKNOWN_DETAIL_TYPE' },
       };
   }
 }

@@ -21,17 +21,20 @@ async function connectorInputsOf(entry: string): Promise<string[]> {
   return Object.keys(result.metafile.inputs).filter((input) => input.startsWith('functions/'));
 }
 
+/** A route FIFO message body, as the intake pipe writes it. */
 function envelope(detailType: string, detail: Record<string, unknown>): string {
   return JSON.stringify({
-    version: '0',
-    id: 'event-1',
-    'detail-type': detailType,
-    source: 'partner.app',
-    account: '123456789012',
-    time: '2025-03-03T09:00:00Z',
-    region: 'us-east-1',
-    resources: [],
-    detail,
+    event: {
+      version: '0',
+      id: 'event-1',
+      'detail-type': detailType,
+      source: 'partner.app',
+      account: '123456789012',
+      time: '2025-03-03T09:00:00Z',
+      region: 'us-east-1',
+      resources: [],
+      detail,
+    },
   });
 }
 

@@ -9,6 +9,8 @@ const failureCodes: readonly DecodeFailureCode[] = [
   'INVALID_JSON',
   'INVALID_ENVELOPE',
   'UNKNOWN_DETAIL_TYPE',
+  'MISSING_ACCOUNT_ID',
+  'INVALID_ACCOUNT_ID',
   'UNEXPECTED_SOURCE',
   'INVALID_DETAIL',
   'DETAIL_TOO_LARGE',

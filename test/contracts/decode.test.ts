@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeInboundMessage, MAX_DETAIL_BYTES } from '#functions/commons/contracts/decode.ts';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { decodeOptions, eventBody } from './support.ts';
+import { busEvent, decodeOptions, eventBody, pipeBody } from './support.ts';
 
 describe('decodeInboundMessage', () => {
   it('returns the typed event with defaults applied', () => {
@@ -38,8 +38,16 @@ describe('decodeInboundMessage', () => {
     expect(result).toEqual({ ok: false, code: 'INVALID_JSON', message: 'body is not valid JSON' });
   });
 
+  it('answers INVALID_ENVELOPE for a body that is not the intake pipe message, naming the wrapper', () => {
+    // The EventBridge event itself, unwrapped: what a bare <$.body> template would have meant to send.
+    const result = decodeInboundMessage(JSON.stringify(busEvent('AccountCreated', {})), decodeOptions);
+
+    expect(result).toMatchObject({ ok: false, code: 'INVALID_ENVELOPE' });
+    expect(!result.ok && result.message).toContain('{"event": <EventBridge event>}');
+  });
+
   it('answers INVALID_ENVELOPE naming the missing envelope field, and keeps the event id', () => {
-    const body = JSON.stringify({ ...JSON.parse(eventBody('AccountCreated', {})), time: undefined });
+    const body = pipeBody({ ...busEvent('AccountCreated', {}), time: undefined });
 
     const result = decodeInboundMessage(body, decodeOptions);
 
@@ -80,7 +88,7 @@ describe('decodeInboundMessage', () => {
     expect(!result.ok && result.message).not.toContain('mallory');
   });
 
-  it('answers UNKNOWN_DETAIL_TYPE for a detail-type without a contract', () => {
+  it('answers UNKNOWN_DETAIL_TYPE for a detail-type without a contract, left to the refusal rule', () => {
     const result = decodeInboundMessage(
       eventBody('AccountDeleted', { accountId: 'acct-1001' }),
       decodeOptions,
@@ -91,8 +99,23 @@ describe('decodeInboundMessage', () => {
       code: 'UNKNOWN_DETAIL_TYPE',
       detailType: 'AccountDeleted',
       accountId: 'acct-1001',
+      refusedByRule: true,
     });
     expect(!result.ok && result.message).toContain('AccountCreated');
+  });
+
+  it.each([
+    [{}, 'MISSING_ACCOUNT_ID'],
+    [{ accountId: null }, 'MISSING_ACCOUNT_ID'],
+    [{ accountId: '' }, 'INVALID_ACCOUNT_ID'],
+    [{ accountId: 'acct 1001' }, 'INVALID_ACCOUNT_ID'],
+    [{ accountId: 'a'.repeat(129) }, 'INVALID_ACCOUNT_ID'],
+    [{ accountId: 'zürich-1' }, 'INVALID_ACCOUNT_ID'],
+    [{ accountId: 1001 }, 'INVALID_ACCOUNT_ID'],
+  ])('leaves %j to the refusal rule with %s: SQS cannot group it', (detail, code) => {
+    const result = decodeInboundMessage(eventBody('SubscriptionStatusRequested', detail), decodeOptions);
+
+    expect(result).toMatchObject({ ok: false, code, refusedByRule: true });
   });
 
   it('does not treat inherited object properties as detail-types', () => {
@@ -140,7 +163,7 @@ describe('decodeInboundMessage', () => {
 
   it('leaves out an accountId that is not id-shaped, so it cannot carry personal data into SyncFailed', () => {
     const result = decodeInboundMessage(
-      eventBody('AccountCreated', { accountId: 'Jane Doe <jane@x>' }),
+      eventBody('AccountCreated', { accountId: 'jane@x<>', businessName: 42 }),
       decodeOptions,
     );
 

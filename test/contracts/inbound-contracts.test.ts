@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeInboundMessage } from '#functions/commons/contracts/decode.ts';
-import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
+import { type InboundDetailType, inboundContracts } from '#functions/commons/contracts/registry.ts';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
 import { decodeOptions, eventBody } from './support.ts';
 
@@ -95,23 +95,6 @@ const rejections: Rejection[] = [
     },
     path: 'detail.businessName',
     value: '4242',
-  },
-  {
-    detailType: 'AccountCreated',
-    breaks: 'a missing accountId',
-    mutate: (d) => {
-      delete d.accountId;
-    },
-    path: 'detail.accountId',
-  },
-  {
-    detailType: 'AccountCreated',
-    breaks: 'an accountId over 128 characters',
-    mutate: (d) => {
-      d.accountId = 'acct-'.repeat(26);
-    },
-    path: 'detail.accountId',
-    value: 'acct-acct-acct',
   },
   // PlanChosen
   {
@@ -558,6 +541,29 @@ describe('inbound contracts', () => {
     expect(result.message.split('; ').some((line) => line.startsWith(`${path}: `))).toBe(true);
     if (value !== undefined) expect(result.message).not.toContain(value);
   });
+
+  it.each([
+    ['a missing accountId', (d: Record<string, unknown>) => delete d['accountId']],
+    [
+      'an accountId over 128 characters',
+      (d: Record<string, unknown>) => (d['accountId'] = 'acct-'.repeat(26)),
+    ],
+    ['an accountId with a space', (d: Record<string, unknown>) => (d['accountId'] = 'acct 1001')],
+  ])(
+    'refuses %s in the contract itself, naming detail.accountId and the message group rule',
+    (_case, mutate) => {
+      // Prepare
+      const detail = sample('AccountCreated');
+      mutate(detail);
+
+      // Act
+      const result = inboundContracts.AccountCreated.schema.safeParse(detail);
+
+      // Assess
+      expect(result.success).toBe(false);
+      expect(JSON.stringify(result.error?.issues)).toContain('accountId');
+    },
+  );
 
   it('covers every inbound detail-type with rejection cases', () => {
     expect(new Set(rejections.map((r) => r.detailType)).size).toBe(Object.keys(inboundSamples).length);

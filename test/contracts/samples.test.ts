@@ -77,7 +77,7 @@ describe('sample events', () => {
     expect(decoded).toMatchObject({ ok: true, event: { detailType, source: DEFAULT_INBOUND_SOURCE } });
     expect(record.eventSource).toBe('aws:sqs');
     expect(record.attributes.MessageGroupId).toBe(demoAccount.accountId);
-    expect(record.attributes.MessageDeduplicationId).toBe(JSON.parse(record.body).id);
+    expect(record.attributes.MessageDeduplicationId).toBe(JSON.parse(record.body).event.id);
     expect(record.md5OfBody).toBe(createHash('md5').update(record.body).digest('hex'));
   });
 
@@ -89,7 +89,8 @@ describe('sample events', () => {
       expect(entry).toMatchObject({
         Source: DEFAULT_INBOUND_SOURCE,
         DetailType: detailType,
-        EventBusName: 'default',
+        // The bus the example config creates, which is also the local runtime's.
+        EventBusName: 'workforce-connector-acme',
       });
       expect(JSON.parse(entry.Detail)).toEqual(inboundSamples[detailType]);
     },
@@ -97,7 +98,7 @@ describe('sample events', () => {
 
   it('orders sample events in scenario order with unique ids and rising sequence numbers', () => {
     const records = inboundDetailTypes.map((detailType) => sampleSqsFifoBatch(detailType).Records[0]!);
-    const times = records.map((record) => JSON.parse(record.body).time as string);
+    const times = records.map((record) => JSON.parse(record.body).event.time as string);
     const sequence = records.map((record) => BigInt(record.attributes.SequenceNumber));
 
     expect(new Set(records.map((record) => record.attributes.MessageDeduplicationId)).size).toBe(

@@ -1,12 +1,13 @@
+import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
 import { DEFAULT_INBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
 
-/** An EventBridge event as SQS delivers it, around any detail, for decoder tests. */
-export function eventBody(
+/** An EventBridge event as a rule delivers it, around any detail. */
+export function busEvent(
   detailType: string,
   detail: unknown,
   overrides: Record<string, unknown> = {},
-): string {
-  return JSON.stringify({
+): Record<string, unknown> {
+  return {
     version: '0',
     id: 'evt-0001',
     'detail-type': detailType,
@@ -17,7 +18,21 @@ export function eventBody(
     resources: [],
     detail,
     ...overrides,
-  });
+  };
+}
+
+/** A route FIFO message body as the intake pipe writes it: `{"event": <the event>}`. */
+export function pipeBody(event: unknown): string {
+  return JSON.stringify({ [PIPE_EVENT_KEY]: event });
+}
+
+/** The FIFO message body for an event around any detail, for decoder tests. */
+export function eventBody(
+  detailType: string,
+  detail: unknown,
+  overrides: Record<string, unknown> = {},
+): string {
+  return pipeBody(busEvent(detailType, detail, overrides));
 }
 
 export const decodeOptions = { source: DEFAULT_INBOUND_SOURCE };

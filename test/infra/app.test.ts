@@ -88,7 +88,7 @@ describe('the connector app (example config)', () => {
         resources(service, 'AWS::Events::Rule').filter(([, r]) => {
           const pattern = (r.Properties.EventPattern ?? {}) as Record<string, unknown>;
           return (
-            Object.keys(pattern).length === 2 &&
+            Object.keys(pattern).length === 3 &&
             JSON.stringify(pattern.source) === JSON.stringify(['partner.app']) &&
             JSON.stringify(pattern['detail-type']) === JSON.stringify([route.detailType])
           );
@@ -128,13 +128,16 @@ describe('the connector app (example config)', () => {
       const fifo = service.toJSON().Resources[referenced(pipe.Properties.Target)!] as Resource;
 
       // Assess
+      // A bare <$.body> would arrive as invalid JSON ("Implicit body data parsing"): the event is wrapped.
       expect(pipe.Properties.TargetParameters).toEqual({
-        InputTemplate: '<$.body>',
+        InputTemplate: '{"event": <$.body>}',
         SqsQueueParameters: {
           MessageGroupId: '$.body.detail.accountId',
           MessageDeduplicationId: '$.body.id',
         },
       });
+      // One message per batch: a message the FIFO queue refuses must not fail its neighbours.
+      expect(pipe.Properties.SourceParameters).toEqual({ SqsQueueParameters: { BatchSize: 1 } });
       expect(fifo.Properties).toMatchObject({ FifoQueue: true, ContentBasedDeduplication: false });
     }
   });
@@ -195,7 +198,8 @@ describe('the connector app (example config)', () => {
     const policies = resources(service, 'AWS::SQS::QueuePolicy');
 
     // Act + Assess
-    expect(queues.length).toBe(queueRoutes.length * 3 + 1);
+    // Per route: intake, FIFO, FIFO DLQ; plus the ingress DLQ and the refusal queue.
+    expect(queues.length).toBe(queueRoutes.length * 3 + 2);
     for (const [id, queue] of queues) {
       expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
       const policy = policies.find(([, p]) => asList(p.Properties.Queues).some((q) => referenced(q) === id));
@@ -227,7 +231,7 @@ describe('the connector app (example config)', () => {
     );
 
     // Assess
-    expect(tableStatements).toHaveLength(queueRoutes.length + scheduledFunctions.length);
+    expect(tableStatements).toHaveLength(queueRoutes.length + scheduledFunctions.length + 1);
     for (const { statement } of tableStatements) {
       expect(asList(statement.Action)).not.toContain('dynamodb:Scan');
       const resourcesJson = JSON.stringify(statement.Resource);
@@ -308,6 +312,48 @@ describe('the connector app (example config)', () => {
     stateful.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
   });
 
+  it('routes only events with an accountId to a route, and every inbound event to the refusal function', () => {
+    // Prepare
+    const all = service.toJSON().Resources as Record<string, Resource>;
+    const rules = resources(service, 'AWS::Events::Rule').filter(([, rule]) => rule.Properties.EventPattern);
+
+    // Act
+    const refusal = only(
+      rules.filter(([, rule]) => !('detail-type' in (rule.Properties.EventPattern as object))),
+      'refusal rule',
+    )[1];
+    const refusalQueueId = referenced((refusal.Properties.Targets as { Arn: unknown }[])[0]!.Arn)!;
+    const mapping = Object.values(all).find(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventSourceMapping' &&
+        referenced(r.Properties.EventSourceArn) === refusalQueueId,
+    )!;
+    const refusalFunction = all[referenced(mapping.Properties.FunctionName)!]!;
+    const variables = (refusalFunction.Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+
+    // Assess
+    expect(refusal.Properties.EventPattern).toEqual({ source: ['partner.app'] });
+    expect(String(variables.ROUTED_DETAIL_TYPES).split(',').sort()).toEqual(
+      queueRoutes.map((route) => route.detailType).sort(),
+    );
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    for (const route of queueRoutes) {
+      expect(
+        rules.some(
+          ([, rule]) =>
+            JSON.stringify(rule.Properties.EventPattern) ===
+            JSON.stringify({
+              source: ['partner.app'],
+              'detail-type': [route.detailType],
+              detail: { accountId: [{ exists: true }] },
+            }),
+        ),
+        route.detailType,
+      ).toBe(true);
+    }
+  });
+
   it('runs the trial watch on the configured schedule with retries and a DLQ', () => {
     // Prepare
     const trialWatch = scheduledFunctions[0]!;
@@ -351,8 +397,8 @@ describe('the connector app (example config)', () => {
     const deadLetterDepth = byMetric('ApproximateNumberOfMessagesVisible');
     expect(deadLetterDepth).toHaveLength(queueRoutes.length + 1);
     for (const alarm of deadLetterDepth) expect(alarm.Threshold).toBe(0);
-    expect(byMetric('ApproximateAgeOfOldestMessage')).toHaveLength(2 * queueRoutes.length + 1);
-    const functions = queueRoutes.length + scheduledFunctions.length;
+    expect(byMetric('ApproximateAgeOfOldestMessage')).toHaveLength(2 * queueRoutes.length + 2);
+    const functions = queueRoutes.length + scheduledFunctions.length + 1;
     expect(byMetric('Errors')).toHaveLength(functions);
     expect(byMetric('Throttles')).toHaveLength(functions);
     service.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
@@ -386,8 +432,13 @@ describe('the connector app (example config)', () => {
         ]),
       );
 
-      // Assess
-      expect(typeof variables.TOKEN_SECRET_ID, `${id} TOKEN_SECRET_ID is a reference`).toBe('object');
+      // Assess: the refusal function calls no service, so it has no token to read.
+      if (variables.ROUTED_DETAIL_TYPES === undefined) {
+        expect(typeof variables.TOKEN_SECRET_ID, `${id} TOKEN_SECRET_ID is a reference`).toBe('object');
+        expect(() => loadConfig(env), id).not.toThrow();
+      } else {
+        expect(variables.TOKEN_SECRET_ID, id).toBeUndefined();
+      }
       for (const [name, value] of Object.entries(variables)) {
         expect(name, id).not.toMatch(/^(TOKEN|BEARER|ACCESS_TOKEN|PASSWORD|API_KEY)$/);
         if (typeof value === 'string') {
@@ -395,7 +446,6 @@ describe('the connector app (example config)', () => {
           expect(value.toLowerCase(), `${id} ${name}`).not.toContain('bearer');
         }
       }
-      expect(() => loadConfig(env), id).not.toThrow();
     }
     stateful.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.anyValue(),
@@ -415,7 +465,7 @@ describe('the connector app (example config)', () => {
         (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.NODE_OPTIONS,
       ).toBe('--enable-source-maps');
     }
-    service.resourceCountIs('AWS::Logs::LogGroup', queueRoutes.length + scheduledFunctions.length);
+    service.resourceCountIs('AWS::Logs::LogGroup', queueRoutes.length + scheduledFunctions.length + 1);
     service.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 });

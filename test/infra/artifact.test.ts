@@ -4,17 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type QueueRoute, queueRoutes, scheduledFunctions } from '#functions/routes.ts';
-import { type BusEvent, type EventsServer, startEventsServer } from '#local/events-server.ts';
-import { LOCAL_DEFAULTS, localEnvironment } from '#local/settings.ts';
-import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
-import { createTestStore, type DynaliteServer, startDynalite } from '#test/support/dynalite.ts';
+import { type QueueRoute, queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
 /**
- * The deployed artifact, not the source: each function's bundle from the synthesized cloud
- * assembly is imported by a fresh `node` process (as Lambda's runtime would) and invoked on the
- * sample SQS batch of its route, against the sandbox, dynalite and the local PutEvents /
- * GetSecretValue endpoint.
+ * The deployed artifact, not the source: each function's bundle from the cloud assembly `cdk synth`
+ * writes is imported by a fresh `node` process (as Lambda's runtime would) and invoked on the
+ * sample SQS batch of its route, with the environment the template gives that function, against
+ * the local runtime's sandbox, dynalite and AWS endpoint.
  */
 
 const EVENTS_DIR = fileURLToPath(new URL('../../events/inbound/', import.meta.url));
@@ -170,8 +167,8 @@ function sampleBatch(
     Records: { body: string }[];
   };
   for (const record of batch.Records) {
-    const body = JSON.parse(record.body) as { detail: Record<string, unknown> };
-    patch(body.detail);
+    const body = JSON.parse(record.body) as { event: { detail: Record<string, unknown> } };
+    patch(body.event.detail);
     record.body = JSON.stringify(body);
   }
   return batch;
@@ -179,58 +176,24 @@ function sampleBatch(
 
 describe('the synthesized function bundles', () => {
   let assembly: CloudAssembly;
-  let sandbox: RunningSandbox;
-  let dynamo: DynaliteServer;
-  let events: EventsServer;
-  let environment: Record<string, string>;
-  const published: BusEvent[] = [];
+  let runtime: LocalRuntime;
   const workDir = mkdtempSync(join(tmpdir(), 'connector-artifact-'));
+  // As deployed: the bundle's own source maps, not tsx's.
+  const environmentOf = (functionName: string) => ({
+    ...runtime.functionEnvironment(functionName),
+    NODE_OPTIONS: '--enable-source-maps',
+  });
 
-  // Bundling eight functions on a shared two-core machine can take most of a minute.
+  // Bundling every function on a shared two-core machine can take most of a minute.
   beforeAll(async () => {
     assembly = await synthesizeApp();
     writeFileSync(join(workDir, 'driver.mjs'), DRIVER);
-    sandbox = await startSandbox({ port: 0, partner: assembly.partnerName });
-    dynamo = await startDynalite();
-    // The table is created from the same definition the stack deploys.
-    const tableName = `artifact-${Date.now()}`;
-    const store = await createTestStore(dynamo.endpoint, tableName);
-    store.client.destroy();
-    events = await startEventsServer({
-      port: 0,
-      region: LOCAL_DEFAULTS.region,
-      busName: LOCAL_DEFAULTS.busName,
-      secrets: { [LOCAL_DEFAULTS.tokenSecretId]: LOCAL_DEFAULTS.token },
-      dispatch: (event) => published.push(event),
-      control: {
-        outbound: () => [],
-        dlq: () => [],
-        runTrialWatch: async () => undefined,
-        health: () => ({}),
-      },
-    });
-    environment = {
-      ...localEnvironment(
-        {
-          sandboxUrl: sandbox.url,
-          dynamoEndpoint: dynamo.endpoint,
-          eventsEndpoint: events.url,
-          secretsEndpoint: events.url,
-          tableName,
-          busName: LOCAL_DEFAULTS.busName,
-        },
-        { partnerName: assembly.partnerName },
-      ),
-      // As deployed: the bundle's own source maps, not tsx's.
-      NODE_OPTIONS: '--enable-source-maps',
-    };
+    runtime = await startLocalRuntime({ logLevel: 'ERROR' });
   }, 240_000);
 
   afterAll(async () => {
-    await events?.close();
-    await dynamo?.close();
-    await sandbox?.close();
-    // Eight bundles with source maps: a few dozen MB per run.
+    await runtime?.close();
+    // Every bundle with its source map: a few dozen MB per run.
     if (assembly) rmSync(assembly.outdir, { recursive: true, force: true });
     rmSync(workDir, { recursive: true, force: true });
   });
@@ -239,23 +202,26 @@ describe('the synthesized function bundles', () => {
     for (const detailType of SCENARIO_ORDER) {
       // Prepare
       const route = queueRoutes.find((candidate) => candidate.detailType === detailType) as QueueRoute;
-      const location = published.find((event) => event['detail-type'] === 'LocationProvisioned');
+      const location = runtime.outbound().find((event) => event['detail-type'] === 'LocationProvisioned');
       const event = sampleBatch(detailType, (detail) => {
         // The budget sample names a location that only exists once LocationCreated ran here.
-        if (detailType === 'BudgetSet' && location) detail.locationId = location.detail.locationId;
+        if (detailType === 'BudgetSet' && location) detail.locationId = location.detail['locationId'];
       });
-      const before = published.length;
+      const before = runtime.outbound().length;
 
       // Act
       const { result, output } = await invokeBundle(assetDirectory(assembly, route.description), event, {
         functionName: route.functionName,
         timeoutSeconds: route.timeoutSeconds,
-        env: environment,
+        env: environmentOf(route.functionName),
         workDir,
       });
 
       // Assess
-      const produced = published.slice(before).map((e) => e['detail-type']);
+      const produced = runtime
+        .outbound()
+        .slice(before)
+        .map((e) => e['detail-type']);
       expect(result, `${detailType}: ${output.slice(-2000)}`).toEqual({ batchItemFailures: [] });
       expect(produced, `${detailType} published`).toContain(EXPECTED_RESULT[detailType]);
       expect(produced, `${detailType} published`).not.toContain('SyncFailed');
@@ -263,7 +229,7 @@ describe('the synthesized function bundles', () => {
   });
 
   it('ships each function as one minified ESM file with its source map and the AWS SDK inside', () => {
-    for (const fn of [...queueRoutes, ...scheduledFunctions]) {
+    for (const fn of [...queueRoutes, ...scheduledFunctions, refusalFunction]) {
       // Prepare
       const dir = assetDirectory(assembly, fn.description);
 
@@ -293,7 +259,7 @@ describe('the synthesized function bundles', () => {
       source: 'aws.events',
       account: '000000000000',
       time: new Date().toISOString(),
-      region: LOCAL_DEFAULTS.region,
+      region: runtime.region,
       resources: ['arn:aws:events:us-east-1:000000000000:rule/trial-watch'],
       detail: {},
     };
@@ -302,7 +268,7 @@ describe('the synthesized function bundles', () => {
     const { result } = await invokeBundle(assetDirectory(assembly, trialWatch.description), scheduled, {
       functionName: trialWatch.functionName,
       timeoutSeconds: trialWatch.timeoutSeconds,
-      env: environment,
+      env: environmentOf(trialWatch.functionName),
       workDir,
     });
 

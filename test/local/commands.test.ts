@@ -15,7 +15,7 @@ describe('npm start options', () => {
 
     // Assess
     expect(options.ports).toEqual({ sandbox: 8787, dynamo: 8000, events: 4010 });
-    expect(options.trialWatchEveryMinutes).toBe(60);
+    expect(options).toMatchObject({ token: true, timeScale: 0.001 });
   });
 
   it('replays the scenario on free ports', () => {
@@ -37,7 +37,8 @@ describe('npm start options', () => {
   it.each([
     [['--events-port', '0']],
     [['--serve', '--dynamo-port', 'x']],
-    [['--serve', '--trial-watch-every', '-1']],
+    [['--serve', '--time-scale', '2']],
+    [['--no-token']],
     [['--bogus']],
   ])('refuses %j with the usage', (argv) => {
     // Act + Assess
@@ -82,6 +83,33 @@ describe('npm start', () => {
 });
 
 describe('npm run invoke', () => {
+  it('wraps a PutEvents entry as the deployed rule, pipe and event source would, and runs the function on it', async () => {
+    // Act
+    const { code, output } = await runCommand('local/invoke.ts', [
+      'provision-business',
+      'events/inbound/AccountCreated/eventbridge-entry.json',
+      '--fresh',
+    ]);
+
+    // Assess
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(output).toContain('"detail-type": "BusinessProvisioned"');
+  }, 60_000);
+
+  it('says which files it takes instead of failing on an event of another shape', async () => {
+    // Act
+    const { code, output } = await runCommand('local/invoke.ts', [
+      'provision-business',
+      'package.json',
+      '--fresh',
+    ]);
+
+    // Assess
+    expect(code).toBe(1);
+    expect(output).toMatch(/SQS batch.*EventBridge event or a PutEvents entry/);
+    expect(output).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
   it('runs one handler on a sample event and prints its result and the events it published', async () => {
     // Act: --fresh, so a serve mode someone else runs on this machine is not used.
     const { code, output } = await runCommand('local/invoke.ts', [
@@ -99,10 +127,14 @@ describe('npm run invoke', () => {
 
   it('refuses an unknown function with the list of known ones', async () => {
     // Act
-    const { code, output } = await runCommand('local/invoke.ts', ['no-such-function', 'x.json']);
+    const { code, output } = await runCommand('local/invoke.ts', [
+      'no-such-function',
+      'events/inbound/AccountCreated/sqs-fifo-batch.json',
+      '--fresh',
+    ]);
 
     // Assess
     expect(code).toBe(1);
-    expect(output).toMatch(/unknown function no-such-function[\s\S]*provision-business/);
+    expect(output).toMatch(/no function for no-such-function[\s\S]*provision-business/);
   }, 60_000);
 });

@@ -9,10 +9,10 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { runScenario, type ScenarioReport, TRIAL_ACCOUNT } from '#local/scenario.ts';
 
 /**
- * The connector end to end on one machine: the real route table and handlers, the sandbox,
- * dynalite and the local events server. Every inbound detail-type is published with the real
- * EventBridge client (through the demo scenario), then the outbound events, the sandbox's state
- * and the connector's table are checked, and two poison events show the failure paths.
+ * The connector end to end on one machine, run from its synthesized template: every inbound
+ * detail-type is published with the real EventBridge client (through the demo scenario) and goes
+ * rule → intake queue → pipe → FIFO queue → function; then the outbound events, the sandbox's
+ * state and the connector's table are checked, and two poison events show the failure paths.
  */
 
 describe('local runtime end to end with the real handlers', () => {
@@ -21,8 +21,8 @@ describe('local runtime end to end with the real handlers', () => {
   let report: ScenarioReport;
 
   beforeAll(async () => {
-    // Short visibility delay: a record that exhausts its 5 receives reaches the DLQ in ~100 ms.
-    runtime = await startLocalRuntime({ trialWatchEveryMs: 0, visibilityDelayMs: 20, logLevel: 'ERROR' });
+    // Visibility timeouts scaled to a few ms: a record that exhausts its 5 receives reaches the DLQ quickly.
+    runtime = await startLocalRuntime({ timeScale: 1 / 10_000, logLevel: 'SILENT' });
     eventBridge = new EventBridgeClient({
       region: runtime.region,
       endpoint: runtime.eventsEndpoint,
@@ -113,6 +113,7 @@ describe('local runtime end to end with the real handlers', () => {
       new PutEventsCommand({
         Entries: [
           {
+            EventBusName: runtime.busName,
             Source: runtime.inboundSource,
             DetailType: 'PlanChosen',
             Detail: JSON.stringify({ accountId: demoAccount.accountId, plan: 'PLATINUM' }),
@@ -144,6 +145,7 @@ describe('local runtime end to end with the real handlers', () => {
       new PutEventsCommand({
         Entries: [
           {
+            EventBusName: runtime.busName,
             Source: runtime.inboundSource,
             DetailType: 'EmployeeChanged',
             Detail: JSON.stringify({
@@ -160,11 +162,12 @@ describe('local runtime end to end with the real handlers', () => {
     // Assess
     const eventId = answer.Entries?.[0]?.EventId ?? '?';
     const parked = runtime.dlq().find((entry) => entry.body.includes(eventId));
-    expect(parked).toMatchObject({ queue: 'workforce-connector-sync-employee.fifo', attempts: 5 });
+    const deadLetterQueue = runtime
+      .resources()
+      .queues.find((queue) => queue.route === 'EmployeeChanged' && queue.kind === 'dead-letter');
+    expect(parked).toMatchObject({ queue: deadLetterQueue?.name, attempts: 5 });
     expect(JSON.parse(parked?.body ?? '{}')).toMatchObject({
-      id: eventId,
-      'detail-type': 'EmployeeChanged',
-      detail: { accountId: ghost },
+      event: { id: eventId, 'detail-type': 'EmployeeChanged', detail: { accountId: ghost } },
     });
     const dlqOverHttp = (await (await fetch(`${runtime.eventsEndpoint}/_local/dlq`)).json()) as unknown[];
     expect(dlqOverHttp).toContainEqual(parked);

@@ -1,32 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuedMessage } from '#local/fifo-queue.ts';
-import { createLambdaContext, failedMessageIds, invokeFunction, scheduledEvent } from '#local/lambda.ts';
-
-const message = (messageId: string): QueuedMessage => ({
-  messageId,
-  body: '{}',
-  groupId: 'g',
-  deduplicationId: messageId,
-  sequenceNumber: '10000000000000000001',
-  sentTimestamp: 0,
-  receiveCount: 1,
-  firstReceiveTimestamp: 0,
-});
+import { createLambdaContext, failedMessageIds, invokeFunction, scheduledEvent } from '#local/aws/lambda.ts';
 
 describe('Lambda shapes', () => {
   it('reads batchItemFailures as the event source mapping does', () => {
     // Prepare
-    const batch = [message('m1'), message('m2')];
+    const batch = ['m1', 'm2'];
 
     // Act / Assess
     expect(failedMessageIds({ batchItemFailures: [{ itemIdentifier: 'm2' }] }, batch)).toEqual(['m2']);
     expect(failedMessageIds({ batchItemFailures: [] }, batch)).toEqual([]);
+    expect(failedMessageIds({ batchItemFailures: null }, batch)).toEqual([]);
     expect(failedMessageIds(undefined, batch)).toEqual([]);
-    // An identifier naming no record of the batch fails the whole batch.
+    // An identifier that is empty or names no record of the batch fails the whole batch.
     expect(failedMessageIds({ batchItemFailures: [{ itemIdentifier: 'other' }] }, batch)).toEqual([
       'm1',
       'm2',
     ]);
+    expect(failedMessageIds({ batchItemFailures: [{ itemIdentifier: '' }] }, batch)).toEqual(['m1', 'm2']);
   });
 
   it('gives a context whose remaining time counts down from the function timeout', () => {
@@ -56,7 +46,11 @@ describe('Lambda shapes', () => {
 
   it('builds a Scheduled Event at the given time, without milliseconds', () => {
     // Act
-    const event = scheduledEvent('trial-watch-schedule', 'us-east-1', new Date('2025-04-01T10:00:00.123Z'));
+    const event = scheduledEvent(
+      'arn:aws:events:us-east-1:000000000000:rule/trial-watch-schedule',
+      'us-east-1',
+      new Date('2025-04-01T10:00:00.123Z'),
+    );
 
     // Assess
     expect(event).toMatchObject({

@@ -1,15 +1,15 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalRuntime, type RouteDefinition, startLocalRuntime } from '#local/runtime.ts';
+import { type QueueRoute, queueRoutes } from '#functions/routes.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
-// The plumbing under test with stand-in handlers; the real route table is covered by end-to-end.test.ts.
-const fixtureRoute = (detailType: string, functionName: string): RouteDefinition => ({
-  detailType,
+// The plumbing under test with stand-in handlers, wired by the real construct from a fixture route
+// table; the real handlers are covered by end-to-end.test.ts.
+const fixtureRoute = (detailType: 'AccountCreated' | 'PlanChosen', functionName: string): QueueRoute => ({
+  ...(queueRoutes.find((route) => route.detailType === detailType) as QueueRoute),
   functionName,
   entry: 'test/local/fixtures/echo-handler.ts',
-  handlerExport: 'handler',
-  batchSize: 10,
   maxConcurrency: 2,
   maxReceiveCount: 2,
   timeoutSeconds: 10,
@@ -21,18 +21,24 @@ describe('local runtime with stand-in handlers', () => {
 
   beforeAll(async () => {
     runtime = await startLocalRuntime({
-      routes: [
-        fixtureRoute('AccountCreated', 'provision-business'),
-        fixtureRoute('PlanChosen', 'change-plan'),
-      ],
-      trialWatch: {
-        functionName: 'trial-watch',
-        entry: 'test/local/fixtures/scheduled-handler.ts',
-        handlerExport: 'handler',
-        timeoutSeconds: 10,
+      logLevel: 'SILENT',
+      connector: {
+        queueRoutes: [
+          fixtureRoute('AccountCreated', 'provision-business'),
+          fixtureRoute('PlanChosen', 'change-plan'),
+        ],
+        scheduledFunctions: [
+          {
+            functionName: 'trial-watch',
+            entry: 'test/local/fixtures/scheduled-handler.ts',
+            handlerExport: 'handler',
+            timeoutSeconds: 10,
+            memorySizeMb: 128,
+            defaultSchedule: 'rate(1 hour)',
+            description: 'fixture schedule',
+          },
+        ],
       },
-      trialWatchEveryMs: 0,
-      visibilityDelayMs: 20,
     });
     eventBridge = new EventBridgeClient({
       region: runtime.region,
@@ -54,9 +60,16 @@ describe('local runtime with stand-in handlers', () => {
   });
 
   const echoedFor = (ids: readonly (string | undefined)[]) =>
-    runtime.outbound().filter((event) => ids.includes(event.detail['causationId'] as string));
+    runtime
+      .outbound()
+      .filter(
+        (event) => event['detail-type'] === 'Echoed' && ids.includes(event.detail['causationId'] as string),
+      );
 
-  it('delivers published events to the routed handler and records what it publishes as outbound', async () => {
+  const queueOf = (route: string, kind: string) =>
+    runtime.resources().queues.find((queue) => queue.route === route && queue.kind === kind);
+
+  it('delivers published events through rule, intake queue, pipe and FIFO queue to the routed handler', async () => {
     // Act
     const answer = await eventBridge.send(
       new PutEventsCommand({
@@ -71,15 +84,13 @@ describe('local runtime with stand-in handlers', () => {
     // Assess
     const ids = answer.Entries?.map((entry) => entry.EventId) ?? [];
     const echoed = echoedFor(ids);
-    expect(echoed.map((event) => event.detail['causationId'])).toEqual(expect.arrayContaining(ids));
-    expect(
-      echoed.every((event) => event['detail-type'] === 'Echoed' && event.source === runtime.outboundSource),
-    ).toBe(true);
-    // The handler read the token through the fake Secrets Manager.
+    expect(echoed.map((event) => event.detail['causationId']).sort()).toEqual([...ids].sort());
+    expect(echoed.every((event) => event.source === runtime.outboundSource)).toBe(true);
+    // The handler read the token through the local Secrets Manager, by the ARN the template gives it.
     expect(echoed.every((event) => event.detail['tokenSeen'] === true)).toBe(true);
   });
 
-  it('hands the handler an SQS FIFO batch shaped like Lambda delivers it, with a Lambda context', async () => {
+  it('hands the handler the SQS FIFO batch the pipe and event source make, with a Lambda context', async () => {
     // Prepare
     const fixture = (await import(
       '#test/local/fixtures/echo-handler.ts'
@@ -96,13 +107,14 @@ describe('local runtime with stand-in handlers', () => {
     const invocation = fixture.invocations
       .slice(before)
       .find((call) => call.records.some((r) => r.body.includes('acct-shape')));
-    expect(invocation?.functionName).toBe('provision-business');
+    expect(invocation?.functionName).toMatch(/AccountCreatedFunction/);
     expect(invocation?.awsRequestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(invocation?.remainingTimeMs).toBeGreaterThan(9_000);
     const record = invocation?.records[0] as SQSRecord;
+    const fifo = queueOf('AccountCreated', 'route');
     expect(record).toMatchObject({
       eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:workforce-connector-provision-business.fifo',
+      eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${fifo?.name}`,
       awsRegion: 'us-east-1',
       messageAttributes: {},
       attributes: {
@@ -114,15 +126,17 @@ describe('local runtime with stand-in handlers', () => {
     expect(record.md5OfBody).toMatch(/^[0-9a-f]{32}$/);
     expect(record.attributes.SequenceNumber).toMatch(/^\d{20}$/);
     expect(JSON.parse(record.body)).toEqual({
-      version: '0',
-      id: answer.Entries?.[0]?.EventId,
-      'detail-type': 'AccountCreated',
-      source: 'partner.app',
-      account: '000000000000',
-      time: expect.any(String),
-      region: 'us-east-1',
-      resources: [],
-      detail: { accountId: 'acct-shape' },
+      event: {
+        version: '0',
+        id: answer.Entries?.[0]?.EventId,
+        'detail-type': 'AccountCreated',
+        source: 'partner.app',
+        account: '000000000000',
+        time: expect.any(String),
+        region: 'us-east-1',
+        resources: [],
+        detail: { accountId: 'acct-shape' },
+      },
     });
   });
 
@@ -142,7 +156,7 @@ describe('local runtime with stand-in handlers', () => {
     }
     await runtime.waitForIdle();
 
-    // Assess: two detail-types share no queue, so order holds per account within each queue.
+    // Assess: the two detail-types use two queues, so order holds per account within each queue.
     const echoed = echoedFor(ids);
     expect(echoed).toHaveLength(30);
     for (const account of ['acct-0', 'acct-1', 'acct-2']) {
@@ -158,7 +172,7 @@ describe('local runtime with stand-in handlers', () => {
     }
   });
 
-  it('retries a failing record maxReceiveCount times, then parks it in the DLQ with the reason', async () => {
+  it('retries a failing record maxReceiveCount times, then parks it in its dead-letter queue with the reason', async () => {
     // Act
     await eventBridge.send(
       new PutEventsCommand({
@@ -174,13 +188,13 @@ describe('local runtime with stand-in handlers', () => {
     const dlq = runtime.dlq();
     const thrown = dlq.find((entry) => entry.body.includes('acct-poison'));
     const reported = dlq.find((entry) => entry.body.includes('acct-partial'));
-    expect(thrown).toMatchObject({ queue: 'workforce-connector-provision-business.fifo', attempts: 2 });
+    expect(thrown).toMatchObject({ queue: queueOf('AccountCreated', 'dead-letter')?.name, attempts: 2 });
     expect(thrown?.reason).toContain('fixture handler refused');
-    expect(reported).toMatchObject({ queue: 'workforce-connector-change-plan.fifo', attempts: 2 });
+    expect(reported).toMatchObject({ queue: queueOf('PlanChosen', 'dead-letter')?.name, attempts: 2 });
     expect(reported?.reason).toContain('batchItemFailures');
   });
 
-  it('parks an inbound event without an accountId, since no message group can be derived', async () => {
+  it('answers an inbound event without an accountId through the refusal rule, and routes nothing', async () => {
     // Act
     const answer = await eventBridge.send(
       new PutEventsCommand({ Entries: [inbound('AccountCreated', { name: 'no account' })] }),
@@ -188,31 +202,39 @@ describe('local runtime with stand-in handlers', () => {
     await runtime.waitForIdle();
 
     // Assess
-    const parked = runtime.dlq().find((entry) => entry.body.includes(answer.Entries?.[0]?.EventId ?? '?'));
-    expect(parked?.attempts).toBe(0);
-    expect(parked?.reason).toContain('accountId');
+    const eventId = answer.Entries?.[0]?.EventId;
+    const refused = runtime.outbound().filter((event) => event.detail['sourceEventId'] === eventId);
+    expect(refused.map((event) => [event['detail-type'], event.detail['code']])).toEqual([
+      ['SyncFailed', 'MISSING_ACCOUNT_ID'],
+    ]);
+    expect(echoedFor([eventId])).toEqual([]);
+    expect(runtime.dlq().filter((entry) => entry.body.includes(eventId ?? '?'))).toEqual([]);
   });
 
-  it('serves outbound and DLQ over /_local, matching the runtime', async () => {
+  it('serves outbound, DLQ and the template resources over /_local, matching the runtime', async () => {
     // Act
     const outbound = await (await fetch(`${runtime.eventsEndpoint}/_local/outbound`)).json();
     const dlq = await (await fetch(`${runtime.eventsEndpoint}/_local/dlq`)).json();
-    const health = (await (await fetch(`${runtime.eventsEndpoint}/_local/health`)).json()) as Record<
-      string,
-      unknown
-    >;
+    const resources = (await (await fetch(`${runtime.eventsEndpoint}/_local/resources`)).json()) as {
+      busName: string;
+      tokenSecretName: string;
+      queues: Array<{ name: string; kind: string; route: string | null }>;
+    };
 
     // Assess
     expect(outbound).toEqual(runtime.outbound());
     expect(dlq).toEqual(runtime.dlq());
-    expect(health['status']).toBe('ok');
-    expect(health['queues']).toEqual({
-      'workforce-connector-provision-business.fifo': 0,
-      'workforce-connector-change-plan.fifo': 0,
-    });
+    expect(resources.busName).toBe('workforce-connector-acme');
+    expect(resources.tokenSecretName).toBe('workforce-connector/acme/token');
+    expect(
+      resources.queues
+        .filter((queue) => queue.route === 'PlanChosen')
+        .map((queue) => queue.kind)
+        .sort(),
+    ).toEqual(['dead-letter', 'intake', 'route']);
   });
 
-  it('runs the trial watch on request with a Scheduled Event timed at the sandbox clock', async () => {
+  it('runs the schedules on request with a Scheduled Event timed at the sandbox clock', async () => {
     // Prepare: move the sandbox 10 days ahead.
     const moved = (await (
       await fetch(`${runtime.sandboxUrl}/_sandbox/clock`, {
@@ -223,18 +245,30 @@ describe('local runtime with stand-in handlers', () => {
     ).json()) as { now: string };
 
     // Act
-    const response = await fetch(`${runtime.eventsEndpoint}/_local/trial-watch`, { method: 'POST' });
-    const answer = (await response.json()) as { status: string; result: { runId: string; time: string } };
+    const watch = (await (
+      await fetch(`${runtime.eventsEndpoint}/_local/trial-watch`, { method: 'POST' })
+    ).json()) as {
+      status: string;
+      result: { runId: string; time: string };
+    };
+    const all = (await (
+      await fetch(`${runtime.eventsEndpoint}/_local/scheduled`, { method: 'POST' })
+    ).json()) as {
+      runs: Array<{ results: Array<{ runId: string }> }>;
+    };
 
     // Assess
-    expect(answer.status).toBe('done');
-    expect(Math.abs(Date.parse(answer.result.time) - Date.parse(moved.now))).toBeLessThan(5_000);
-    const ticked = runtime.outbound().find((event) => event.detail['causationId'] === answer.result.runId);
-    expect(ticked?.detail['functionName']).toBe('trial-watch');
+    expect(watch.status).toBe('done');
+    expect(Math.abs(Date.parse(watch.result.time) - Date.parse(moved.now))).toBeLessThan(5_000);
+    expect(
+      runtime.outbound().find((event) => event.detail['causationId'] === watch.result.runId),
+    ).toBeDefined();
+    expect(all.runs).toHaveLength(1);
+    expect(all.runs[0]?.results[0]?.runId).not.toBe(watch.result.runId);
   });
 
   it('refuses a second runtime in the same process', async () => {
     // Act / Assess
-    await expect(startLocalRuntime({ routes: [] })).rejects.toThrow(/already running/);
+    await expect(startLocalRuntime()).rejects.toThrow(/already running/);
   });
 });

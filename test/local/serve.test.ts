@@ -6,8 +6,7 @@ import { inboundContracts } from '#functions/commons/contracts/registry.ts';
 import { demoAccount } from '#functions/commons/contracts/samples.ts';
 import { getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
 import { createStore } from '#functions/commons/store/store.ts';
-import type { DeadLetterView, OutboundEvent } from '#local/events-server.ts';
-import { LOCAL_DEFAULTS } from '#local/settings.ts';
+import type { DeadLetterView, LocalResources, OutboundEvent } from '#local/runtime.ts';
 import { type RunningCommand, startCommand } from './child-process.ts';
 
 /**
@@ -63,6 +62,7 @@ describe('npm start -- --serve', () => {
   let serve: RunningCommand;
   let endpoints: { sandbox: string; dynamo: string; events: string };
   let eventBridge: EventBridgeClient;
+  let resources: LocalResources;
   const resultOf = new Map<string, OutboundEvent>();
 
   const outbound = () => getJson<OutboundEvent[]>(`${endpoints.events}/_local/outbound`);
@@ -77,15 +77,16 @@ describe('npm start -- --serve', () => {
     serve = startCommand('local/cli.ts', [
       '--serve',
       ...['--sandbox-port', '0', '--dynamo-port', '0', '--events-port', '0'],
-      ...['--trial-watch-every', '0', '--log-level', 'ERROR'],
+      ...['--log-level', 'SILENT'],
     ]);
     const banner = await serve.waitFor(
-      /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*events\s+(http:\S+)/,
+      /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*AWS\s+(http:\S+)/,
       60_000,
     );
     endpoints = { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! };
+    resources = await getJson<LocalResources>(`${endpoints.events}/_local/resources`);
     eventBridge = new EventBridgeClient({
-      region: LOCAL_DEFAULTS.region,
+      region: 'us-east-1',
       endpoint: endpoints.events,
       credentials: { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' },
     });
@@ -152,11 +153,12 @@ describe('npm start -- --serve', () => {
   it('records the business and its hostname mapping in the served DynamoDB table', async () => {
     // Prepare
     const client = new DynamoDBClient({
-      region: LOCAL_DEFAULTS.region,
+      region: 'us-east-1',
       endpoint: endpoints.dynamo,
       credentials: { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' },
     });
-    const store = createStore({ tableName: LOCAL_DEFAULTS.tableName, client });
+    const health = await getJson<{ tableName: string }>(`${endpoints.events}/_local/health`);
+    const store = createStore({ tableName: health.tableName, client });
 
     // Act
     const business = await getBusiness(store, demoAccount.accountId);
@@ -196,8 +198,107 @@ describe('npm start -- --serve', () => {
     );
 
     // Assess
-    expect(parked).toMatchObject({ queue: 'workforce-connector-sync-employee.fifo', attempts: 5 });
+    const deadLetterQueue = resources.queues.find(
+      (queue) => queue.route === 'EmployeeChanged' && queue.kind === 'dead-letter',
+    );
+    expect(parked).toMatchObject({ queue: deadLetterQueue?.name, attempts: 5 });
     expect(parked.reason).not.toBe('');
+  });
+
+  describe('events no route can take, each answered with exactly one SyncFailed', () => {
+    const refusals: ReadonlyArray<{ what: string; entry: () => PutEventsRequestEntry; code: string }> = [
+      {
+        what: 'no accountId',
+        entry: () => ({ ...sampleEntry('SubscriptionStatusRequested'), Detail: JSON.stringify({}) }),
+        code: 'MISSING_ACCOUNT_ID',
+      },
+      {
+        what: 'an accountId with a space',
+        entry: () => sampleEntry('SubscriptionStatusRequested', { accountId: 'acct 1001' }),
+        code: 'INVALID_ACCOUNT_ID',
+      },
+      {
+        what: 'an accountId of 129 characters',
+        entry: () => sampleEntry('SubscriptionStatusRequested', { accountId: 'a'.repeat(129) }),
+        code: 'INVALID_ACCOUNT_ID',
+      },
+      {
+        what: 'a number as accountId',
+        entry: () => sampleEntry('SubscriptionStatusRequested', { accountId: 1001 }),
+        code: 'INVALID_ACCOUNT_ID',
+      },
+      {
+        what: 'a detail-type no route handles',
+        entry: () => ({ ...sampleEntry('SubscriptionStatusRequested'), DetailType: 'AccountDeleted' }),
+        code: 'UNKNOWN_DETAIL_TYPE',
+      },
+    ];
+
+    for (const { what, entry, code } of refusals) {
+      it(`refuses an event with ${what}: ${code}, keyed by its event id`, async () => {
+        // Act
+        const eventId = await publish(entry());
+        const refused = await eventually(
+          async () => (await outbound()).find((event) => event.detail['sourceEventId'] === eventId),
+          `the SyncFailed of ${eventId}`,
+        );
+        // Give a second answer (from a route, or a duplicate) the time to show up, if there were one.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+
+        // Assess
+        const all = (await outbound()).filter((event) => event.detail['sourceEventId'] === eventId);
+        expect(all).toHaveLength(1);
+        expect(refused).toMatchObject({
+          'detail-type': 'SyncFailed',
+          detail: { code, causationId: eventId },
+        });
+        expect(String(refused.detail['message'])).not.toContain('acct 1001');
+      });
+    }
+
+    it('creates nothing twice when the same event is published again', async () => {
+      // Act: the AccountCreated of the scenario, published a second time (a new event id).
+      const eventId = await publish(sampleEntry('AccountCreated'));
+      await eventually(
+        async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+        `the answer to ${eventId}`,
+      );
+      const businesses = await getJson<Array<{ externalId: string }>>(
+        `${endpoints.sandbox}/_sandbox/businesses`,
+      );
+
+      // Assess
+      expect(businesses.filter((business) => business.externalId === demoAccount.accountId)).toHaveLength(1);
+    });
+  });
+
+  it('accepts entries for the bus the template names, and routes nothing put on the default bus', async () => {
+    // Act
+    const named = await eventBridge.send(
+      new PutEventsCommand({ Entries: [sampleEntry('SubscriptionStatusRequested')] }),
+    );
+    const unknown = await eventBridge.send(
+      new PutEventsCommand({
+        Entries: [{ ...sampleEntry('SubscriptionStatusRequested'), EventBusName: 'no-such-bus' }],
+      }),
+    );
+    const onDefault = await eventBridge.send(
+      new PutEventsCommand({
+        Entries: [{ ...sampleEntry('SubscriptionStatusRequested'), EventBusName: undefined }],
+      }),
+    );
+    await eventually(
+      async () =>
+        (await outbound()).find((event) => event.detail['causationId'] === named.Entries?.[0]?.EventId),
+      'the SubscriptionStatus',
+    );
+
+    // Assess
+    expect(sampleEntry('SubscriptionStatusRequested').EventBusName).toBe(resources.busName);
+    expect(unknown.Entries?.[0]).toMatchObject({ ErrorCode: 'ResourceNotFoundException' });
+    const defaultId = onDefault.Entries?.[0]?.EventId;
+    expect(defaultId).toBeDefined();
+    expect((await outbound()).filter((event) => event.detail['causationId'] === defaultId)).toEqual([]);
   });
 
   it('runs the trial watch on POST /_local/trial-watch and answers when it is done', async () => {

@@ -13,6 +13,7 @@ import { routeFor } from '#functions/routes.ts';
 import {
   type FlowHarness,
   inboundEvent,
+  refusalBatch,
   type SandboxRequest,
   sqsFifoBatch,
   startFlowHarness,
@@ -236,7 +237,7 @@ describe('bad input through the real handlers', () => {
     );
   }, 30_000);
 
-  it('refuses unknown detail-types with UNKNOWN_DETAIL_TYPE on any route', async () => {
+  it('leaves unknown detail-types to the refusal rule on any route, which answers UNKNOWN_DETAIL_TYPE once', async () => {
     const unknownType = fc
       .stringMatching(/^[A-Z][A-Za-z]{2,30}$/)
       .filter((name) => !inboundDetailTypes.includes(name as InboundDetailType));
@@ -247,11 +248,13 @@ describe('bad input through the real handlers', () => {
         const event = inboundEvent(detailType, { accountId, anything: true });
         const before = await serviceRequests();
 
-        // Act
+        // Act: the route (had a rule sent it there) and the refusal function both see it.
         const response = await deliver(routeFor(route).functionName, sqsFifoBatch([event]));
+        const refusal = await deliver('refuse-unroutable', refusalBatch([event]));
 
         // Assess
         expect(response.batchItemFailures).toEqual([]);
+        expect(refusal.batchItemFailures).toEqual([]);
         expect(syncFailedFor(event.id).map((failure) => failure.detail['code'])).toEqual([
           'UNKNOWN_DETAIL_TYPE',
         ]);

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
 
 /**
- * The chaos run of `npm run chaos`, smaller: 200 events over 20 accounts while the sandbox faults
- * 20 % of the service calls (429, 500, timeout, drop-after-commit), 10 % of the events arrive twice
- * with the same id and handlers crash between steps. The connector must create nothing twice and
- * lose nothing; the faults must really have happened for that to mean anything.
+ * The chaos run of `npm run chaos`, smaller: 200 events over 40 accounts through the connector's
+ * synthesized template (rule → intake queue → pipe → FIFO queue → function) while the sandbox
+ * faults 20 % of the service calls (429, 500, timeout, drop-after-commit), 10 % of processed records
+ * are delivered again and handlers crash between steps. The connector must create nothing twice
+ * and lose nothing; the faults must really have happened for that to mean anything.
  */
 
 let report: ChaosReport;
@@ -18,7 +19,6 @@ beforeAll(async () => {
     crashRate: 0.1,
     // A 'timeout' fault costs one client timeout; shorter keeps the suite fast on two cores.
     httpTimeoutMs: 400,
-    visibilityDelayMs: 50,
     logLevel: 'SILENT',
   });
 }, 180_000);
@@ -59,13 +59,12 @@ describe('chaos: faults, duplicates and crashes under load', () => {
     expect(Object.values(report.crashes).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
   });
 
-  it('acknowledges every second delivery and keeps the table and the service in agreement', () => {
+  it('keeps the table and the service in agreement', () => {
     // Assess
-    expect(report.duplicatesUnacknowledged).toBe(0);
     expect(report.mismatches).toEqual([]);
   });
 
-  it('refuses each deliberately invalid event with SyncFailed naming its field, or parks it in a DLQ', () => {
+  it('refuses each deliberately invalid event with SyncFailed naming its field or its refusal code', () => {
     // Assess
     expect(report.invalidMishandled).toEqual([]);
   });

@@ -10,7 +10,6 @@ import { buildWorkload, type ChaosEvent, customFieldValue, type Workload } from 
 const workload: Workload = buildWorkload({
   events: 40,
   accounts: 2,
-  duplicateRate: 0,
   seed: 5,
   invalidRate: 0,
 });
@@ -48,8 +47,6 @@ function flawless(): Observations & { sent: Map<string, ChaosEvent> } {
     tableSlots: new Map(),
     redeliveries: 0,
     duplicatesDelivered: 0,
-    duplicatesUnacknowledged: 0,
-    duplicatesDeadLettered: 0,
   };
 }
 

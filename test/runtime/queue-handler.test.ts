@@ -91,17 +91,20 @@ function publishedFor(eventId: string): Published[] {
   return published().filter((event) => event.detail['causationId'] === eventId);
 }
 
+/** The FIFO message body the intake pipe writes for an event (contracts/envelope.ts). */
 function eventBridgeBody(detailType: string, detail: Record<string, unknown>, id = randomUUID()): string {
   return JSON.stringify({
-    version: '0',
-    id,
-    'detail-type': detailType,
-    source: 'partner.app',
-    account: '123456789012',
-    time: '2025-03-01T10:00:00Z',
-    region: 'us-east-1',
-    resources: [],
-    detail,
+    event: {
+      version: '0',
+      id,
+      'detail-type': detailType,
+      source: 'partner.app',
+      account: '123456789012',
+      time: '2025-03-01T10:00:00Z',
+      region: 'us-east-1',
+      resources: [],
+      detail,
+    },
   });
 }
 
@@ -238,11 +241,6 @@ describe('createQueueHandler', () => {
   it.each([
     ['INVALID_JSON', 'PlanChosen', () => sqsRecord('{"version": "0", "id": ', 'acct-json')],
     [
-      'UNKNOWN_DETAIL_TYPE',
-      'AccountDeleted',
-      () => sqsRecord(eventBridgeBody('AccountDeleted', { accountId: 'acct-unknown' }), 'acct-unknown'),
-    ],
-    [
       'INVALID_DETAIL',
       'PlanChosen',
       () => sqsRecord(eventBridgeBody('PlanChosen', { accountId: 'acct-bad', plan: 'GOLD' }), 'acct-bad'),
@@ -276,6 +274,27 @@ describe('createQueueHandler', () => {
       expect(syncFailed[0]?.detail['accountId']).toBe(record.attributes.MessageGroupId);
       expect(typeof syncFailed[0]?.detail['sourceEventId']).toBe('string');
       expect(typeof syncFailed[0]?.detail['message']).toBe('string');
+    },
+  );
+
+  it.each([
+    ['UNKNOWN_DETAIL_TYPE', eventBridgeBody('AccountDeleted', { accountId: 'acct-unknown' })],
+    ['MISSING_ACCOUNT_ID', eventBridgeBody('PlanChosen', { plan: 'PREMIUM' })],
+    ['INVALID_ACCOUNT_ID', eventBridgeBody('PlanChosen', { accountId: 7, plan: 'PREMIUM' })],
+  ])(
+    'acknowledges a %s record without a SyncFailed of its own: the refusal rule answers it',
+    async (_code, body) => {
+      // Prepare
+      const { handler, calls } = await changePlanHandler();
+      const before = published().length;
+
+      // Act
+      const response = await handler(batch(sqsRecord(body, '7')), context());
+
+      // Assess
+      expect(response.batchItemFailures).toEqual([]);
+      expect(calls).toEqual([]);
+      expect(published().slice(before)).toEqual([]);
     },
   );
 

@@ -1,9 +1,21 @@
 import * as z from 'zod';
 
 /**
- * An EventBridge event as an SQS queue receives it from a rule target: the body of every
- * inbound message. Loose on purpose: EventBridge may add envelope fields, and the detail is
- * checked by its own contract.
+ * The body of a route's FIFO message, as the intake pipe writes it: the EventBridge event,
+ * unchanged, under `event`. The pipe's input template wraps the intake message's body in JSON
+ * because a bare `<$.body>` would not arrive as JSON: "If the original payload is a valid JSON
+ * string (for example {"key": "value"}), then use of the input transformer with source specific body
+ * data will result in the quotes within the original source payload being removed ... To have the
+ * target receive the original source data without generating invalid JSON, wrap the source body
+ * data input transformer in JSON" (EventBridge user guide, "Amazon EventBridge Pipes input
+ * transformation", Implicit body data parsing). `lib/` builds the pipe from this template.
+ */
+export const PIPE_EVENT_KEY = 'event';
+export const PIPE_INPUT_TEMPLATE = `{"${PIPE_EVENT_KEY}": <$.body>}`;
+
+/**
+ * An EventBridge event as a rule target receives it. Loose on purpose: EventBridge may add envelope
+ * fields (a replay adds `replay-name`), and the detail is checked by its own contract.
  */
 export const eventBridgeEnvelope = z.looseObject({
   version: z.string(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MESSAGE_GROUP_ID_PATTERN, MESSAGE_GROUP_ID_RULE } from './routing.ts';
 
 /**
  * Field schemas shared by several contracts. Limits that the service does not state are
@@ -6,8 +7,13 @@ import * as z from 'zod';
  * numbers) is refused before it reaches the service.
  */
 
-/** The partner's own account id; the service stores it as `externalId`. */
-export const accountId = z.string().min(1).max(128);
+/**
+ * The partner's own account id; the service stores it as `externalId`. It is also the route FIFO
+ * queue's message group id, so it is limited to what SQS accepts there (routing.ts).
+ */
+export const accountId = z
+  .string()
+  .regex(MESSAGE_GROUP_ID_PATTERN, { error: `expected ${MESSAGE_GROUP_ID_RULE}` });
 
 /** A non-empty label of bounded length (names, codes, free-text references). */
 export const text = (max: number) => z.string().min(1).max(max);

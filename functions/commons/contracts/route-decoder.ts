@@ -1,6 +1,7 @@
-import { eventBridgeEnvelope } from './envelope.ts';
+import { eventBridgeEnvelope, PIPE_EVENT_KEY } from './envelope.ts';
 import { describeIssues } from './issues.ts';
 import type { EventContract, InboundDetail, InboundDetailType, inboundContracts } from './registry.ts';
+import { type RefusalCode, unroutableReason } from './routing.ts';
 
 /**
  * Decoding of inbound SQS bodies without the contract registry: a route's handler gives the one
@@ -47,7 +48,7 @@ export type InboundEvent = {
 export type DecodeFailureCode =
   | 'INVALID_JSON'
   | 'INVALID_ENVELOPE'
-  | 'UNKNOWN_DETAIL_TYPE'
+  | RefusalCode
   | 'UNEXPECTED_SOURCE'
   | 'INVALID_DETAIL'
   | 'DETAIL_TOO_LARGE'
@@ -59,6 +60,11 @@ export interface DecodeFailure {
   code: DecodeFailureCode;
   /** Names fields and limits, never the offending values. */
   message: string;
+  /**
+   * The refusal rule answers this event itself (no usable accountId, no route): a route that
+   * receives it anyway acknowledges it without a second SyncFailed.
+   */
+  refusedByRule?: boolean;
   eventId?: string;
   detailType?: string;
   accountId?: string;
@@ -104,21 +110,31 @@ function isInboundDetailTypeName(value: string): value is InboundDetailType {
 }
 
 /**
- * Decodes one SQS message body (an EventBridge event) with the contract `contractOf` gives for
- * its detail-type; `undefined` means the detail-type belongs to another route (WRONG_ROUTE).
- * Never throws: a batch handler turns a failure into a SyncFailed event and acknowledges the
- * record, because retrying cannot fix it.
+ * Decodes one route FIFO message body (`{"event": <EventBridge event>}`, as the intake pipe writes
+ * it) with the contract `contractOf` gives for its detail-type; `undefined` means the detail-type
+ * belongs to another route (WRONG_ROUTE). Never throws: a batch handler turns a failure into a
+ * SyncFailed event and acknowledges the record, because retrying cannot fix it.
  */
 export function decodeWithContracts(
   body: string,
   opts: DecodeOptions,
   contractOf: (detailType: InboundDetailType) => InboundContract | undefined,
 ): DecodeResult {
-  let parsed: unknown;
+  let wrapper: unknown;
   try {
-    parsed = JSON.parse(body);
+    wrapper = JSON.parse(body);
   } catch {
     return failure('INVALID_JSON', 'body is not valid JSON');
+  }
+  const parsed =
+    typeof wrapper === 'object' && wrapper !== null && !Array.isArray(wrapper)
+      ? (wrapper as Record<string, unknown>)[PIPE_EVENT_KEY]
+      : undefined;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return failure(
+      'INVALID_ENVELOPE',
+      `body: expected the intake pipe's message {"${PIPE_EVENT_KEY}": <EventBridge event>}`,
+    );
   }
 
   const envelope = eventBridgeEnvelope.safeParse(parsed);
@@ -141,12 +157,10 @@ export function decodeWithContracts(
   if (source !== opts.source) {
     return failure('UNEXPECTED_SOURCE', `source: not the configured inbound source "${opts.source}"`, known);
   }
-  if (!isInboundDetailTypeName(detailType)) {
-    return failure(
-      'UNKNOWN_DETAIL_TYPE',
-      `detail-type: not an inbound detail-type (expected one of ${INBOUND_DETAIL_TYPES.join(', ')})`,
-      known,
-    );
+  const unroutable = unroutableReason(detailType, detail, INBOUND_DETAIL_TYPES);
+  if (unroutable || !isInboundDetailTypeName(detailType)) {
+    const refused = unroutable ?? { code: 'UNKNOWN_DETAIL_TYPE' as const, message: 'detail-type: no route' };
+    return { ...failure(refused.code, refused.message, known), refusedByRule: true };
   }
   if (Buffer.byteLength(body, 'utf8') > MAX_DETAIL_BYTES && byteLength(detail) > MAX_DETAIL_BYTES) {
     return failure('DETAIL_TOO_LARGE', `detail: larger than ${MAX_DETAIL_BYTES} bytes`, known);

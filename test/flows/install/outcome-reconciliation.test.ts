@@ -24,7 +24,7 @@ import {
 } from './outcome-support.ts';
 
 // A `timeout` fault costs one client timeout; one second keeps the file fast.
-const flow = useFlowHarness({ environment: { HTTP_TIMEOUT_MS: '1000' } });
+const flow = useFlowHarness({ config: { httpTimeoutMs: 1000 } });
 
 const EMPLOYEE = 3;
 const AWARD = { awardCode: 'HospServer2024b', countryCode: 'US', hourlyRate: 23.75 };

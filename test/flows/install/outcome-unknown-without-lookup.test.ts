@@ -12,7 +12,7 @@ import {
 
 // Locations: lookup disabled. Areas: a resource the service does not have (404 at the sandbox).
 const flow = useFlowHarness({
-  environment: { LOCATION_LOOKUP_RESOURCE: '', AREA_LOOKUP_RESOURCE: 'Department' },
+  config: { locationLookupResource: '', areaLookupResource: 'Department' },
 });
 
 const locationRoute = (accountId: string) => ({

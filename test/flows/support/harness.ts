@@ -1,7 +1,8 @@
 /**
- * Flow harness: the connector's REAL Lambda handlers, run as Lambda runs them, against the
- * sandbox (the service), dynalite (the table) and the local events server (EventBridge PutEvents
- * + Secrets Manager GetSecretValue) — every server on a free port of 127.0.0.1.
+ * Flow harness: the connector's REAL Lambda handlers, run as the local runtime runs them — from
+ * the synthesized template (local/runtime.ts): each function with the environment the template
+ * gives it, against the sandbox (the service), dynalite (the template's table) and the local AWS
+ * endpoint (EventBridge PutEvents, SQS, Secrets Manager) — every server on a free port.
  *
  *   const flow = useFlowHarness();                    // once per test file (beforeAll/afterAll)
  *   await flow.invoke('provision-business', sqsFifoBatch([inboundEvent('AccountCreated', detail)]));
@@ -9,32 +10,27 @@
  *   await flow.sandbox('GET', '/_sandbox/businesses'); // the service's state
  *   await getBusiness(flow.store, accountId);         // the table
  *
- * Handlers read their environment at cold start, so the harness sets process.env (the same
- * variables the local runtime sets, local/settings.ts) before it imports any handler, and
- * imports each one lazily on its first `invoke`. Vitest runs each test file in its own process,
- * so one harness per file is one "deployment"; tests inside a file share it and keep apart by
- * using their own account ids (`uniqueAccountId`).
+ * Tests here hand a function its SQS batch directly (as a Lambda console test would), to stage
+ * exactly the record they need (a receive count, a crash between steps); the routing in front of
+ * the functions (rules, pipes, queues) is tested end to end in test/local/. Vitest runs each
+ * test file in its own process, so one harness per file is one "deployment"; tests inside a file
+ * share it and keep apart by using their own account ids (`uniqueAccountId`).
  *
- * Event builders: `inboundEvent` (an EventBridge event as a rule delivers it to SQS),
- * `sqsFifoBatch` (the SQS FIFO batch Lambda receives, built on the record template of
+ * Event builders: `inboundEvent` (an EventBridge event as a rule delivers it), `sqsFifoBatch`
+ * (the SQS FIFO batch Lambda receives, built on the record template of
  * events/inbound/<DetailType>/sqs-fifo-batch.json), `scheduledEvent` (the trial-watch trigger).
  */
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
+import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
-import { type BusEvent, type EventsServer, startEventsServer } from '#local/events-server.ts';
-import { localEnvironment } from '#local/settings.ts';
-import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
-import {
-  createTestStore,
-  type DynaliteServer,
-  startDynalite,
-  type TestStore,
-} from '#test/support/dynalite.ts';
-import { lambdaContext } from '#test/support/lambda-context.ts';
+import { createStore, type Store } from '#functions/commons/store/store.ts';
+import { invokeFunction } from '#local/aws/lambda.ts';
+import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
 
 export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 
@@ -44,12 +40,10 @@ export interface FlowHarnessOptions {
    * so a test of REGION_NOT_AVAILABLE passes ['US']. @default ['US', 'UK', 'AU'] (as the local runtime)
    */
   provisioningRegions?: readonly ProvisioningRegion[];
-  /** TRIAL_THRESHOLDS_DAYS. @default '7,3,1' */
-  trialThresholdsDays?: string;
   /** POWERTOOLS_LOG_LEVEL for the handlers. @default 'SILENT' (set FLOW_LOG_LEVEL to see logs) */
   logLevel?: string;
-  /** Variables set on top of the local runtime's environment (e.g. a lookup disabled with ''). */
-  environment?: Readonly<Record<string, string>>;
+  /** Connector config fields (connector.config.example.json) over the local runtime's. */
+  config?: Readonly<Record<string, unknown>>;
 }
 
 export interface PublishedEvent {
@@ -61,18 +55,21 @@ export interface PublishedEvent {
 }
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+export type TestStore = Store & { client: DynamoDBClient };
 
 export interface FlowHarness {
   sandboxUrl: string;
   /** The connector's table (the same one the handlers write), for reads in assertions. */
   store: TestStore;
-  /** The environment given to the handlers. */
+  /** The environment the template gives the functions (route functions share it). */
   env: Readonly<Record<string, string>>;
+  /** The running local runtime, for what the helpers do not cover. */
+  runtime: LocalRuntime;
   /** Events published to the bus so far, optionally of one detail-type only. */
   published(detailType?: string): PublishedEvent[];
   /** Events published for one account (detail.accountId), optionally of one detail-type. */
   publishedFor(accountId: string, detailType?: string): PublishedEvent[];
-  /** Runs `functions/<functionName>/handler.ts` once, as Lambda would. */
+  /** Runs the template's function for `functions/<functionName>` once, as Lambda would. */
   invoke(functionName: string, event: unknown, context?: Context): Promise<unknown>;
   /** Like invoke, for queue-fed handlers: returns the partial batch response. */
   invokeBatch(functionName: string, batch: SQSEvent): Promise<SQSBatchResponse>;
@@ -99,109 +96,65 @@ export interface SandboxRequest {
   status: number;
 }
 
-const SANDBOX_TOKEN = 'sandbox-token';
-const TOKEN_SECRET_ID = 'workforce-connector/sandbox-token';
-
 export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
-  const captured: PublishedEvent[] = [];
-  let sandbox: RunningSandbox | undefined;
-  let dynalite: DynaliteServer | undefined;
-  let events: EventsServer | undefined;
+  const runtime = await startLocalRuntime({
+    logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
+    ...(options.provisioningRegions ? { provisioningRegions: options.provisioningRegions } : {}),
+    ...(options.config ? { config: options.config } : {}),
+  });
+  const client = new DynamoDBClient({
+    endpoint: runtime.dynamoEndpoint,
+    region: runtime.region,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  const store: TestStore = { ...createStore({ tableName: runtime.tableName, client }), client };
   const close = async () => {
-    await Promise.allSettled([sandbox?.close(), dynalite?.close(), events?.close()]);
+    client.destroy();
+    await runtime.close();
   };
-  try {
-    sandbox = await startSandbox({ port: 0, token: SANDBOX_TOKEN });
-    dynalite = await startDynalite();
-    const store = await createTestStore(dynalite.endpoint);
-    const busName = 'workforce-connector-flows';
-    events = await startEventsServer({
-      port: 0,
-      region: 'us-east-1',
-      busName,
-      secrets: { [TOKEN_SECRET_ID]: SANDBOX_TOKEN },
-      dispatch: (event: BusEvent) => captured.push(toPublished(event)),
-      control: {
-        outbound: () => [],
-        dlq: () => [],
-        runTrialWatch: () =>
-          Promise.reject(new Error('the flow harness runs the trial watch through invoke')),
-        health: () => ({}),
-      },
-    });
-
-    const env = localEnvironment(
-      {
-        sandboxUrl: sandbox.url,
-        dynamoEndpoint: dynalite.endpoint,
-        eventsEndpoint: events.url,
-        secretsEndpoint: events.url,
-        tableName: store.tableName,
-        busName,
-      },
-      {
-        tokenSecretId: TOKEN_SECRET_ID,
-        logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
-        ...(options.trialThresholdsDays ? { trialThresholdsDays: options.trialThresholdsDays } : {}),
-      },
-    );
-    const regions = options.provisioningRegions ?? ['US', 'UK', 'AU'];
-    const roots: Record<string, string> = JSON.parse(env['PROVISIONING_URLS'] ?? '{}');
-    env['PROVISIONING_URLS'] = JSON.stringify(
-      Object.fromEntries(
-        Object.entries(roots).filter(([region]) => regions.includes(region as ProvisioningRegion)),
+  const published = (): PublishedEvent[] =>
+    runtime.outbound().map((event) => ({
+      id: event.id,
+      source: event.source,
+      detailType: event['detail-type'],
+      time: event.time,
+      detail: event.detail,
+    }));
+  const invoke = async (functionName: string, event: unknown, context?: Context) => {
+    const fn = runtime.functionNamed(functionName);
+    const handler = await fn.handler();
+    return context ? handler(event, context) : invokeFunction(handler, event, fn.settings);
+  };
+  const sandboxUrl = runtime.sandboxUrl;
+  return {
+    sandboxUrl,
+    store,
+    env: runtime.functionEnvironment('provision-business'),
+    runtime,
+    published: (detailType) =>
+      published().filter((event) => detailType === undefined || event.detailType === detailType),
+    publishedFor: (accountId, detailType) =>
+      published().filter(
+        (event) =>
+          event.detail['accountId'] === accountId &&
+          (detailType === undefined || event.detailType === detailType),
       ),
-    );
-    Object.assign(env, options.environment);
-    Object.assign(process.env, env);
-
-    const handlers = new Map<string, Promise<LambdaHandler>>();
-    const handlerOf = (functionName: string): Promise<LambdaHandler> => {
-      let loaded = handlers.get(functionName);
-      if (!loaded) {
-        loaded = import(`#functions/${functionName}/handler.ts`).then(
-          (module: { handler: LambdaHandler }) => module.handler,
-        );
-        handlers.set(functionName, loaded);
-      }
-      return loaded;
-    };
-    const sandboxUrl = sandbox.url;
-    const invoke = async (functionName: string, event: unknown, context?: Context) =>
-      (await handlerOf(functionName))(event, context ?? lambdaContext(functionName));
-
-    return {
-      sandboxUrl,
-      store,
-      env,
-      published: (detailType) =>
-        captured.filter((event) => detailType === undefined || event.detailType === detailType),
-      publishedFor: (accountId, detailType) =>
-        captured.filter(
-          (event) =>
-            event.detail['accountId'] === accountId &&
-            (detailType === undefined || event.detailType === detailType),
-        ),
-      invoke,
-      invokeBatch: async (functionName, batch) => (await invoke(functionName, batch)) as SQSBatchResponse,
-      async sandbox<T>(method: string, path: string, body?: unknown): Promise<T> {
-        const response = await fetch(`${sandboxUrl}${path}`, {
-          method,
-          headers: {
-            'content-type': 'application/json',
-            ...(path.startsWith('/_sandbox') ? {} : { authorization: `Bearer ${SANDBOX_TOKEN}` }),
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        const text = await response.text();
-        return (text === '' ? undefined : JSON.parse(text)) as T;
-      },
-      close,
-    };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+    invoke,
+    invokeBatch: async (functionName, batch) => (await invoke(functionName, batch)) as SQSBatchResponse,
+    async sandbox<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${sandboxUrl}${path}`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(path.startsWith('/_sandbox') ? {} : { authorization: `Bearer ${SANDBOX_TOKEN}` }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    },
+    close,
+  };
 }
 
 /**
@@ -231,22 +184,15 @@ export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
     get env() {
       return current().env;
     },
+    get runtime() {
+      return current().runtime;
+    },
     published: (detailType) => current().published(detailType),
     publishedFor: (accountId, detailType) => current().publishedFor(accountId, detailType),
     invoke: (functionName, event, context) => current().invoke(functionName, event, context),
     invokeBatch: (functionName, batch) => current().invokeBatch(functionName, batch),
     sandbox: <T>(method: string, path: string, body?: unknown) => current().sandbox<T>(method, path, body),
     close: () => current().close(),
-  };
-}
-
-function toPublished(event: BusEvent): PublishedEvent {
-  return {
-    id: event.id,
-    source: event.source,
-    detailType: event['detail-type'],
-    time: event.time,
-    detail: event.detail,
   };
 }
 
@@ -298,8 +244,9 @@ function recordTemplate(detailType: string): SQSRecord {
 }
 
 /**
- * An SQS FIFO batch for these events, in order: MessageGroupId = detail.accountId (as the rule
- * target sets it), MessageDeduplicationId = event id. A raw string body stands for a message
+ * An SQS FIFO batch for these events, in order, as the intake pipe writes them: the body wraps
+ * the event (`{"event": ...}`, see functions/commons/contracts/envelope.ts), MessageGroupId =
+ * detail.accountId, MessageDeduplicationId = event id. A raw string body stands for a message
  * that is not even JSON.
  */
 export function sqsFifoBatch(
@@ -316,7 +263,7 @@ export function sqsFifoBatch(
       return {
         ...template,
         messageId: randomUUID(),
-        body: isRaw ? event.rawBody : JSON.stringify(event),
+        body: isRaw ? event.rawBody : JSON.stringify({ [PIPE_EVENT_KEY]: event }),
         attributes: {
           ...template.attributes,
           ApproximateReceiveCount: String(options.receiveCount ?? 1),
@@ -327,6 +274,24 @@ export function sqsFifoBatch(
         },
       };
     }),
+  };
+}
+
+/** A batch of the refusal rule's standard queue: the body is the event itself, as a rule target sends it. */
+export function refusalBatch(events: readonly InboundEvent[]): SQSEvent {
+  return {
+    Records: events.map((event) => ({
+      ...recordTemplate('AccountCreated'),
+      messageId: randomUUID(),
+      body: JSON.stringify(event),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'AIDAEXAMPLE',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:refusal-queue',
+    })),
   };
 }
 

@@ -11,6 +11,9 @@ export const description =
 
 export const schema = z.object({
   ...outboundBase,
+  // Absent when the inbound event had no usable accountId (MISSING_ACCOUNT_ID, INVALID_ACCOUNT_ID):
+  // the partner correlates by sourceEventId.
+  accountId: outboundBase.accountId.optional(),
   // Unknown when the event failed before its account was mapped to an install.
   hostname: outboundBase.hostname.optional(),
   sourceEventId: text(128),

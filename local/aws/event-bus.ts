@@ -1,0 +1,204 @@
+import type { EventBridgeEvent } from 'aws-lambda';
+import type { LocalClock } from './clock.ts';
+import { invokeAsync, type LocalFunction } from './lambda.ts';
+import type { SqsQueue } from './sqs.ts';
+
+/**
+ * An EventBridge event bus with its rules and targets, as the EventBridge user guide describes them:
+ *
+ * - "Amazon EventBridge rules": an event goes to every enabled rule of its bus whose pattern
+ *   matches it, and to every target of that rule; a rule on another bus never sees it.
+ * - "Sending events to an SQS queue": the target message body is the event as JSON.
+ * - "Event retry policy and using dead-letter queues": a delivery that fails is retried with
+ *   exponential back-off and jitter until MaximumRetryAttempts or MaximumEventAgeInSeconds is
+ *   reached, then sent to the target's dead-letter queue (a standard SQS queue) with the message
+ *   attributes RULE_ARN, TARGET_ARN, ERROR_CODE and ERROR_MESSAGE; without one it is dropped.
+ * - Lambda targets are invoked asynchronously (lambda.ts `invokeAsync`).
+ *
+ * Back-off delays are scaled by the clock (clock.ts).
+ */
+
+export type BusEvent = EventBridgeEvent<string, Record<string, unknown>>;
+
+export interface RetryPolicy {
+  readonly maximumRetryAttempts: number;
+  readonly maximumEventAgeSeconds: number;
+}
+
+/** EventBridge's defaults when a target names no retry policy: 185 attempts over 24 hours. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maximumRetryAttempts: 185,
+  maximumEventAgeSeconds: 86_400,
+};
+
+export type TargetDefinition =
+  | {
+      readonly id: string;
+      readonly kind: 'sqs';
+      readonly queue: SqsQueue;
+      readonly retryPolicy: RetryPolicy;
+      readonly deadLetterQueue?: SqsQueue;
+    }
+  | {
+      readonly id: string;
+      readonly kind: 'lambda';
+      readonly function: LocalFunction;
+      readonly retryPolicy: RetryPolicy;
+      readonly deadLetterQueue?: SqsQueue;
+    };
+
+export interface TargetOutcome {
+  readonly target: string;
+  /** What a Lambda target returned. */
+  readonly result?: unknown;
+  /** Failed attempts (the last one decided, when the delivery gave up). */
+  readonly errors: readonly string[];
+}
+
+export interface RuleDefinition {
+  readonly name: string;
+  readonly arn: string;
+  readonly busName: string;
+  readonly enabled: boolean;
+  /** Compiled event pattern; schedule rules have none. */
+  readonly matches?: (event: unknown) => boolean;
+  readonly scheduleExpression?: string;
+  readonly targets: readonly TargetDefinition[];
+}
+
+export type BusActivity =
+  | {
+      readonly kind: 'put';
+      readonly bus: string;
+      readonly event: BusEvent;
+      readonly rules: readonly string[];
+    }
+  | {
+      readonly kind: 'target-failed';
+      readonly rule: string;
+      readonly target: string;
+      readonly event: BusEvent;
+      readonly error: string;
+      readonly deadLettered: boolean;
+    }
+  | {
+      readonly kind: 'lambda-async';
+      readonly function: string;
+      readonly event: BusEvent;
+      readonly result?: unknown;
+      readonly errors: readonly string[];
+    };
+
+export class EventBus {
+  readonly name: string;
+  readonly arn: string;
+  private readonly rules: RuleDefinition[] = [];
+  private readonly clock: LocalClock;
+  private readonly onActivity: ((activity: BusActivity) => void) | undefined;
+  private readonly deliveries = new Set<Promise<void>>();
+
+  constructor(options: {
+    name: string;
+    arn: string;
+    clock: LocalClock;
+    onActivity?: (activity: BusActivity) => void;
+  }) {
+    this.name = options.name;
+    this.arn = options.arn;
+    this.clock = options.clock;
+    this.onActivity = options.onActivity;
+  }
+
+  addRule(rule: RuleDefinition): void {
+    this.rules.push(rule);
+  }
+
+  /** Rules of this bus, in template order. */
+  ruleList(): readonly RuleDefinition[] {
+    return this.rules;
+  }
+
+  /** Routes an accepted event to every matching rule's targets; returns the names of those rules. */
+  put(event: BusEvent): string[] {
+    const matched = this.rules.filter((rule) => rule.enabled && rule.matches?.(event));
+    this.onActivity?.({ kind: 'put', bus: this.name, event, rules: matched.map((rule) => rule.name) });
+    for (const rule of matched) void this.deliverToTargets(rule, event);
+    return matched.map((rule) => rule.name);
+  }
+
+  /** Sends an event to one rule's targets (schedules and replays use this); resolves when delivered. */
+  deliverToTargets(rule: RuleDefinition, event: BusEvent): Promise<TargetOutcome[]> {
+    return Promise.all(
+      rule.targets.map((target) => {
+        const delivery = this.deliver(rule, target, event);
+        const tracked = delivery.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.deliveries.add(tracked);
+        void tracked.finally(() => this.deliveries.delete(tracked));
+        return delivery;
+      }),
+    );
+  }
+
+  /** Deliveries still retrying or running (Lambda targets run to completion here). */
+  get pending(): number {
+    return this.deliveries.size;
+  }
+
+  async settle(): Promise<void> {
+    while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries]);
+  }
+
+  private async deliver(
+    rule: RuleDefinition,
+    target: TargetDefinition,
+    event: BusEvent,
+  ): Promise<TargetOutcome> {
+    if (target.kind === 'lambda') {
+      // The Invoke call is accepted at once; errors of the function are Lambda's to retry.
+      const outcome = await invokeAsync(target.function, event, this.clock);
+      this.onActivity?.({ kind: 'lambda-async', function: target.function.name, event, ...outcome });
+      return { target: target.id, ...outcome };
+    }
+    const started = this.clock.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        target.queue.send({ body: JSON.stringify(event) });
+        return { target: target.id, errors: [] };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const code = (error as { code?: unknown }).code;
+        const ageSeconds = (this.clock.now() - started) / 1000;
+        const exhausted =
+          attempt >= target.retryPolicy.maximumRetryAttempts ||
+          ageSeconds >= target.retryPolicy.maximumEventAgeSeconds;
+        if (!exhausted) {
+          // Exponential back-off with jitter, capped at a few minutes between attempts.
+          const backoffSeconds = Math.min(300, 2 ** attempt) * (0.5 + Math.random() / 2);
+          await new Promise((resolve) => setTimeout(resolve, this.clock.delayMs(backoffSeconds)));
+          continue;
+        }
+        target.deadLetterQueue?.send({
+          body: JSON.stringify(event),
+          messageAttributes: {
+            RULE_ARN: rule.arn,
+            TARGET_ARN: target.queue.arn,
+            ERROR_CODE: typeof code === 'string' ? code : 'SQSError',
+            ERROR_MESSAGE: message,
+          },
+        });
+        this.onActivity?.({
+          kind: 'target-failed',
+          rule: rule.name,
+          target: target.id,
+          event,
+          error: message,
+          deadLettered: target.deadLetterQueue !== undefined,
+        });
+        return { target: target.id, errors: [message] };
+      }
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { AwsApiError, type Operation } from '../aws-endpoint.ts';
+import { SqsError, type SqsQueue } from './sqs.ts';
+
+/**
+ * The SQS API (AWS JSON 1.0, "Amazon SQS JSON API") over the local queues, for handlers
+ * (ChangeMessageVisibility), `npm run redrive` and partners' own tools: SendMessage,
+ * ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueUrl, GetQueueAttributes,
+ * ListQueues, PurgeQueue, StartMessageMoveTask and ListMessageMoveTasks.
+ *
+ * A message move ("StartMessageMoveTask": the source must be a dead-letter queue; without a
+ * destination each message goes back to the queue it was dead-lettered from; "All redriven
+ * messages are considered new messages" with a new id) runs at once locally, whatever rate it asks.
+ */
+
+interface MoveTask {
+  readonly TaskHandle: string;
+  readonly Status: 'COMPLETED' | 'FAILED';
+  readonly SourceArn: string;
+  readonly DestinationArn?: string;
+  readonly ApproximateNumberOfMessagesMoved: number;
+  readonly ApproximateNumberOfMessagesToMove: number;
+  readonly FailureReason?: string;
+  readonly StartedTimestamp: number;
+}
+
+const QUERY_ERRORS: Record<string, string> = {
+  QueueDoesNotExist: 'AWS.SimpleQueueService.NonExistentQueue;Sender',
+  ReceiptHandleIsInvalid: 'ReceiptHandleIsInvalid;Sender',
+  MessageNotInflight: 'AWS.SimpleQueueService.MessageNotInflight;Sender',
+  InvalidParameterValue: 'InvalidParameterValue;Sender',
+  MissingParameter: 'MissingParameter;Sender',
+  ResourceNotFoundException: 'ResourceNotFoundException;Sender',
+  UnsupportedOperation: 'AWS.SimpleQueueService.UnsupportedOperation;Sender',
+};
+
+function apiError(type: string, message: string, status = 400): AwsApiError {
+  return new AwsApiError(type, message, status, QUERY_ERRORS[type]);
+}
+
+export function sqsApi(options: { readonly queues: () => Iterable<SqsQueue> }): Record<string, Operation> {
+  const moveTasks: MoveTask[] = [];
+  const all = () => [...options.queues()];
+  const byUrl = (body: Record<string, unknown>): SqsQueue => {
+    const url = body['QueueUrl'];
+    const queue = all().find((candidate) => candidate.url === url || candidate.name === url);
+    if (!queue) throw apiError('QueueDoesNotExist', 'The specified queue does not exist.');
+    return queue;
+  };
+  const byArn = (arn: unknown): SqsQueue | undefined => all().find((queue) => queue.arn === arn);
+  const wrap =
+    (operation: (body: Record<string, unknown>) => unknown): Operation =>
+    (body) => {
+      try {
+        return operation(body);
+      } catch (error) {
+        if (error instanceof SqsError) throw apiError(error.code, error.message);
+        throw error;
+      }
+    };
+
+  return {
+    'AmazonSQS.SendMessage': wrap((body) => {
+      const queue = byUrl(body);
+      if (typeof body['MessageBody'] !== 'string' || body['MessageBody'] === '') {
+        throw apiError('MissingParameter', 'The request must contain the parameter MessageBody.');
+      }
+      const sent = queue.send({
+        body: body['MessageBody'],
+        ...(typeof body['MessageGroupId'] === 'string' ? { groupId: body['MessageGroupId'] } : {}),
+        ...(typeof body['MessageDeduplicationId'] === 'string'
+          ? { deduplicationId: body['MessageDeduplicationId'] }
+          : {}),
+      });
+      return {
+        MessageId: sent.messageId,
+        // The SDK checks this against the body it sent.
+        MD5OfMessageBody: createHash('md5')
+          .update(body['MessageBody'] as string, 'utf8')
+          .digest('hex'),
+        ...(sent.sequenceNumber ? { SequenceNumber: sent.sequenceNumber } : {}),
+      };
+    }),
+    'AmazonSQS.ReceiveMessage': wrap((body) => {
+      const queue = byUrl(body);
+      const messages = queue.receive({
+        maxMessages: typeof body['MaxNumberOfMessages'] === 'number' ? body['MaxNumberOfMessages'] : 1,
+        ...(typeof body['VisibilityTimeout'] === 'number'
+          ? { visibilityTimeoutSeconds: body['VisibilityTimeout'] }
+          : {}),
+      });
+      return {
+        Messages: messages.map((message) => ({
+          MessageId: message.messageId,
+          ReceiptHandle: message.receiptHandle,
+          MD5OfBody: message.md5OfBody,
+          Body: message.body,
+          Attributes: message.attributes,
+          MessageAttributes: Object.fromEntries(
+            Object.entries(message.messageAttributes).map(([name, value]) => [
+              name,
+              { DataType: 'String', StringValue: value },
+            ]),
+          ),
+        })),
+      };
+    }),
+    'AmazonSQS.DeleteMessage': wrap((body) => {
+      byUrl(body).delete(String(body['ReceiptHandle']));
+      return {};
+    }),
+    'AmazonSQS.ChangeMessageVisibility': wrap((body) => {
+      byUrl(body).changeVisibility(String(body['ReceiptHandle']), Number(body['VisibilityTimeout']));
+      return {};
+    }),
+    'AmazonSQS.GetQueueUrl': wrap((body) => {
+      const queue = all().find((candidate) => candidate.name === body['QueueName']);
+      if (!queue) throw apiError('QueueDoesNotExist', 'The specified queue does not exist.');
+      return { QueueUrl: queue.url };
+    }),
+    'AmazonSQS.ListQueues': wrap((body) => {
+      const prefix = typeof body['QueueNamePrefix'] === 'string' ? body['QueueNamePrefix'] : '';
+      return {
+        QueueUrls: all()
+          .filter((queue) => queue.name.startsWith(prefix))
+          .map((queue) => queue.url),
+      };
+    }),
+    'AmazonSQS.GetQueueAttributes': wrap((body) => {
+      const queue = byUrl(body);
+      const messages = queue.messages();
+      const inFlight = queue.inFlight();
+      const attributes: Record<string, string> = {
+        QueueArn: queue.arn,
+        ApproximateNumberOfMessages: String(messages.length - inFlight),
+        ApproximateNumberOfMessagesNotVisible: String(inFlight),
+        VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
+        FifoQueue: String(queue.fifo),
+      };
+      if (queue.redrive) {
+        attributes['RedrivePolicy'] = JSON.stringify({
+          deadLetterTargetArn: queue.redrive.deadLetterQueue.arn,
+          maxReceiveCount: queue.redrive.maxReceiveCount,
+        });
+      }
+      const names = Array.isArray(body['AttributeNames']) ? (body['AttributeNames'] as string[]) : ['All'];
+      return {
+        Attributes: names.includes('All')
+          ? attributes
+          : Object.fromEntries(Object.entries(attributes).filter(([name]) => names.includes(name))),
+      };
+    }),
+    'AmazonSQS.PurgeQueue': wrap((body) => {
+      const queue = byUrl(body);
+      for (const message of queue.messages()) queue.take(message.messageId);
+      return {};
+    }),
+    'AmazonSQS.StartMessageMoveTask': wrap((body) => {
+      const source = byArn(body['SourceArn']);
+      if (!source)
+        throw apiError(
+          'ResourceNotFoundException',
+          'The resource that you specified for the SourceArn parameter does not exist.',
+          404,
+        );
+      if (!all().some((queue) => queue.redrive?.deadLetterQueue === source)) {
+        throw apiError('UnsupportedOperation', 'Source queue must be configured as a Dead Letter Queue.');
+      }
+      const destination = body['DestinationArn'] === undefined ? undefined : byArn(body['DestinationArn']);
+      if (body['DestinationArn'] !== undefined && !destination) {
+        throw apiError(
+          'ResourceNotFoundException',
+          'The resource that you specified for the DestinationArn parameter does not exist.',
+          404,
+        );
+      }
+      const toMove = source.messages();
+      let moved = 0;
+      let failure: string | undefined;
+      for (const message of toMove) {
+        const target = destination ?? byArn(message.deadLetterSourceArn);
+        if (!target) {
+          failure = `message ${message.messageId} names no source queue to return to`;
+          continue;
+        }
+        try {
+          target.send({
+            body: message.body,
+            ...(message.groupId === undefined ? {} : { groupId: message.groupId }),
+            // Not documented: which deduplication id a redriven FIFO message gets. A fresh one here,
+            // so a second redrive of the same message within 5 minutes is never dropped as a duplicate
+            // (the handlers' idempotency still recognises an event that was already applied).
+            ...(target.fifo ? { deduplicationId: `redrive-${randomUUID()}` } : {}),
+          });
+          source.take(message.messageId);
+          moved++;
+        } catch (error) {
+          failure = error instanceof Error ? error.message : String(error);
+        }
+      }
+      const task: MoveTask = {
+        TaskHandle: randomUUID(),
+        Status: failure === undefined ? 'COMPLETED' : 'FAILED',
+        SourceArn: source.arn,
+        ...(destination ? { DestinationArn: destination.arn } : {}),
+        ApproximateNumberOfMessagesMoved: moved,
+        ApproximateNumberOfMessagesToMove: toMove.length,
+        ...(failure === undefined ? {} : { FailureReason: failure }),
+        StartedTimestamp: Date.now(),
+      };
+      moveTasks.unshift(task);
+      return { TaskHandle: task.TaskHandle };
+    }),
+    'AmazonSQS.ListMessageMoveTasks': wrap((body) => {
+      const max = typeof body['MaxResults'] === 'number' ? body['MaxResults'] : 1;
+      return { Results: moveTasks.filter((task) => task.SourceArn === body['SourceArn']).slice(0, max) };
+    }),
+  };
+}

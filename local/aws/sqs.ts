@@ -1,0 +1,485 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { LocalClock } from './clock.ts';
+
+/**
+ * An SQS queue, standard or FIFO, with the semantics the connector relies on. Each rule follows
+ * the Amazon SQS Developer Guide page named beside it:
+ *
+ * - FIFO message groups ("Amazon SQS FIFO queue key terms", "Using the message group ID"): a group
+ *   with a message in flight returns nothing more until that message is deleted or visible again;
+ *   a receive returns as many messages of one group as it can, in order, then other groups.
+ * - MessageGroupId ("SendMessage" API reference): 1-128 characters, alphanumeric and punctuation
+ *   (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~); required on FIFO queues.
+ * - Deduplication ("Exactly-once processing in Amazon SQS"): a MessageDeduplicationId seen in the
+ *   last 5 minutes is accepted and not delivered again; scope is the queue or the message group
+ *   (DeduplicationScope); without ContentBasedDeduplication the id is required.
+ * - Visibility timeout ("Amazon SQS visibility timeout"): a received message is invisible for the
+ *   timeout, then visible again unless deleted; ChangeMessageVisibility sets a new timeout counted
+ *   from the call (at most 12 hours).
+ * - Redrive ("Using dead-letter queues in Amazon SQS"): when ApproximateReceiveCount exceeds
+ *   maxReceiveCount the message moves to the dead-letter queue, keeping its body, id and
+ *   attributes; a FIFO message's deduplication id becomes its message id.
+ * - Retention ("Amazon SQS message quotas", MessageRetentionPeriod, default 4 days): older messages are deleted.
+ *
+ * Locally, visibility timeouts are scaled by the clock (clock.ts). A message held by a poller of
+ * this runtime (a Lambda event source mapping or a pipe) stays invisible until the poller releases
+ * it, and its timeout counts from then: on AWS the visibility timeout is set to at least six times
+ * the function timeout, so a message never reappears while it is being processed, and scaling must
+ * not make it do so locally.
+ */
+
+export const FIFO_DEDUPLICATION_WINDOW_MS = 5 * 60 * 1000;
+export const MAX_VISIBILITY_TIMEOUT_SECONDS = 12 * 60 * 60;
+const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
+
+/** An SQS API error, with the code the AWS API gives it. */
+export class SqsError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SqsError';
+  }
+}
+
+/** True when SQS accepts the value as a MessageGroupId (SendMessage API reference). */
+export function isValidMessageGroupId(value: unknown): value is string {
+  return typeof value === 'string' && GROUP_ID_PATTERN.test(value);
+}
+
+export interface QueueSettings {
+  readonly name: string;
+  readonly arn: string;
+  readonly url: string;
+  readonly fifo: boolean;
+  /** @default false */
+  readonly contentBasedDeduplication?: boolean;
+  /** @default 'queue' */
+  readonly deduplicationScope?: 'queue' | 'messageGroup';
+  /** @default 30 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** @default 345600 (4 days) */
+  readonly retentionSeconds?: number;
+  readonly redrive?: { readonly deadLetterQueue: SqsQueue; readonly maxReceiveCount: number };
+}
+
+export interface SendInput {
+  readonly body: string;
+  readonly groupId?: string;
+  readonly deduplicationId?: string;
+  /** Message attributes (string values), e.g. what EventBridge adds to a dead-letter message. */
+  readonly messageAttributes?: Readonly<Record<string, string>>;
+}
+
+export interface SendResult {
+  readonly messageId: string;
+  readonly sequenceNumber?: string;
+  /** True when the deduplication id was seen within 5 minutes and nothing was enqueued. */
+  readonly duplicate: boolean;
+}
+
+/** A message as a receiver sees it. */
+export interface ReceivedMessage {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: string;
+  readonly md5OfBody: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly messageAttributes: Readonly<Record<string, string>>;
+}
+
+/** A message of this queue, with what the local runtime knows about its past (not part of SQS). */
+export interface StoredMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly groupId?: string;
+  readonly deduplicationId?: string;
+  readonly sequenceNumber?: string;
+  readonly sentTimestamp: number;
+  readonly messageAttributes: Readonly<Record<string, string>>;
+  /** ARN of the queue a dead-lettered message came from. */
+  readonly deadLetterSourceArn?: string;
+  receiveCount: number;
+  firstReceiveTimestamp?: number;
+  /** Why its last processing failed, as the poller that released it said. Local only. */
+  lastFailure?: string;
+}
+
+interface Entry extends StoredMessage {
+  visibleAt: number;
+  receiptHandle?: string;
+  /** Held by a poller of this runtime: invisible until released. */
+  held: boolean;
+  /** Timeout to apply on release, and the time it counts from (undefined: the release). */
+  visibility?: { seconds: number; from?: number };
+}
+
+export interface ReceiveOptions {
+  readonly maxMessages: number;
+  /** @default the queue's visibility timeout */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Held until `release`/`delete`: for pollers of this runtime. @default false */
+  readonly hold?: boolean;
+}
+
+export class SqsQueue {
+  readonly name: string;
+  readonly arn: string;
+  readonly url: string;
+  readonly fifo: boolean;
+  readonly visibilityTimeoutSeconds: number;
+  readonly redrive?: QueueSettings['redrive'];
+  private readonly contentBasedDeduplication: boolean;
+  private readonly deduplicationScope: 'queue' | 'messageGroup';
+  private readonly retentionMs: number;
+  private readonly clock: LocalClock;
+  private readonly entries: Entry[] = [];
+  private readonly byHandle = new Map<string, Entry>();
+  private readonly seenDeduplicationIds = new Map<
+    string,
+    { messageId: string; sequenceNumber: string; at: number }
+  >();
+  private readonly listeners = new Set<() => void>();
+  private sequence = 10_000_000_000_000_000_000n;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY;
+  private closed = false;
+
+  constructor(settings: QueueSettings, clock: LocalClock) {
+    this.name = settings.name;
+    this.arn = settings.arn;
+    this.url = settings.url;
+    this.fifo = settings.fifo;
+    this.contentBasedDeduplication = settings.contentBasedDeduplication ?? false;
+    this.deduplicationScope = settings.deduplicationScope ?? 'queue';
+    this.visibilityTimeoutSeconds = settings.visibilityTimeoutSeconds ?? 30;
+    this.retentionMs = (settings.retentionSeconds ?? 345_600) * 1000;
+    if (settings.redrive) {
+      if (settings.redrive.deadLetterQueue.fifo !== this.fifo) {
+        throw new SqsError(
+          'InvalidParameterValue',
+          `queue ${this.name}: the dead-letter queue of a ${this.fifo ? 'FIFO' : 'standard'} queue must be ${this.fifo ? 'FIFO' : 'standard'}`,
+        );
+      }
+      this.redrive = settings.redrive;
+    }
+    this.clock = clock;
+  }
+
+  send(input: SendInput, from?: { deadLetterSourceArn?: string; original?: StoredMessage }): SendResult {
+    if (this.closed) throw new SqsError('QueueDoesNotExist', `queue ${this.name} is closed`);
+    const now = this.clock.now();
+    const original = from?.original;
+    let groupId: string | undefined;
+    let deduplicationId: string | undefined;
+    if (this.fifo) {
+      if (input.groupId === undefined) {
+        throw new SqsError('MissingParameter', 'The request must contain the parameter MessageGroupId.');
+      }
+      if (!isValidMessageGroupId(input.groupId)) {
+        throw new SqsError(
+          'InvalidParameterValue',
+          'Value for parameter MessageGroupId is invalid. Reason: it must be 1-128 alphanumeric or punctuation characters.',
+        );
+      }
+      groupId = input.groupId;
+      deduplicationId =
+        input.deduplicationId ??
+        (this.contentBasedDeduplication ? createHash('sha256').update(input.body).digest('hex') : undefined);
+      if (deduplicationId === undefined) {
+        throw new SqsError(
+          'InvalidParameterValue',
+          'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
+        );
+      }
+      if (!/^[\x21-\x7e]{1,128}$/.test(deduplicationId)) {
+        throw new SqsError('InvalidParameterValue', 'Value for parameter MessageDeduplicationId is invalid.');
+      }
+    }
+    const messageId = original?.messageId ?? randomUUID();
+    if (this.fifo && original === undefined) {
+      // A message moved by a redrive keeps its id; deduplication applies to new sends only.
+      this.forgetExpiredDeduplicationIds(now);
+      const key =
+        this.deduplicationScope === 'messageGroup'
+          ? `${groupId}\u0000${deduplicationId}`
+          : (deduplicationId as string);
+      const seen = this.seenDeduplicationIds.get(key);
+      if (seen) return { messageId: seen.messageId, sequenceNumber: seen.sequenceNumber, duplicate: true };
+      this.sequence += 1n;
+      this.seenDeduplicationIds.set(key, { messageId, sequenceNumber: this.sequence.toString(), at: now });
+    } else if (this.fifo) {
+      this.sequence += 1n;
+    }
+    const sequenceNumber = this.fifo ? this.sequence.toString() : undefined;
+    const entry: Entry = {
+      messageId,
+      body: input.body,
+      ...(groupId === undefined ? {} : { groupId }),
+      ...(deduplicationId === undefined ? {} : { deduplicationId }),
+      ...(sequenceNumber === undefined ? {} : { sequenceNumber }),
+      sentTimestamp: original?.sentTimestamp ?? now,
+      messageAttributes: { ...(original?.messageAttributes ?? {}), ...(input.messageAttributes ?? {}) },
+      ...(from?.deadLetterSourceArn === undefined ? {} : { deadLetterSourceArn: from.deadLetterSourceArn }),
+      receiveCount: original?.receiveCount ?? 0,
+      ...(original?.firstReceiveTimestamp === undefined
+        ? {}
+        : { firstReceiveTimestamp: original.firstReceiveTimestamp }),
+      ...(original?.lastFailure === undefined ? {} : { lastFailure: original.lastFailure }),
+      visibleAt: now,
+      held: false,
+    };
+    this.entries.push(entry);
+    this.notify();
+    return { messageId, ...(sequenceNumber === undefined ? {} : { sequenceNumber }), duplicate: false };
+  }
+
+  /** Visible messages, at most `maxMessages` (1-10), made invisible for the visibility timeout. */
+  receive(options: ReceiveOptions): ReceivedMessage[] {
+    if (this.closed) return [];
+    const max = options.maxMessages;
+    if (!Number.isInteger(max) || max < 1 || max > 10) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        'Value for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10.',
+      );
+    }
+    const now = this.clock.now();
+    this.expire(now);
+    const picked = this.fifo ? this.pickFifo(now, max) : this.pickStandard(now, max);
+    const seconds = options.visibilityTimeoutSeconds ?? this.visibilityTimeoutSeconds;
+    const received: ReceivedMessage[] = [];
+    for (const entry of picked) {
+      entry.receiveCount += 1;
+      entry.firstReceiveTimestamp ??= now;
+      if (entry.receiptHandle) this.byHandle.delete(entry.receiptHandle);
+      entry.receiptHandle = randomBytes(48).toString('base64');
+      this.byHandle.set(entry.receiptHandle, entry);
+      if (options.hold) {
+        entry.held = true;
+        entry.visibleAt = Number.POSITIVE_INFINITY;
+        entry.visibility = { seconds };
+      } else {
+        entry.held = false;
+        entry.visibleAt = now + this.clock.delayMs(seconds);
+        this.scheduleWake(entry.visibleAt);
+      }
+      received.push(this.view(entry));
+    }
+    return received;
+  }
+
+  delete(receiptHandle: string): void {
+    const entry = this.byHandle.get(receiptHandle);
+    if (!entry) throw new SqsError('ReceiptHandleIsInvalid', 'The input receipt handle is invalid.');
+    this.byHandle.delete(receiptHandle);
+    const index = this.entries.indexOf(entry);
+    if (index >= 0) this.entries.splice(index, 1);
+    this.notify();
+  }
+
+  changeVisibility(receiptHandle: string, seconds: number): void {
+    const entry = this.byHandle.get(receiptHandle);
+    if (!entry) throw new SqsError('ReceiptHandleIsInvalid', 'The input receipt handle is invalid.');
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_TIMEOUT_SECONDS) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.`,
+      );
+    }
+    const now = this.clock.now();
+    if (entry.held) {
+      entry.visibility = { seconds, from: now };
+      return;
+    }
+    if (entry.visibleAt <= now) {
+      throw new SqsError('MessageNotInflight', 'The message referred to is not in flight.');
+    }
+    entry.visibleAt = now + this.clock.delayMs(seconds);
+    this.scheduleWake(entry.visibleAt);
+    this.notify();
+  }
+
+  /**
+   * A poller of this runtime is done with a held message it did not delete: its visibility timeout
+   * (or the one a ChangeMessageVisibility call set) starts now, scaled. `failure` is kept for the
+   * dead-letter view.
+   */
+  release(receiptHandle: string, failure?: string): void {
+    const entry = this.byHandle.get(receiptHandle);
+    if (!entry?.held) return;
+    const now = this.clock.now();
+    const visibility = entry.visibility ?? { seconds: this.visibilityTimeoutSeconds };
+    entry.held = false;
+    entry.visibility = undefined;
+    if (failure !== undefined) entry.lastFailure = failure;
+    entry.visibleAt = Math.max(now, (visibility.from ?? now) + this.clock.delayMs(visibility.seconds));
+    this.scheduleWake(entry.visibleAt);
+    this.notify();
+  }
+
+  /** Every message not deleted, oldest first (for the dead-letter view and redrive). */
+  messages(): readonly StoredMessage[] {
+    this.expire(this.clock.now());
+    return this.entries.map((entry) => ({ ...entry }));
+  }
+
+  /** Removes one message by id, wherever it is (a redrive move, a purge of one message). */
+  take(messageId: string): StoredMessage | undefined {
+    const index = this.entries.findIndex((entry) => entry.messageId === messageId);
+    if (index < 0) return undefined;
+    const [entry] = this.entries.splice(index, 1);
+    if (entry?.receiptHandle) this.byHandle.delete(entry.receiptHandle);
+    this.notify();
+    return entry;
+  }
+
+  /** Messages not deleted: visible, in flight or waiting. */
+  depth(): number {
+    return this.entries.length;
+  }
+
+  /** Messages received and neither deleted nor visible again. */
+  inFlight(): number {
+    const now = this.clock.now();
+    return this.entries.filter((entry) => entry.held || entry.visibleAt > now).length;
+  }
+
+  /** Calls `listener` whenever a message may have become receivable. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
+    this.listeners.clear();
+  }
+
+  private pickStandard(now: number, max: number): Entry[] {
+    return this.entries.filter((entry) => this.isVisible(entry, now)).slice(0, max);
+  }
+
+  private pickFifo(now: number, max: number): Entry[] {
+    const blocked = new Set<string>();
+    for (const entry of this.entries) {
+      if (!this.isVisible(entry, now)) blocked.add(entry.groupId as string);
+    }
+    // Groups in the order of their oldest message; within a group, send order.
+    const groups = new Map<string, Entry[]>();
+    for (const entry of this.entries) {
+      const groupId = entry.groupId as string;
+      if (blocked.has(groupId)) continue;
+      const list = groups.get(groupId) ?? [];
+      list.push(entry);
+      groups.set(groupId, list);
+    }
+    const picked: Entry[] = [];
+    for (const list of groups.values()) {
+      for (const entry of list) {
+        if (picked.length >= max) return picked;
+        picked.push(entry);
+      }
+    }
+    return picked;
+  }
+
+  private isVisible(entry: Entry, now: number): boolean {
+    return !entry.held && entry.visibleAt <= now;
+  }
+
+  /**
+   * Messages that became visible after using up their receives go to the dead-letter queue now
+   * (SQS moves them when a receive would exceed maxReceiveCount); expired ones are deleted.
+   */
+  private expire(now: number): void {
+    for (const entry of [...this.entries]) {
+      if (now - entry.sentTimestamp > this.retentionMs) {
+        this.take(entry.messageId);
+        continue;
+      }
+      if (this.redrive && this.isVisible(entry, now) && entry.receiveCount >= this.redrive.maxReceiveCount) {
+        this.take(entry.messageId);
+        this.redrive.deadLetterQueue.send(
+          {
+            body: entry.body,
+            ...(entry.groupId === undefined ? {} : { groupId: entry.groupId }),
+            // "When a message is moved from a FIFO queue to a FIFO DLQ, the original message's
+            // deduplication ID will be replaced with the original message's ID."
+            ...(entry.deduplicationId === undefined ? {} : { deduplicationId: entry.messageId }),
+          },
+          { deadLetterSourceArn: this.arn, original: entry },
+        );
+      }
+    }
+  }
+
+  private view(entry: Entry): ReceivedMessage {
+    const attributes: Record<string, string> = {
+      ApproximateReceiveCount: String(entry.receiveCount),
+      SentTimestamp: String(entry.sentTimestamp),
+      SenderId: 'AROA000000000000LOCAL:local',
+      ApproximateFirstReceiveTimestamp: String(entry.firstReceiveTimestamp ?? entry.sentTimestamp),
+    };
+    if (entry.sequenceNumber !== undefined) attributes['SequenceNumber'] = entry.sequenceNumber;
+    if (entry.groupId !== undefined) attributes['MessageGroupId'] = entry.groupId;
+    if (entry.deduplicationId !== undefined) attributes['MessageDeduplicationId'] = entry.deduplicationId;
+    if (entry.deadLetterSourceArn !== undefined)
+      attributes['DeadLetterQueueSourceArn'] = entry.deadLetterSourceArn;
+    return {
+      messageId: entry.messageId,
+      receiptHandle: entry.receiptHandle as string,
+      body: entry.body,
+      md5OfBody: createHash('md5').update(entry.body, 'utf8').digest('hex'),
+      attributes,
+      messageAttributes: entry.messageAttributes,
+    };
+  }
+
+  private forgetExpiredDeduplicationIds(now: number): void {
+    for (const [id, seen] of this.seenDeduplicationIds) {
+      if (now - seen.at < FIFO_DEDUPLICATION_WINDOW_MS) break; // insertion order = time order
+      this.seenDeduplicationIds.delete(id);
+    }
+  }
+
+  private scheduleWake(at: number): void {
+    if (this.closed || at >= this.wakeAt) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = undefined;
+        this.wakeAt = Number.POSITIVE_INFINITY;
+        const now = this.clock.now();
+        this.expire(now);
+        const next = Math.min(
+          ...this.entries
+            .filter((entry) => !entry.held && entry.visibleAt > now)
+            .map((entry) => entry.visibleAt),
+        );
+        if (Number.isFinite(next)) this.scheduleWake(next);
+        this.notify();
+      },
+      Math.max(0, at - this.clock.now()),
+    );
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** When the next held-free message becomes visible (for idle detection), or undefined. */
+  nextVisibleAt(): number | undefined {
+    const pending = this.entries.filter((entry) => !entry.held).map((entry) => entry.visibleAt);
+    return pending.length === 0 ? undefined : Math.min(...pending);
+  }
+
+  /** Messages held by a poller of this runtime right now. */
+  heldCount(): number {
+    return this.entries.filter((entry) => entry.held).length;
+  }
+}

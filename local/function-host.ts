@@ -1,0 +1,52 @@
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { LambdaHandler, LocalFunction } from './aws/lambda.ts';
+import type { FunctionHost } from './deployment.ts';
+
+/**
+ * Every function of the template runs in this one process (fast, debuggable, and the chaos run
+ * and the bench can watch the handlers). A function's module is imported once, on its first
+ * invocation (its cold start), with the process environment set to what Lambda would give it:
+ * the template's variables plus the runtime variables (`runtimeEnvironment`). Modules are
+ * imported one at a time, because the handlers read their configuration when they load.
+ *
+ * What one process cannot give each function: variables read after load see the last function
+ * imported. The connector's handlers read their settings at load, and the variables that differ
+ * between its functions (POWERTOOLS_SERVICE_NAME, ROUTED_DETAIL_TYPES) are only read then.
+ */
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export class InProcessFunctionHost implements FunctionHost {
+  private readonly loaded = new Map<string, Promise<LambdaHandler>>();
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly runtimeEnvironment: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>,
+  ) {}
+
+  load(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler> {
+    const key = `${fn.entry}#${fn.handlerExport}`;
+    let loading = this.loaded.get(key);
+    if (!loading) {
+      loading = this.chain.then(async () => {
+        Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
+        const module = (await import(pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href)) as Record<
+          string,
+          unknown
+        >;
+        const handler = module[fn.handlerExport];
+        if (typeof handler !== 'function') {
+          throw new Error(
+            `Runtime.HandlerNotFound: ${fn.entry} does not export a function named ${fn.handlerExport}`,
+          );
+        }
+        return handler as LambdaHandler;
+      });
+      // A failed cold start is retried on the next invocation, as Lambda does with a new environment.
+      loading.catch(() => this.loaded.delete(key));
+      this.loaded.set(key, loading);
+      this.chain = loading.catch(() => undefined);
+    }
+    return loading;
+  }
+}

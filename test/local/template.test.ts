@@ -1,0 +1,183 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type InboundDetailType, inboundContracts } from '#functions/commons/contracts/registry.ts';
+import { createRouteDecoder } from '#functions/commons/contracts/route-decoder.ts';
+import { localClock } from '#local/aws/clock.ts';
+import {
+  compileInputTemplate,
+  dynamicParameter,
+  withImplicitBodyParsing,
+} from '#local/aws/input-template.ts';
+import { TemplateModel, TemplateModelError } from '#local/cloudformation.ts';
+import { deployLocally } from '#local/deployment.ts';
+import {
+  LOCAL_ACCOUNT_ID,
+  LOCAL_REGION,
+  localConnectorConfig,
+  type SynthesizedStack,
+  synthesizeConnector,
+} from '#local/template.ts';
+import { sampleEventBridgeEvent } from '#scripts/generate-schemas.ts';
+
+const options = { region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID, sqsEndpoint: 'http://127.0.0.1:1' };
+
+describe('the synthesized template as the local runtime reads it', () => {
+  let stacks: SynthesizedStack[];
+  let model: TemplateModel;
+
+  beforeAll(async () => {
+    stacks = await synthesizeConnector(localConnectorConfig({ sandboxUrl: 'http://127.0.0.1:1' }));
+    model = new TemplateModel(stacks, options);
+  });
+
+  it("turns each pipe's input template and dynamic parameters into a message its route's own decoder reads", () => {
+    // Prepare: which function each pipe feeds, from the template (pipe target → event source mapping).
+    const pipes = model.ofType('AWS::Pipes::Pipe');
+    expect(pipes.length).toBeGreaterThanOrEqual(7);
+    for (const pipe of pipes) {
+      const target = model.resolve(pipe.properties['Target'], pipe.stackName);
+      const mapping = model
+        .ofType('AWS::Lambda::EventSourceMapping')
+        .find(
+          (resource) => model.resolve(resource.properties['EventSourceArn'], resource.stackName) === target,
+        );
+      const fn = model.referenced(mapping?.properties['FunctionName'], mapping?.stackName ?? '');
+      const service = (
+        model.resolve(fn?.properties['Environment'], fn?.stackName ?? '') as {
+          Variables: Record<string, string>;
+        }
+      ).Variables['POWERTOOLS_SERVICE_NAME'];
+      const rule = model
+        .ofType('AWS::Events::Rule')
+        .find((resource) =>
+          (
+            model.resolve(resource.properties['Targets'], resource.stackName) as
+              | Array<{ Arn: string }>
+              | undefined
+          )?.some((candidate) => candidate.Arn === model.resolve(pipe.properties['Source'], pipe.stackName)),
+        );
+      const detailType = (rule!.properties['EventPattern'] as { 'detail-type': [InboundDetailType] })[
+        'detail-type'
+      ][0];
+      const parameters = pipe.properties['TargetParameters'] as {
+        InputTemplate: string;
+        SqsQueueParameters: { MessageGroupId: string; MessageDeduplicationId: string };
+      };
+      const event = sampleEventBridgeEvent(detailType);
+      const record = withImplicitBodyParsing({
+        messageId: 'm-1',
+        body: JSON.stringify(event),
+        attributes: {},
+      });
+
+      // Act
+      const body = compileInputTemplate(parameters.InputTemplate).evaluate(record, {
+        pipeArn: pipe.arn,
+        pipeName: pipe.name,
+        sourceArn: 'arn:source',
+        targetArn: String(target),
+        ingestionTime: new Date().toISOString(),
+      });
+      const decoded = createRouteDecoder(inboundContracts[detailType])(body, { source: event.source });
+
+      // Assess
+      expect(decoded, `${pipe.logicalId} → ${service}`).toMatchObject({
+        ok: true,
+        event: { id: event.id, detailType },
+      });
+      expect(dynamicParameter(parameters.SqsQueueParameters.MessageGroupId)(record)).toBe(
+        event.detail.accountId,
+      );
+      expect(dynamicParameter(parameters.SqsQueueParameters.MessageDeduplicationId)(record)).toBe(event.id);
+    }
+  });
+
+  it('names every queue by its role and route, as GET /_local/resources reports them', async () => {
+    // Act
+    const deployment = deployLocally(model, {
+      region: LOCAL_REGION,
+      clock: localClock(),
+      host: { load: () => Promise.reject(new Error('no function runs here')) },
+    });
+    const views = deployment.queueViews;
+    await deployment.stop();
+
+    // Assess
+    const accountCreated = views.filter((view) => view.route === 'AccountCreated').map((view) => view.kind);
+    expect(accountCreated.sort()).toEqual(['dead-letter', 'intake', 'route']);
+    expect(views.filter((view) => view.kind === 'refusal')).toHaveLength(1);
+    expect(deployment.connectorBus.name).toBe('workforce-connector-acme');
+  });
+
+  it('stops at start-up on a resource type it does not model, naming it', () => {
+    // Prepare
+    const [first, ...rest] = stacks;
+    const drifted = {
+      ...first!,
+      template: {
+        ...first!.template,
+        Resources: {
+          ...first!.template.Resources,
+          Machine: { Type: 'AWS::StepFunctions::StateMachine', Properties: {} },
+        },
+      },
+    };
+
+    // Act / Assess
+    expect(() => new TemplateModel([drifted, ...rest], options)).toThrow(TemplateModelError);
+    expect(() => new TemplateModel([drifted, ...rest], options)).toThrow(
+      /Machine \(AWS::StepFunctions::StateMachine\)/,
+    );
+  });
+
+  it('stops at start-up on a property it does not model, naming it', () => {
+    // Prepare: a queue with a delivery delay, which the local queues do not reproduce.
+    const service = stacks.find((stack) => stack.stackName.endsWith('-Service'))!;
+    const [queueId, queue] = Object.entries(service.template.Resources).find(
+      ([, resource]) => resource.Type === 'AWS::SQS::Queue',
+    )!;
+    const drifted = stacks.map((stack) =>
+      stack === service
+        ? {
+            ...stack,
+            template: {
+              ...stack.template,
+              Resources: {
+                ...stack.template.Resources,
+                [queueId]: { ...queue, Properties: { ...queue.Properties, DelaySeconds: 30 } },
+              },
+            },
+          }
+        : stack,
+    );
+
+    // Act / Assess
+    expect(() => new TemplateModel(drifted, options)).toThrow(
+      new RegExp(`${queueId} \\(AWS::SQS::Queue\\): property DelaySeconds`),
+    );
+  });
+
+  it('stops at start-up on a pipe parameter or rule target property it does not model', () => {
+    // Prepare
+    const service = stacks.find((stack) => stack.stackName.endsWith('-Service'))!;
+    const resources = { ...service.template.Resources };
+    const [pipeId, pipe] = Object.entries(resources).find(
+      ([, resource]) => resource.Type === 'AWS::Pipes::Pipe',
+    )!;
+    resources[pipeId] = {
+      ...pipe,
+      Properties: { ...pipe.Properties, SourceParameters: { FilterCriteria: { Filters: [] } } },
+    };
+    const drifted = stacks.map((stack) =>
+      stack === service ? { ...stack, template: { ...stack.template, Resources: resources } } : stack,
+    );
+
+    // Act / Assess
+    expect(() =>
+      deployLocally(new TemplateModel(drifted, options), {
+        region: LOCAL_REGION,
+        clock: localClock(),
+        host: { load: () => Promise.reject(new Error('unused')) },
+      }),
+    ).toThrow(/pipe parameter FilterCriteria is not modeled/);
+  });
+});
