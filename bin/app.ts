@@ -12,7 +12,7 @@ const app = new App();
 try {
   const config = loadConnectorConfig(app.node, {
     cwd: process.cwd(),
-    knownRoutes: queueRoutes.map((route) => route.detailType),
+    knownRoutes: queueRoutes,
   });
   addConnectorStacks(app, config, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -1,4 +1,6 @@
 import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
+import { MetricName } from '#functions/commons/metric-names.ts';
+import { DEFAULT_MAX_ATTEMPTS } from '#functions/commons/retry-schedule.ts';
 
 /**
  * The route table: which function consumes which inbound detail-type, and how its queue and
@@ -8,7 +10,25 @@ import type { InboundDetailType } from '#functions/commons/contracts/registry.ts
  * Every route is EventBridge rule → intake queue → pipe → SQS FIFO queue (MessageGroupId =
  * accountId) → function; `refusalFunction` answers what no route can take.
  */
-export interface QueueRoute {
+/**
+ * DynamoDB actions a function may use on the connector table, granted exactly (lib/); the
+ * bundle test derives them from the store modules each bundle holds, so a grant cannot drift
+ * from the code (test/bench/route-bundles.test.ts).
+ */
+export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+
+export interface TableAccess {
+  readonly tableActions: readonly TableAction[];
+  /** Queries the trial index (the only index). @default false */
+  readonly queriesTrialIndex?: boolean;
+}
+
+/** Key reads and writes: the store's items, idempotency records, retry budgets, replay markers. */
+const ITEM_ACTIONS: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+/** ... plus queries within one partition (an install's slots or locations, a business's notices). */
+const ITEM_AND_QUERY_ACTIONS: readonly TableAction[] = [...ITEM_ACTIONS, 'Query'];
+
+export interface QueueRoute extends TableAccess {
   readonly detailType: InboundDetailType;
   /** Short name of the use case; also the handler folder under `functions/`. */
   readonly functionName: string;
@@ -19,8 +39,12 @@ export interface QueueRoute {
   readonly batchSize: number;
   /** FIFO event sources do not batch over a window, so 0. */
   readonly maxBatchingWindowSeconds: number;
-  /** Receives before a record moves to the dead-letter queue. */
-  readonly maxReceiveCount: number;
+  /**
+   * Counted failures before a record gives up (SyncFailed RETRIES_EXHAUSTED, kept in the route's
+   * dead-letter queue). Waits for a token fix or a pause the service asked for are not counted;
+   * the queue's maximum receives follow from this and the retention (retry-schedule.ts).
+   */
+  readonly maxAttempts: number;
   /**
    * Concurrent invocations the SQS event source may run (AWS minimum 2). The deployment
    * config may override it per route to stay inside the service's rate limits.
@@ -31,7 +55,7 @@ export interface QueueRoute {
   readonly description: string;
 }
 
-export interface ScheduledFunction {
+export interface ScheduledFunction extends TableAccess {
   readonly functionName: string;
   readonly entry: string;
   readonly handlerExport: 'handler';
@@ -40,6 +64,8 @@ export interface ScheduledFunction {
   /** EventBridge schedule expression; the deployment config may override it. */
   readonly defaultSchedule: string;
   readonly description: string;
+  /** A metric (with the function's service dimension) counting items a run could not handle. */
+  readonly failureMetric?: string;
 }
 
 /** SQS FIFO event sources accept at most 10 records per batch. */
@@ -51,8 +77,9 @@ const queueDefaults = {
   handlerExport: 'handler',
   batchSize: FIFO_MAX_BATCH_SIZE,
   maxBatchingWindowSeconds: 0,
-  maxReceiveCount: 5,
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
   maxConcurrency: 5,
+  tableActions: ITEM_ACTIONS,
   timeoutSeconds: 30,
   memorySizeMb: 256,
 } as const;
@@ -90,10 +117,11 @@ export const queueRoutes: readonly QueueRoute[] = [
     'sync-employee',
     'Applies custom fields, regular hours, pay rate and leave balances to an employee.',
     // Up to four parts, each several service calls (award lookup, slot scan), per record.
-    { timeoutSeconds: 60 },
+    { timeoutSeconds: 60, tableActions: ITEM_AND_QUERY_ACTIONS },
   ),
   queueRoute('LocationCreated', 'provision-location', 'Creates a location and its areas in the install.', {
     timeoutSeconds: 60,
+    tableActions: ITEM_AND_QUERY_ACTIONS,
   }),
   queueRoute('BudgetSet', 'save-budget', 'Saves daily wage or hour budgets as metrics.'),
   queueRoute('PayReturnsRequested', 'pay-returns', 'Reads and normalizes timesheet pay returns.', {
@@ -113,6 +141,9 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     memorySizeMb: 256,
     defaultSchedule: 'rate(1 hour)',
     description: 'Polls trials ending soon and announces TrialExpiring / TrialEnded.',
+    tableActions: ITEM_AND_QUERY_ACTIONS,
+    queriesTrialIndex: true,
+    failureMetric: MetricName.TrialWatchFailed,
   },
 ];
 
@@ -121,7 +152,7 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
  * (rule → standard queue → function), and it answers those no route can take (unknown
  * detail-type, no usable accountId) with one SyncFailed each, ignoring the rest.
  */
-export interface RefusalFunction {
+export interface RefusalFunction extends TableAccess {
   readonly functionName: string;
   readonly entry: string;
   readonly handlerExport: 'handler';
@@ -143,6 +174,8 @@ export const refusalFunction: RefusalFunction = {
   timeoutSeconds: 30,
   memorySizeMb: 256,
   description: 'Answers inbound events that no route can take with SyncFailed.',
+  // Its idempotency records only.
+  tableActions: ITEM_ACTIONS,
 };
 
 export function routeFor(detailType: InboundDetailType): QueueRoute;

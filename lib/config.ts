@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
+import { recordTimeReserveMs } from '#functions/commons/retry-schedule.ts';
+import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
 
 /**
  * The deployment configuration of the connector app (`bin/app.ts`): one JSON file merged with
@@ -20,6 +22,15 @@ export const LOG_RETENTION_DAYS = [
 const lookupResource = z.string().regex(/^([A-Za-z][A-Za-z0-9_]*)?$/, {
   error: 'expected a resource name (letters, digits, "_"), or "" to disable the lookup',
 });
+
+const hostnameSuffix = z.string().regex(/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/, {
+  error: 'expected a lower-case DNS suffix such as ".example.com"',
+});
+const hostnameSuffixes = z
+  .array(hostnameSuffix)
+  .min(1, { error: 'expected at least one suffix, or leave the field out' });
+const HOSTNAME_SUFFIXES_REQUIRED =
+  'is required: the DNS suffixes of the service install hostnames (e.g. [".example.com"]); the bearer token is sent to every install hostname signup returns, so only these may receive it';
 
 const httpsUrl = z.url({ protocol: /^https$/, error: 'expected an https:// URL' });
 /** The local runtime's config points at the sandbox on this machine; nothing else may use http. */
@@ -76,7 +87,20 @@ const routeOverrideSchema = z.strictObject({
   batchSize: wholeNumber()
     .pipe(z.number().min(1, { error: 'expected 1..10' }).max(10, { error: 'expected 1..10' }))
     .optional(),
+  // Lambda allows up to 900 s; the queue's visibility timeout follows (six times this).
+  timeoutSeconds: wholeNumber()
+    .pipe(z.number().min(10, { error: 'expected 10..900' }).max(900, { error: 'expected 10..900' }))
+    .optional(),
 });
+
+/** What the config check needs to know of a route: its name and default function timeout. */
+export interface KnownRoute {
+  readonly detailType: string;
+  readonly timeoutSeconds: number;
+}
+
+/** A route needs this much time beyond one service call's worst case to start its records at all. */
+const MIN_START_WINDOW_MS = 5000;
 
 const alarmsSchema = z
   .strictObject({
@@ -87,14 +111,18 @@ const alarmsSchema = z
       })
       .optional(),
     email: z.email({ error: 'expected an e-mail address' }).optional(),
+    // SyncFailed of the partner's own data (invalid events, refusals by the service) per hour
+    // before an alarm; operator-class codes alarm at the first one.
+    partnerSyncFailedPerHour: wholeNumber().pipe(z.number().min(1).max(100_000)).default(10),
   })
   .refine((alarms) => alarms.topicArn === undefined || alarms.email === undefined, {
     error:
       'give either topicArn (an existing topic, subscriptions are its owner’s) or email (a topic is created), not both',
   });
 
-function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
+function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false) {
   const url = serviceUrl(local);
+  const routeNames = knownRoutes.map((route) => route.detailType);
   return z
     .strictObject({
       partnerName: z
@@ -122,14 +150,13 @@ function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
           error: 'expected an https:// URL once {hostname} is filled in',
         })
         .default('https://{hostname}'),
-      allowedHostnameSuffixes: z
-        .array(
-          z.string().regex(/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/, {
-            error: 'expected a lower-case DNS suffix such as ".example.com"',
+      // The token goes to every install hostname signup returns: outside the local runtime the
+      // domains the service's installs live under must be named.
+      allowedHostnameSuffixes: local
+        ? hostnameSuffixes.optional()
+        : z.array(hostnameSuffix, { error: HOSTNAME_SUFFIXES_REQUIRED }).min(1, {
+            error: HOSTNAME_SUFFIXES_REQUIRED,
           }),
-        )
-        .min(1, { error: 'expected at least one suffix, or leave the field out' })
-        .optional(),
       tokenSecret: tokenSecretSchema.default({ create: true }),
       eventBus: eventBusSchema.default({ create: true }),
       inboundSource: z.string().min(1).max(256).default('partner.app'),
@@ -148,11 +175,11 @@ function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
         .record(z.string(), routeOverrideSchema)
         .superRefine((routes, ctx) => {
           for (const detailType of Object.keys(routes)) {
-            if (!knownRoutes.includes(detailType)) {
+            if (!routeNames.includes(detailType)) {
               ctx.addIssue({
                 code: 'custom',
                 path: [detailType],
-                message: `unknown route; expected one of ${knownRoutes.join(', ')}`,
+                message: `unknown route; expected one of ${routeNames.join(', ')}`,
               });
             }
           }
@@ -161,7 +188,7 @@ function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
       hourBudgetType: z
         .enum(['budget_StaffHour', 'budget_hour'], { error: 'expected "budget_StaffHour" or "budget_hour"' })
         .default('budget_StaffHour'),
-      alarms: alarmsSchema.default({}),
+      alarms: alarmsSchema.default({ partnerSyncFailedPerHour: 10 }),
       logRetentionDays: wholeNumber()
         .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
           error: `expected one of the CloudWatch Logs retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,
@@ -177,6 +204,10 @@ function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
         .default('INFO'),
       // Left out, the functions' own defaults (functions/commons/config.ts) apply.
       httpTimeoutMs: wholeNumber().pipe(z.number().min(100).max(60_000)).optional(),
+      // How long the EventBridge archive keeps inbound events for a replay (npm run replay).
+      archiveRetentionDays: wholeNumber()
+        .pipe(z.number().min(1, { error: 'expected 1..3650' }).max(3650, { error: 'expected 1..3650' }))
+        .default(30),
       idempotencyTtlSeconds: wholeNumber().pipe(z.number().min(60).max(31_536_000)).optional(),
       metricsBulkThreshold: wholeNumber().pipe(z.number().min(1).max(366)).optional(),
       // QUERY resources that find a location / area whose create answer was lost; "" disables.
@@ -184,6 +215,19 @@ function connectorConfigSchema(knownRoutes: readonly string[], local = false) {
       areaLookupResource: lookupResource.default(DEFAULT_AREA_LOOKUP_RESOURCE),
     })
     .superRefine((config, ctx) => {
+      // A record starts only with one service call's worst case left (retry-schedule.ts): the
+      // HTTP timeout × attempts must leave every route time to start its records.
+      const reserveMs = recordTimeReserveMs(config.httpTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+      for (const route of knownRoutes) {
+        const timeoutSeconds = config.routes[route.detailType]?.timeoutSeconds ?? route.timeoutSeconds;
+        if (reserveMs + MIN_START_WINDOW_MS > timeoutSeconds * 1000) {
+          ctx.addIssue({
+            code: 'custom',
+            path: config.httpTimeoutMs === undefined ? ['routes', route.detailType] : ['httpTimeoutMs'],
+            message: `one service call may take ${reserveMs} ms (3 attempts × the HTTP timeout, backoff and wrap-up), which leaves ${route.detailType}'s ${timeoutSeconds} s function timeout less than ${MIN_START_WINDOW_MS / 1000} s to start records; lower httpTimeoutMs or raise routes.${route.detailType}.timeoutSeconds to at least ${Math.ceil((reserveMs + MIN_START_WINDOW_MS) / 1000)}`,
+          });
+        }
+      }
       // Outbound detail-types differ from inbound ones today, but one shared source would let a
       // future outbound type with an inbound name loop back into the connector.
       if (config.inboundSource === config.outboundSource) {
@@ -222,7 +266,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 export function parseConnectorConfig(
   raw: unknown,
   options: {
-    knownRoutes: readonly string[];
+    knownRoutes: readonly KnownRoute[];
     origin?: string;
     /** The local runtime's config: http to 127.0.0.1 (the sandbox) is allowed. @default false */
     local?: boolean;
@@ -261,6 +305,7 @@ export const CONFIG_FIELDS = [
   'removalPolicy',
   'logLevel',
   'httpTimeoutMs',
+  'archiveRetentionDays',
   'idempotencyTtlSeconds',
   'metricsBulkThreshold',
   'locationLookupResource',
@@ -277,14 +322,22 @@ function fromContext(value: unknown): unknown {
   }
 }
 
-/** Picks the config file: `-c config=path`, else `connector.config.json` if present, else the example. */
+/**
+ * Picks the config file: `-c config=path`, else `connector.config.json`. There is no fallback to
+ * the example: a deploy must never go out with its placeholder partner, URLs and e-mail.
+ */
 export function resolveConfigFile(context: ContextSource, cwd: string): string {
   const requested = context.tryGetContext('config');
   if (typeof requested === 'string' && requested !== '') {
     return isAbsolute(requested) ? requested : resolve(cwd, requested);
   }
   const own = resolve(cwd, DEFAULT_CONFIG_FILE);
-  return existsSync(own) ? own : resolve(cwd, EXAMPLE_CONFIG_FILE);
+  if (!existsSync(own)) {
+    throw new ConnectorConfigError(own, [
+      `no ${DEFAULT_CONFIG_FILE}: create it with \`cp ${EXAMPLE_CONFIG_FILE} ${DEFAULT_CONFIG_FILE}\` and set your partner name, provisioning URLs, install hostname suffixes and alarm e-mail (docs/deploy.md, step 2), or name a file with -c config=<path>`,
+    ]);
+  }
+  return own;
 }
 
 /**
@@ -293,7 +346,7 @@ export function resolveConfigFile(context: ContextSource, cwd: string): string {
  */
 export function loadConnectorConfig(
   context: ContextSource,
-  options: { cwd: string; knownRoutes: readonly string[] },
+  options: { cwd: string; knownRoutes: readonly KnownRoute[] },
 ): ConnectorConfig {
   const file = resolveConfigFile(context, options.cwd);
   if (!existsSync(file)) {

@@ -1,4 +1,4 @@
-import { type App, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { type App, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -28,6 +28,7 @@ export class ConnectorStatefulStack extends Stack {
     // Imported bus/secret are resolved by the service stack itself; only created ones live here.
     this.state = new ConnectorState(this, 'State', {
       removalPolicy: removalPolicyOf(config),
+      archive: { inboundSource: config.inboundSource, retention: Duration.days(config.archiveRetentionDays) },
       ...('existingBusName' in config.eventBus
         ? {
             existingEventBusObj: events.EventBus.fromEventBusName(
@@ -96,8 +97,11 @@ export class ConnectorServiceStack extends Stack {
               config.tokenSecret.existingSecretName,
             )
           : state.tokenSecret,
+      ...(state.archive ? { existingArchive: state.archive } : {}),
+      archiveRetention: Duration.days(config.archiveRetentionDays),
       ...(alarmTopic ? { existingAlarmTopicObj: alarmTopic } : {}),
       ...(config.alarms.email ? { alarmEmail: config.alarms.email } : {}),
+      partnerSyncFailedPerHour: config.alarms.partnerSyncFailedPerHour,
       logRetention: config.logRetentionDays as logs.RetentionDays,
       logLevel: config.logLevel,
       ...(config.httpTimeoutMs !== undefined ? { httpTimeoutMs: config.httpTimeoutMs } : {}),

@@ -13,7 +13,8 @@ import {
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '#functions/commons/store/table.ts';
+import { TRIAL_INDEX_NAME } from '#functions/commons/store/table.ts';
+import type { TableAccess } from '#functions/routes.ts';
 import { HANDLER_SOURCE_METADATA, type HandlerSource } from './handler-source.ts';
 
 /** Repository root: entries in `functions/routes.ts` are relative to it, and esbuild runs there. */
@@ -117,43 +118,29 @@ export class ConnectorFunction extends NodejsFunction {
   }
 }
 
-export type TableAccessMode = 'read' | 'readWrite';
-
-const TABLE_READ_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-];
-const TABLE_WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
-
-export interface TableBinding {
+export interface TableBinding extends TableAccess {
   readonly table: dynamodb.ITable;
-  readonly accessMode: TableAccessMode;
 }
 
 /**
- * Grants the connector table (and exactly its named indexes, not `index/*`) and sets TABLE_NAME.
- * No Scan: every access path of the store is a key or index query.
+ * Grants exactly the DynamoDB actions the function uses (`functions/routes.ts` declares them;
+ * the bundle test checks them against its code) on the connector table, and the trial index only
+ * to the function that queries it; sets TABLE_NAME. No Scan, no Batch* and no DescribeTable:
+ * the store never uses them.
  */
-export function bindTable(fn: lambda.Function, { table, accessMode }: TableBinding): void {
-  const indexArns = tableDefinition.globalSecondaryIndexes.map(
-    (index) => `${table.tableArn}/index/${index.indexName}`,
-  );
+export function bindTable(
+  fn: lambda.Function,
+  { table, tableActions, queriesTrialIndex }: TableBinding,
+): void {
+  const indexArns = queriesTrialIndex ? [`${table.tableArn}/index/${TRIAL_INDEX_NAME}`] : [];
   iam.Grant.addToPrincipal({
     grantee: fn,
-    actions:
-      accessMode === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
+    actions: tableActions.map((action) => `dynamodb:${action}`),
     resourceArns: [table.tableArn, ...indexArns],
   });
   if (table.encryptionKey) {
-    if (accessMode === 'readWrite') table.encryptionKey.grantEncryptDecrypt(fn);
+    const writes = tableActions.some((action) => action !== 'GetItem' && action !== 'Query');
+    if (writes) table.encryptionKey.grantEncryptDecrypt(fn);
     else table.encryptionKey.grantDecrypt(fn);
   }
   fn.addEnvironment('TABLE_NAME', table.tableName);
@@ -161,11 +148,23 @@ export function bindTable(fn: lambda.Function, { table, accessMode }: TableBindi
 
 export interface BusBinding {
   readonly eventBus: events.IEventBus;
+  /** The only `source` the function may publish with (the connector's outbound source). */
+  readonly source: string;
 }
 
-/** Allows PutEvents on this bus only and sets EVENT_BUS_NAME. */
-export function bindBus(fn: lambda.Function, { eventBus }: BusBinding): void {
-  eventBus.grantPutEventsTo(fn);
+/**
+ * Allows PutEvents on this bus only, and only for events of `source` (the `events:source`
+ * condition key: EventBridge user guide, "Using IAM policy conditions in Amazon EventBridge"), so
+ * a function cannot publish as the partner's inbound source; sets EVENT_BUS_NAME.
+ */
+export function bindBus(fn: lambda.Function, { eventBus, source }: BusBinding): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['events:PutEvents'],
+      resources: [eventBus.eventBusArn],
+      conditions: { StringEquals: { 'events:source': source } },
+    }),
+  );
   fn.addEnvironment('EVENT_BUS_NAME', eventBus.eventBusName);
 }
 

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -58,8 +58,9 @@ function attributeType(type: 'S' | 'N' | 'B'): dynamodb.AttributeType {
 
 /**
  * The bearer-token secret. CloudFormation cannot create a secret without a value, so it starts
- * with a random placeholder that the service rejects (401 → retried, then DLQ) until the operator
- * stores the real token with `aws secretsmanager put-secret-value` (docs/deploy.md).
+ * with a random placeholder that the service rejects: records wait (TOKEN_REJECTED, their
+ * visibility extended, no attempt counted) until the operator stores the real token with
+ * `aws secretsmanager put-secret-value` (docs/deploy.md), then apply.
  */
 export function createTokenSecret(
   scope: Construct,
@@ -88,12 +89,23 @@ export interface ConnectorStateProps {
   readonly existingTokenSecretObj?: secretsmanager.ISecret;
   /** @default - a generated name */
   readonly tokenSecretProps?: { secretName?: string };
+  /** Archive the bus's inbound events (for `npm run replay`). @default - no archive */
+  readonly archive?: { readonly inboundSource: string; readonly retention: Duration };
+  /** An archive made elsewhere (the stateful stack's). @default - none */
+  readonly existingArchive?: ConnectorArchive;
+}
+
+/** What the tools and outputs need of the inbound archive. */
+export interface ConnectorArchive {
+  readonly archiveName: string;
+  readonly archiveArn: string;
 }
 
 export class ConnectorState extends Construct {
   readonly table: dynamodb.ITable;
   readonly eventBus: events.IEventBus;
   readonly tokenSecret: secretsmanager.ISecret;
+  readonly archive?: ConnectorArchive;
 
   constructor(scope: Construct, id: string, props: ConnectorStateProps = {}) {
     super(scope, id);
@@ -109,7 +121,35 @@ export class ConnectorState extends Construct {
     this.tokenSecret =
       props.existingTokenSecretObj ??
       createTokenSecret(this, 'TokenSecret', { ...props.tokenSecretProps, removalPolicy });
+    if (props.existingArchive) this.archive = props.existingArchive;
+    else if (props.archive) {
+      this.archive = createInboundArchive(this, 'InboundArchive', this.eventBus, {
+        ...props.archive,
+        removalPolicy,
+      });
+    }
   }
+}
+
+/**
+ * An EventBridge archive of the inbound events (their source only: the connector's own results
+ * are not replayed). Replays go back to this bus, to the route rules `npm run replay` names.
+ * "Replayed events are not sent to an archive" (EventBridge API reference, CreateArchive).
+ */
+export function createInboundArchive(
+  scope: Construct,
+  id: string,
+  bus: events.IEventBus,
+  props: { inboundSource: string; retention: Duration; removalPolicy: RemovalPolicy },
+): events.Archive {
+  const archive = new events.Archive(scope, id, {
+    sourceEventBus: bus,
+    description: `Inbound ${props.inboundSource} events, for replays after a fix`,
+    eventPattern: { source: [props.inboundSource] },
+    retention: props.retention,
+  });
+  archive.applyRemovalPolicy(props.removalPolicy);
+  return archive;
 }
 
 function createEventBus(

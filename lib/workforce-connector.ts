@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -16,7 +16,13 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
 import { PIPE_INPUT_TEMPLATE } from '#functions/commons/contracts/envelope.ts';
-import { DEFAULT_METRICS_NAMESPACE, MetricName } from '#functions/commons/metric-names.ts';
+import {
+  ConnectorMetric,
+  DEFAULT_METRICS_NAMESPACE,
+  MetricName,
+  TOKEN_PROBLEM_CODES,
+} from '#functions/commons/metric-names.ts';
+import { ROUTE_QUEUE_RETENTION_SECONDS, routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
 import {
   queueRoutes as defaultQueueRoutes,
   refusalFunction as defaultRefusalFunction,
@@ -24,15 +30,18 @@ import {
   type QueueRoute,
   type RefusalFunction,
   type ScheduledFunction,
+  type TableAccess,
 } from '#functions/routes.ts';
 import { bindBus, bindSecret, bindTable, ConnectorFunction } from './connector-function.ts';
-import { ConnectorState } from './connector-state.ts';
+import { type ConnectorArchive, ConnectorState } from './connector-state.ts';
 
 export interface RouteOverride {
   /** Concurrent invocations of the route's event source (2..1000). @default the route's `maxConcurrency` */
   readonly maxConcurrency?: number;
   /** Records per invocation (1..10). @default the route's `batchSize` */
   readonly batchSize?: number;
+  /** Function timeout in seconds; the queue's visibility timeout is six times this. @default the route's */
+  readonly timeoutSeconds?: number;
 }
 
 export interface WorkforceConnectorProps {
@@ -69,12 +78,10 @@ export interface WorkforceConnectorProps {
   readonly existingTokenSecretObj?: secretsmanager.ISecret;
   /** @default - a generated name */
   readonly tokenSecretProps?: { secretName?: string };
-  /**
-   * A FIFO dead-letter queue behind every route queue. Without it a record that never succeeds is
-   * retried until the queue's retention drops it, and blocks its account's message group meanwhile.
-   * @default true
-   */
-  readonly deployDeadLetterQueue?: boolean;
+  /** @default - an archive of the inbound events is created on the bus */
+  readonly existingArchive?: ConnectorArchive;
+  /** How long the archive keeps inbound events for a replay. @default Duration.days(30) */
+  readonly archiveRetention?: Duration;
   /** @default - a KMS-encrypted topic is created */
   readonly existingAlarmTopicObj?: sns.ITopic;
   /** E-mail subscribed to a created alarm topic. @default - no subscription */
@@ -102,6 +109,8 @@ export interface WorkforceConnectorProps {
   readonly metricsNamespace?: string;
   /** Alarm when a route's oldest queued record is older than this. @default Duration.minutes(30) */
   readonly queueAgeAlarmThreshold?: Duration;
+  /** SyncFailed events of the partner-data class per hour before an alarm. @default 10 */
+  readonly partnerSyncFailedPerHour?: number;
   /** @default the route table of `functions/routes.ts` */
   readonly queueRoutes?: readonly QueueRoute[];
   /** @default the scheduled functions of `functions/routes.ts` */
@@ -116,31 +125,49 @@ export interface ConnectorRouteResources {
   readonly rule: events.Rule;
   /** Standard queue the rule delivers to (EventBridge cannot set a per-event FIFO group id). */
   readonly intakeQueue: sqs.Queue;
+  /** Events the rule could not deliver, or the pipe could not forward: this route's only. */
+  readonly intakeDeadLetterQueue: sqs.Queue;
   /** Moves intake messages into the FIFO queue with group id = accountId and dedup id = event id. */
   readonly pipe: pipes.CfnPipe;
+  /** The pipe's ERROR-level execution log. */
+  readonly pipeLogGroup: logs.LogGroup;
   readonly queue: sqs.Queue;
-  readonly deadLetterQueue?: sqs.Queue;
+  /** Records that gave up (kept by the handler) or that no invocation got to decide on. */
+  readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
   readonly eventSource: lambdaEventSources.SqsEventSource;
   readonly batchSize: number;
   readonly maxConcurrency: number;
+  /** The queue's redrive policy: waits and attempts fit before it (retry-schedule.ts). */
+  readonly maxReceiveCount: number;
 }
 
 /** The refusal rule: every inbound event, answered with SyncFailed when no route can take it. */
 export interface ConnectorRefusalResources {
   readonly rule: events.Rule;
   readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
 }
 
 export interface ConnectorScheduleResources {
   readonly scheduled: ScheduledFunction;
   readonly rule: events.Rule;
+  /** Schedule events EventBridge could not deliver to the function. */
+  readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
 }
 
 /** Messages wait this long in a dead-letter queue (the SQS maximum) for a redrive. */
 const DEAD_LETTER_RETENTION = Duration.days(14);
+/** Route queues keep records as long as SQS allows, so a token fixed days later still applies them. */
+const ROUTE_QUEUE_RETENTION = Duration.seconds(ROUTE_QUEUE_RETENTION_SECONDS);
+/** The intake pipe forwards within seconds; an older intake message means it is not. */
+const INTAKE_AGE_ALARM = Duration.minutes(5);
+/** Counted retries per route in 15 minutes before an alarm (a service blip retries a few). */
+const RECORDS_FAILED_ALARM = 10;
+/** Where each alarm's runbook entry is. */
+const RUNBOOK = 'docs/deploy.md#alarms';
 /** Past this, a dead letter has used most of its retention: redrive or lose it. */
 const DEAD_LETTER_AGE_ALARM = Duration.days(7);
 /** EventBridge retries a failed delivery for up to 24 h; then the event goes to the ingress DLQ. */
@@ -166,8 +193,8 @@ export class WorkforceConnector extends Construct {
   readonly table: dynamodb.ITable;
   readonly eventBus: events.IEventBus;
   readonly tokenSecret: secretsmanager.ISecret;
-  /** Standard queue for events EventBridge or a pipe could not deliver (FIFO is not allowed there). */
-  readonly ingressDeadLetterQueue: sqs.Queue;
+  /** The archive of inbound events that `npm run replay` replays from. */
+  readonly archive: ConnectorArchive;
   readonly routes: readonly ConnectorRouteResources[];
   readonly refusal: ConnectorRefusalResources;
   readonly schedules: readonly ConnectorScheduleResources[];
@@ -188,16 +215,20 @@ export class WorkforceConnector extends Construct {
       ...(props.tableProps ? { tableProps: props.tableProps } : {}),
       ...(props.existingTokenSecretObj ? { existingTokenSecretObj: props.existingTokenSecretObj } : {}),
       ...(props.tokenSecretProps ? { tokenSecretProps: props.tokenSecretProps } : {}),
+      ...(props.existingArchive
+        ? { existingArchive: props.existingArchive }
+        : {
+            archive: {
+              inboundSource: props.inboundSource ?? 'partner.app',
+              retention: props.archiveRetention ?? Duration.days(30),
+            },
+          }),
     });
     this.table = state.table;
     this.eventBus = state.eventBus;
     this.tokenSecret = state.tokenSecret;
-
-    this.ingressDeadLetterQueue = new sqs.Queue(this, 'IngressDeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: DEAD_LETTER_RETENTION,
-    });
+    if (!state.archive) throw new Error('the connector state has no archive');
+    this.archive = state.archive;
 
     if (props.existingAlarmTopicObj) {
       this.alarmTopic = props.existingAlarmTopicObj;
@@ -208,9 +239,10 @@ export class WorkforceConnector extends Construct {
     }
 
     const environment = connectorEnvironment(props);
+    const namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     this.routes = (props.queueRoutes ?? defaultQueueRoutes).map((route) =>
-      this.createRoute(route, props, environment, logRetention),
+      this.createRoute(route, props, environment, logRetention, namespace),
     );
     this.refusal = this.createRefusal(
       props.refusalFunction ?? defaultRefusalFunction,
@@ -220,21 +252,12 @@ export class WorkforceConnector extends Construct {
       logRetention,
     );
     this.schedules = (props.scheduledFunctions ?? defaultScheduledFunctions).map((scheduled) =>
-      this.createSchedule(scheduled, props, environment, logRetention),
+      this.createSchedule(scheduled, props, environment, logRetention, namespace),
     );
-
-    this.alarmOn(
-      'IngressDeadLetters',
-      deadLetterDepth(this.ingressDeadLetterQueue),
-      'Events EventBridge or a pipe could not deliver',
-    );
-    this.alarmOn(
-      'IngressDeadLetterAge',
-      deadLetterAge(this.ingressDeadLetterQueue),
-      'Undelivered events near expiry',
-    );
+    this.createConnectorAlarms(namespace, props.partnerSyncFailedPerHour ?? 10);
     this.alarms = this.alarmList;
-    this.dashboard = this.createDashboard(props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE);
+    this.dashboard = this.createDashboard(namespace);
+    this.createOutputs();
   }
 
   private createRoute(
@@ -242,22 +265,21 @@ export class WorkforceConnector extends Construct {
     props: WorkforceConnectorProps,
     environment: Record<string, string>,
     logRetention: logs.RetentionDays,
+    namespace: string,
   ): ConnectorRouteResources {
     const id = route.detailType;
     const override = props.routeOverrides?.[route.detailType] ?? {};
     const batchSize = override.batchSize ?? route.batchSize;
     const maxConcurrency = override.maxConcurrency ?? route.maxConcurrency;
-    const timeout = Duration.seconds(route.timeoutSeconds);
+    const timeoutSeconds = override.timeoutSeconds ?? route.timeoutSeconds;
+    const maxReceiveCount = routeMaxReceiveCount(route.maxAttempts);
 
-    const deadLetterQueue =
-      props.deployDeadLetterQueue === false
-        ? undefined
-        : new sqs.Queue(this, `${id}DeadLetterQueue`, {
-            fifo: true,
-            encryption: sqs.QueueEncryption.SQS_MANAGED,
-            enforceSSL: true,
-            retentionPeriod: DEAD_LETTER_RETENTION,
-          });
+    const deadLetterQueue = new sqs.Queue(this, `${id}DeadLetterQueue`, {
+      fifo: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+    });
     const queue = new sqs.Queue(this, `${id}Queue`, {
       fifo: true,
       contentBasedDeduplication: false,
@@ -268,16 +290,22 @@ export class WorkforceConnector extends Construct {
       enforceSSL: true,
       // AWS: at least six times the function timeout, so a record is not redelivered while a
       // throttled or retried invocation still holds it.
-      visibilityTimeout: Duration.seconds(route.timeoutSeconds * 6),
-      ...(deadLetterQueue
-        ? { deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: route.maxReceiveCount } }
-        : {}),
+      visibilityTimeout: Duration.seconds(timeoutSeconds * 6),
+      // Records that wait for a token fix stay as long as SQS allows.
+      retentionPeriod: ROUTE_QUEUE_RETENTION,
+      // A backstop: the handler gives up (SyncFailed, copy here) long before, by attempts.
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount },
     });
 
+    const intakeDeadLetterQueue = new sqs.Queue(this, `${id}IntakeDeadLetterQueue`, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+    });
     const intakeQueue = new sqs.Queue(this, `${id}IntakeQueue`, {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: this.ingressDeadLetterQueue, maxReceiveCount: INTAKE_MAX_RECEIVE_COUNT },
+      deadLetterQueue: { queue: intakeDeadLetterQueue, maxReceiveCount: INTAKE_MAX_RECEIVE_COUNT },
     });
     const rule = new events.Rule(this, `${id}Rule`, {
       eventBus: this.eventBus,
@@ -292,23 +320,36 @@ export class WorkforceConnector extends Construct {
     });
     rule.addTarget(
       new targets.SqsQueue(intakeQueue, {
-        deadLetterQueue: this.ingressDeadLetterQueue,
+        deadLetterQueue: intakeDeadLetterQueue,
         retryAttempts: DELIVERY_RETRY_ATTEMPTS,
         maxEventAge: DELIVERY_MAX_EVENT_AGE,
       }),
     );
-    const pipe = this.createFifoPipe(id, intakeQueue, queue);
+    const { pipe, logGroup: pipeLogGroup } = this.createFifoPipe(id, intakeQueue, queue, logRetention);
 
     const fn = new ConnectorFunction(this, `${id}Function`, {
       entry: route.entry,
       handlerExport: route.handlerExport,
       description: route.description,
-      timeout,
+      timeout: Duration.seconds(timeoutSeconds),
       memorySize: route.memorySizeMb,
       logRetention,
-      environment: { ...environment, POWERTOOLS_SERVICE_NAME: route.functionName },
+      environment: {
+        ...environment,
+        POWERTOOLS_SERVICE_NAME: route.functionName,
+        // functions/commons/route-queue.ts
+        QUEUE_URL: queue.queueUrl,
+        DEAD_LETTER_QUEUE_URL: deadLetterQueue.queueUrl,
+        MAX_RECEIVE_COUNT: String(maxReceiveCount),
+        MAX_ATTEMPTS: String(route.maxAttempts),
+        // A replayed event is checked against markers kept as long as the archive keeps events.
+        REPLAY_MARKER_TTL_SECONDS: String((props.archiveRetention ?? Duration.days(30)).toSeconds()),
+      },
     });
-    this.bindState(fn);
+    this.bindState(fn, route, props);
+    // The handler keeps a record that gives up here itself (ChangeMessageVisibility, its waits,
+    // is part of the event source's consume grant).
+    deadLetterQueue.grantSendMessages(fn);
     // FIFO event sources refuse a batching window, so the route's maxBatchingWindowSeconds is not used.
     const eventSource = new lambdaEventSources.SqsEventSource(queue, {
       batchSize,
@@ -317,36 +358,71 @@ export class WorkforceConnector extends Construct {
     });
     fn.addEventSource(eventSource);
 
+    this.alarmOn(`${id}QueueAge`, queueAge(queue, props.queueAgeAlarmThreshold), {
+      what: `${id} records waiting longer than expected (the token may be missing, or the service slow)`,
+      runbook: 'queue-age',
+    });
+    this.alarmOn(`${id}DeadLetters`, deadLetterDepth(deadLetterQueue), {
+      what: `${id} records gave up and are kept for a redrive`,
+      runbook: 'dead-letters',
+    });
+    this.alarmOn(`${id}DeadLetterAge`, deadLetterAge(deadLetterQueue), {
+      what: `${id} dead letters near the end of their 14-day retention`,
+      runbook: 'dead-letters',
+    });
     this.alarmOn(
-      `${id}QueueAge`,
-      queueAge(queue, props.queueAgeAlarmThreshold),
-      `${id} records waiting too long`,
+      `${id}IntakeQueueAge`,
+      { metric: maximumAge(intakeQueue), threshold: INTAKE_AGE_ALARM.toSeconds() },
+      { what: `${id} events not forwarded by the intake pipe`, runbook: 'intake' },
     );
-    if (deadLetterQueue) {
-      this.alarmOn(
-        `${id}DeadLetters`,
-        deadLetterDepth(deadLetterQueue),
-        `${id} records in the dead-letter queue`,
-      );
-      this.alarmOn(`${id}DeadLetterAge`, deadLetterAge(deadLetterQueue), `${id} dead letters near expiry`);
-    }
+    this.alarmOn(`${id}IntakeDeadLetters`, deadLetterDepth(intakeDeadLetterQueue), {
+      what: `${id} events EventBridge could not deliver or the pipe could not forward`,
+      runbook: 'intake',
+    });
+    this.alarmOn(`${id}PipeFailures`, pipeFailures(pipe), {
+      what: `${id} intake pipe executions failed`,
+      runbook: 'intake',
+    });
+    this.alarmOn(
+      `${id}RecordsFailed`,
+      {
+        metric: new cloudwatch.Metric({
+          namespace,
+          metricName: MetricName.RecordsFailed,
+          dimensionsMap: { service: route.functionName },
+          statistic: 'Sum',
+          period: Duration.minutes(15),
+        }),
+        threshold: RECORDS_FAILED_ALARM,
+        comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      },
+      { what: `${id} records failing and being retried`, runbook: 'records-failed' },
+    );
     this.alarmOnFunction(id, fn);
 
     return {
       route,
       rule,
       intakeQueue,
+      intakeDeadLetterQueue,
       pipe,
+      pipeLogGroup,
       queue,
-      ...(deadLetterQueue ? { deadLetterQueue } : {}),
+      deadLetterQueue,
       function: fn,
       eventSource,
       batchSize,
       maxConcurrency,
+      maxReceiveCount,
     };
   }
 
-  private createFifoPipe(id: string, intakeQueue: sqs.Queue, queue: sqs.Queue): pipes.CfnPipe {
+  private createFifoPipe(
+    id: string,
+    intakeQueue: sqs.Queue,
+    queue: sqs.Queue,
+    logRetention: logs.RetentionDays,
+  ): { pipe: pipes.CfnPipe; logGroup: logs.LogGroup } {
     const role = new iam.Role(this, `${id}PipeRole`, {
       assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
@@ -359,6 +435,12 @@ export class WorkforceConnector extends Construct {
       resourceArns: [intakeQueue.queueArn],
     });
     iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
+    // Execution failures only ("ERROR – EventBridge sends any records related to errors"), without
+    // execution data: payloads are the partner's events ("EventBridge makes no attempt to redact").
+    // EventBridge user guide, "Logging Amazon EventBridge Pipes performance". The role writes them,
+    // as the CDK's own pipes module grants (CloudwatchLogsLogDestination.grantPush).
+    const logGroup = new logs.LogGroup(this, `${id}PipeLogGroup`, { retention: logRetention });
+    logGroup.grantWrite(role);
     const pipe = new pipes.CfnPipe(this, `${id}Pipe`, {
       description: `${id}: intake → FIFO (group = accountId, deduplication = event id)`,
       roleArn: role.roleArn,
@@ -369,6 +451,10 @@ export class WorkforceConnector extends Construct {
       // group id) must not take its neighbours to the dead-letter queue with it.
       sourceParameters: { sqsQueueParameters: { batchSize: 1 } },
       target: queue.queueArn,
+      logConfiguration: {
+        level: 'ERROR',
+        cloudwatchLogsLogDestination: { logGroupArn: logGroup.logGroupArn },
+      },
       targetParameters: {
         // The EventBridge event, unchanged, wrapped in JSON: a bare <$.body> would strip its quotes
         // ("Amazon EventBridge Pipes input transformation", Implicit body data parsing); see
@@ -383,7 +469,7 @@ export class WorkforceConnector extends Construct {
     });
     // The pipe validates its permissions on creation.
     pipe.node.addDependency(role);
-    return pipe;
+    return { pipe, logGroup };
   }
 
   private createRefusal(
@@ -393,11 +479,16 @@ export class WorkforceConnector extends Construct {
     environment: Record<string, string>,
     logRetention: logs.RetentionDays,
   ): ConnectorRefusalResources {
+    const deadLetterQueue = new sqs.Queue(this, 'RefusalDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+    });
     const queue = new sqs.Queue(this, 'RefusalQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(refusal.timeoutSeconds * 6),
-      deadLetterQueue: { queue: this.ingressDeadLetterQueue, maxReceiveCount: refusal.maxReceiveCount },
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: refusal.maxReceiveCount },
     });
     // Every event of the inbound source: which ones no route can take is decided by the function,
     // because an event pattern cannot say "not a valid SQS message group id" (no regular expressions).
@@ -408,7 +499,7 @@ export class WorkforceConnector extends Construct {
     });
     rule.addTarget(
       new targets.SqsQueue(queue, {
-        deadLetterQueue: this.ingressDeadLetterQueue,
+        deadLetterQueue,
         retryAttempts: DELIVERY_RETRY_ATTEMPTS,
         maxEventAge: DELIVERY_MAX_EVENT_AGE,
       }),
@@ -427,8 +518,8 @@ export class WorkforceConnector extends Construct {
       },
     });
     // It calls no service: the table (idempotency records) and the bus only.
-    bindTable(fn, { table: this.table, accessMode: 'readWrite' });
-    bindBus(fn, { eventBus: this.eventBus });
+    bindTable(fn, { table: this.table, ...tableAccessOf(refusal) });
+    bindBus(fn, { eventBus: this.eventBus, source: props.outboundSource ?? 'workforce.connector' });
     fn.addEventSource(
       new lambdaEventSources.SqsEventSource(queue, {
         batchSize: refusal.batchSize,
@@ -436,13 +527,16 @@ export class WorkforceConnector extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    this.alarmOn(
-      'RefusalQueueAge',
-      queueAge(queue, props.queueAgeAlarmThreshold),
-      'Inbound events waiting for the refusal check',
-    );
+    this.alarmOn('RefusalQueueAge', queueAge(queue, props.queueAgeAlarmThreshold), {
+      what: 'Inbound events waiting for the refusal check',
+      runbook: 'refusal',
+    });
+    this.alarmOn('RefusalDeadLetters', deadLetterDepth(deadLetterQueue), {
+      what: 'Inbound events the refusal check could not take or answer',
+      runbook: 'refusal',
+    });
     this.alarmOnFunction('Refusal', fn);
-    return { rule, queue, function: fn };
+    return { rule, queue, deadLetterQueue, function: fn };
   }
 
   private createSchedule(
@@ -450,6 +544,7 @@ export class WorkforceConnector extends Construct {
     props: WorkforceConnectorProps,
     environment: Record<string, string>,
     logRetention: logs.RetentionDays,
+    namespace: string,
   ): ConnectorScheduleResources {
     const id = pascalCase(scheduled.functionName);
     const fn = new ConnectorFunction(this, `${id}Function`, {
@@ -461,27 +556,61 @@ export class WorkforceConnector extends Construct {
       logRetention,
       environment: { ...environment, POWERTOOLS_SERVICE_NAME: scheduled.functionName },
     });
-    this.bindState(fn);
+    this.bindState(fn, scheduled, props);
     // Schedule rules always run on the account's default bus, not the connector's.
     const rule = new events.Rule(this, `${id}Schedule`, {
       description: scheduled.description,
       schedule:
         props.schedules?.[scheduled.functionName] ?? events.Schedule.expression(scheduled.defaultSchedule),
     });
+    const deadLetterQueue = new sqs.Queue(this, `${id}ScheduleDeadLetterQueue`, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+    });
+    // cdk-nag recognises only queues that are another queue's redrive target as dead-letter queues.
+    Validations.of(deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself a dead-letter queue: the schedule rule target sends the runs EventBridge could not deliver to it.',
+    });
     rule.addTarget(
       new targets.LambdaFunction(fn, {
-        deadLetterQueue: this.ingressDeadLetterQueue,
+        deadLetterQueue,
         retryAttempts: 2,
         maxEventAge: Duration.hours(1),
       }),
     );
+    this.alarmOn(`${id}ScheduleDeadLetters`, deadLetterDepth(deadLetterQueue), {
+      what: `${scheduled.functionName} runs EventBridge could not start`,
+      runbook: 'scheduled',
+    });
+    if (scheduled.failureMetric) {
+      this.alarmOn(
+        `${id}Failures`,
+        {
+          metric: new cloudwatch.Metric({
+            namespace,
+            metricName: scheduled.failureMetric,
+            dimensionsMap: { service: scheduled.functionName },
+            statistic: 'Sum',
+            period: Duration.hours(1),
+          }),
+          threshold: 0,
+        },
+        {
+          what: `${scheduled.functionName} could not handle some items (the next run retries them)`,
+          runbook: 'scheduled',
+        },
+      );
+    }
     this.alarmOnFunction(id, fn);
-    return { scheduled, rule, function: fn };
+    return { scheduled, rule, deadLetterQueue, function: fn };
   }
 
-  private bindState(fn: ConnectorFunction): void {
-    bindTable(fn, { table: this.table, accessMode: 'readWrite' });
-    bindBus(fn, { eventBus: this.eventBus });
+  private bindState(fn: ConnectorFunction, access: TableAccess, props: WorkforceConnectorProps): void {
+    bindTable(fn, { table: this.table, ...tableAccessOf(access) });
+    bindBus(fn, { eventBus: this.eventBus, source: props.outboundSource ?? 'workforce.connector' });
     bindSecret(fn, { secret: this.tokenSecret });
   }
 
@@ -490,13 +619,22 @@ export class WorkforceConnector extends Construct {
       description: 'Encrypts the connector alarm topic',
       enableKeyRotation: true,
     });
-    // CloudWatch publishes alarm notifications to the encrypted topic with this key.
+    const { account, region, partition } = Stack.of(this);
+    // Only alarms of this account and region (CloudWatch user guide, "Setting up Amazon SNS
+    // notifications", preventing the confused deputy: aws:SourceArn and aws:SourceAccount).
+    const fromOwnAlarms = {
+      ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+      StringEquals: { 'aws:SourceAccount': account },
+    };
+    // CloudWatch publishes alarm notifications to the encrypted topic with this key ("To allow the
+    // AWS service to have the kms:GenerateDataKey* and kms:Decrypt permissions, add the following
+    // statement to the KMS policy": SNS developer guide, "Data encryption", AWS services).
     key.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        conditions: fromOwnAlarms,
       }),
     );
     const topic = new sns.Topic(this, 'AlarmTopic', {
@@ -504,17 +642,28 @@ export class WorkforceConnector extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // enforceSSL makes a topic policy holding only its TLS deny, which replaces SNS's default
+    // policy: without this allow, CloudWatch could not publish and no alarm would reach anyone.
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsOfThisAccount',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: fromOwnAlarms,
+      }),
+    );
     if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
     return { topic, key };
   }
 
-  private alarmOn(id: string, definition: AlarmDefinition, description: string): void {
+  private alarmOn(id: string, definition: AlarmDefinition, about: { what: string; runbook: string }): void {
     const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
-      alarmDescription: description,
+      alarmDescription: `${about.what}. What to do: ${RUNBOOK}-${about.runbook}`,
       metric: definition.metric,
       threshold: definition.threshold,
       evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      comparisonOperator: definition.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new cloudwatchActions.SnsAction(this.alarmTopic));
@@ -526,13 +675,119 @@ export class WorkforceConnector extends Construct {
     this.alarmOn(
       `${id}Errors`,
       { metric: fn.metricErrors({ period, statistic: 'Sum' }), threshold: 0 },
-      `${id} function errors (whole invocations failed, not single records)`,
+      {
+        what: `${id} function errors (whole invocations failed, not single records)`,
+        runbook: 'function-errors',
+      },
     );
     this.alarmOn(
       `${id}Throttles`,
       { metric: fn.metricThrottles({ period, statistic: 'Sum' }), threshold: 0 },
-      `${id} function throttled`,
+      { what: `${id} function throttled`, runbook: 'function-errors' },
     );
+  }
+
+  /** Alarms on what every function publishes without its service dimension (ConnectorMetric). */
+  private createConnectorAlarms(namespace: string, partnerSyncFailedPerHour: number): void {
+    const byClass = (value: string, period: Duration) =>
+      new cloudwatch.Metric({
+        namespace,
+        metricName: ConnectorMetric.SyncFailedByClass,
+        dimensionsMap: { class: value },
+        statistic: 'Sum',
+        period,
+      });
+    this.alarmOn(
+      'SyncFailedOperator',
+      { metric: byClass('operator', Duration.minutes(5)), threshold: 0 },
+      {
+        what: 'SyncFailed that the operator must act on (retries exhausted, configuration, unreadable service answers)',
+        runbook: 'syncfailed-operator',
+      },
+    );
+    this.alarmOn(
+      'SyncFailedPartner',
+      {
+        metric: byClass('partner', Duration.hours(1)),
+        threshold: partnerSyncFailedPerHour,
+        comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      },
+      {
+        what: 'Many events refused for their content (invalid, or refused by the service)',
+        runbook: 'syncfailed-partner',
+      },
+    );
+    const tokenMetrics = Object.fromEntries(
+      TOKEN_PROBLEM_CODES.map((code, index) => [
+        `m${index}`,
+        new cloudwatch.Metric({
+          namespace,
+          metricName: ConnectorMetric.TokenProblems,
+          dimensionsMap: { code },
+          statistic: 'Sum',
+          period: Duration.minutes(5),
+        }),
+      ]),
+    );
+    this.alarmOn(
+      'TokenProblems',
+      {
+        metric: new cloudwatch.MathExpression({
+          expression: Object.keys(tokenMetrics)
+            .map((name) => `FILL(${name}, 0)`)
+            .join(' + '),
+          usingMetrics: tokenMetrics,
+          label: 'Token missing or refused',
+          period: Duration.minutes(5),
+        }),
+        threshold: 0,
+      },
+      { what: 'The service token is missing or refused: records wait until it is fixed', runbook: 'token' },
+    );
+  }
+
+  /**
+   * What operators and the tools need after a deploy, without digging in the console (the
+   * runbook in docs/deploy.md names these outputs): the bus, the table, the archive, every queue
+   * and dead-letter queue by route, the alarm topic and the dashboard.
+   */
+  private createOutputs(): void {
+    const output = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    const { region } = Stack.of(this);
+    output('EventBusName', this.eventBus.eventBusName, 'Bus the partner publishes to and hears from');
+    output('TableName', this.table.tableName, 'Connector table (mappings, idempotency, retry budgets)');
+    output('ArchiveName', this.archive.archiveName, 'Archive of inbound events (npm run replay)');
+    output('AlarmTopicArn', this.alarmTopic.topicArn, 'Alarm notifications');
+    output(
+      'DashboardUrl',
+      `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards:name=${this.dashboard.dashboardName}`,
+      'CloudWatch dashboard',
+    );
+    for (const resources of this.routes) {
+      const id = resources.route.detailType;
+      output(`${id}QueueUrl`, resources.queue.queueUrl, `${id} FIFO queue`);
+      output(
+        `${id}DeadLetterQueueUrl`,
+        resources.deadLetterQueue.queueUrl,
+        `${id} records that gave up (npm run redrive)`,
+      );
+      output(`${id}IntakeQueueUrl`, resources.intakeQueue.queueUrl, `${id} intake queue (rule → pipe)`);
+      output(
+        `${id}IntakeDeadLetterQueueUrl`,
+        resources.intakeDeadLetterQueue.queueUrl,
+        `${id} events not delivered or not forwarded (npm run redrive)`,
+      );
+    }
+    output('RefusalQueueUrl', this.refusal.queue.queueUrl, 'Refusal check queue (every inbound event)');
+    output('RefusalDeadLetterQueueUrl', this.refusal.deadLetterQueue.queueUrl, 'Refusal check dead letters');
+    for (const schedule of this.schedules) {
+      output(
+        `${pascalCase(schedule.scheduled.functionName)}ScheduleDeadLetterQueueUrl`,
+        schedule.deadLetterQueue.queueUrl,
+        `${schedule.scheduled.functionName} runs EventBridge could not start`,
+      );
+    }
   }
 
   private createDashboard(namespace: string): cloudwatch.Dashboard {
@@ -542,8 +797,31 @@ export class WorkforceConnector extends Construct {
     const period = Duration.minutes(5);
     dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Ingress dead letters (undelivered events)',
-        left: [this.ingressDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period })],
+        title: 'SyncFailed by class, token problems',
+        left: [
+          ...(['operator', 'partner'] as const).map(
+            (value) =>
+              new cloudwatch.Metric({
+                namespace,
+                metricName: ConnectorMetric.SyncFailedByClass,
+                dimensionsMap: { class: value },
+                statistic: 'Sum',
+                period,
+                label: `SyncFailed (${value})`,
+              }),
+          ),
+          ...TOKEN_PROBLEM_CODES.map(
+            (code) =>
+              new cloudwatch.Metric({
+                namespace,
+                metricName: ConnectorMetric.TokenProblems,
+                dimensionsMap: { code },
+                statistic: 'Sum',
+                period,
+                label: code,
+              }),
+          ),
+        ],
         width: 12,
       }),
       new cloudwatch.GraphWidget({
@@ -559,15 +837,17 @@ export class WorkforceConnector extends Construct {
         width: 12,
       }),
     );
-    for (const { route, queue, deadLetterQueue, function: fn } of this.routes) {
+    for (const { route, queue, deadLetterQueue, intakeDeadLetterQueue, function: fn } of this.routes) {
       dashboard.addWidgets(
         new cloudwatch.GraphWidget({
           title: `${route.detailType}: queue`,
           left: [
             queue.metricApproximateNumberOfMessagesVisible({ period }),
-            ...(deadLetterQueue
-              ? [deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, label: 'Dead letters' })]
-              : []),
+            deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, label: 'Dead letters' }),
+            intakeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period,
+              label: 'Intake dead letters',
+            }),
           ],
           right: [queue.metricApproximateAgeOfOldestMessage({ period })],
           width: 8,
@@ -584,7 +864,13 @@ export class WorkforceConnector extends Construct {
         }),
         new cloudwatch.GraphWidget({
           title: `${route.detailType}: records (${route.functionName})`,
-          left: [MetricName.RecordsProcessed, MetricName.RecordsFailed, MetricName.SyncFailed].map(
+          left: [
+            MetricName.RecordsProcessed,
+            MetricName.RecordsFailed,
+            MetricName.RecordsWaiting,
+            MetricName.RecordsGaveUp,
+            MetricName.SyncFailed,
+          ].map(
             (name) =>
               new cloudwatch.MathExpression({
                 expression: `SUM(SEARCH('{${namespace},service} MetricName="${name}" service="${route.functionName}"', 'Sum', 300))`,
@@ -617,6 +903,44 @@ export class WorkforceConnector extends Construct {
 interface AlarmDefinition {
   readonly metric: cloudwatch.IMetric;
   readonly threshold: number;
+  /** @default GREATER_THAN_THRESHOLD */
+  readonly comparison?: cloudwatch.ComparisonOperator;
+}
+
+function tableAccessOf(access: TableAccess): TableAccess {
+  return {
+    tableActions: access.tableActions,
+    ...(access.queriesTrialIndex ? { queriesTrialIndex: true } : {}),
+  };
+}
+
+function maximumAge(queue: sqs.IQueue): cloudwatch.IMetric {
+  return queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' });
+}
+
+/**
+ * Pipe executions that failed or timed out (EventBridge user guide, "Monitoring and debugging
+ * EventBridge Pipes": ExecutionFailed and ExecutionTimeout, dimension PipeName; "This value will be
+ * 0 if no executions failed"); the causes are in the pipe's ERROR log.
+ */
+function pipeFailures(pipe: pipes.CfnPipe): AlarmDefinition {
+  const pipeMetric = (metricName: string) =>
+    new cloudwatch.Metric({
+      namespace: 'AWS/EventBridge/Pipes',
+      metricName,
+      dimensionsMap: { PipeName: pipe.ref },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+    });
+  return {
+    metric: new cloudwatch.MathExpression({
+      expression: 'FILL(failed, 0) + FILL(timedOut, 0)',
+      usingMetrics: { failed: pipeMetric('ExecutionFailed'), timedOut: pipeMetric('ExecutionTimeout') },
+      label: 'Pipe executions failed',
+      period: Duration.minutes(5),
+    }),
+    threshold: 0,
+  };
 }
 
 function deadLetterDepth(queue: sqs.IQueue): AlarmDefinition {

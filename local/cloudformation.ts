@@ -63,7 +63,14 @@ export const RESOURCE_TYPES: Readonly<Record<string, ResourceTypeModel>> = {
     ],
   },
   'AWS::Events::Archive': {
-    properties: ['ArchiveName', 'Description', 'SourceArn', 'EventPattern', 'RetentionDays'],
+    properties: [
+      'ArchiveName',
+      'Description',
+      'SourceArn',
+      'EventPattern',
+      'RetentionDays',
+      'KmsKeyIdentifier',
+    ],
   },
   'AWS::Pipes::Pipe': {
     properties: [

@@ -57,6 +57,11 @@ export interface QueueView {
   readonly kind: QueueKind;
   /** The inbound detail-type the queue carries, when it belongs to one route. */
   readonly route: string | null;
+  /**
+   * For a dead-letter queue, whose dead letters it holds: a route queue's, an intake queue's (and
+   * its rule's), the refusal queue's, or a schedule's (its rule target's).
+   */
+  readonly deadLettersOf?: 'route' | 'intake' | 'refusal' | 'schedule';
 }
 
 export interface FunctionHost {
@@ -257,6 +262,8 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
   // Rules and their targets.
   const scheduledRules: ScheduledRule[] = [];
   const ruleTargets = new Map<string, { rule: TemplateResource; detailTypes: string[] | null }>();
+  // Dead-letter queues of rule targets that are functions (schedules): no queue redrives to them.
+  const scheduleDeadLetters = new Set<string>();
   for (const resource of model.ofType('AWS::Events::Rule')) {
     const busRef = resolved(resource, 'EventBusName');
     const busName = typeof busRef === 'string' ? busRef.slice(busRef.lastIndexOf('/') + 1) : DEFAULT_BUS;
@@ -333,8 +340,12 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       | { 'detail-type'?: unknown }
       | undefined;
     const detailTypes = Array.isArray(pattern?.['detail-type']) ? (pattern['detail-type'] as string[]) : null;
-    for (const target of targets)
+    for (const target of targets) {
       if (target.kind === 'sqs') ruleTargets.set(target.queue.name, { rule: resource, detailTypes });
+      if (target.deadLetterQueue && target.kind === 'lambda') {
+        scheduleDeadLetters.add(target.deadLetterQueue.name);
+      }
+    }
   }
 
   // Pipes.
@@ -455,7 +466,9 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       `expected exactly one event bus in the templates, found ${customBuses.length}`,
     );
   }
-  const queueViews = [...queues.values()].map((queue) => queueView(queue, queues, ruleTargets, pipeTargets));
+  const queueViews = [...queues.values()].map((queue) =>
+    queueView(queue, queues, ruleTargets, pipeTargets, scheduleDeadLetters),
+  );
 
   return {
     buses,
@@ -495,6 +508,7 @@ function queueView(
   queues: ReadonlyMap<string, SqsQueue>,
   ruleTargets: ReadonlyMap<string, { detailTypes: string[] | null }>,
   pipeTargets: ReadonlyMap<string, string>,
+  scheduleDeadLetters: ReadonlySet<string>,
 ): QueueView {
   const routeOf = (name: string): string | null => {
     const intake = pipeTargets.get(name) ?? name;
@@ -505,7 +519,21 @@ function queueView(
   const sources = [...queues.values()].filter((other) => other.redrive?.deadLetterQueue === queue);
   if (sources.length > 0) {
     const routes = [...new Set(sources.map((source) => routeOf(source.name)))];
-    return { ...base, kind: 'dead-letter', route: routes.length === 1 ? (routes[0] ?? null) : null };
+    const source = sources[0] as SqsQueue;
+    const deadLettersOf = pipeTargets.has(source.name)
+      ? 'route'
+      : ruleTargets.get(source.name)?.detailTypes
+        ? 'intake'
+        : 'refusal';
+    return {
+      ...base,
+      kind: 'dead-letter',
+      route: routes.length === 1 ? (routes[0] ?? null) : null,
+      deadLettersOf,
+    };
+  }
+  if (scheduleDeadLetters.has(queue.name)) {
+    return { ...base, kind: 'dead-letter', route: null, deadLettersOf: 'schedule' };
   }
   if (pipeTargets.has(queue.name)) return { ...base, kind: 'route', route: routeOf(queue.name) };
   const fed = ruleTargets.get(queue.name);

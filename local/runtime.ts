@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { App } from 'aws-cdk-lib';
+import { DEAD_LETTER_ATTRIBUTES } from '#functions/commons/route-queue.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import { startSandbox } from '#sandbox/server.ts';
@@ -17,6 +18,7 @@ import {
   toSqsEvent,
 } from './aws/lambda.ts';
 import { LocalSecrets } from './aws/secrets-api.ts';
+import type { StoredMessage } from './aws/sqs.ts';
 import { sqsApi } from './aws/sqs-api.ts';
 import { type ControlRoute, type Operation, startAwsEndpoint } from './aws-endpoint.ts';
 import { TemplateModel } from './cloudformation.ts';
@@ -117,7 +119,14 @@ export interface OutboundEvent {
 export interface DeadLetterView {
   readonly queue: string;
   readonly body: string;
+  /** Counted attempts when the handler kept it (its ATTEMPTS attribute), else the receives. */
   readonly attempts: number;
+  /**
+   * The last error's code: ERROR_CODE, set by a route handler that gave up (route-queue.ts) and by
+   * EventBridge on what it could not deliver; `UNREPORTED` for a message the queue's redrive policy
+   * moved (its function never got to decide, so no SyncFailed was sent for it).
+   */
+  readonly lastErrorCode: string;
   readonly reason: string;
   readonly messageId: string;
 }
@@ -125,7 +134,9 @@ export interface DeadLetterView {
 export interface LocalResources {
   readonly busName: string;
   readonly tokenSecretName: string;
-  readonly queues: ReadonlyArray<Pick<QueueView, 'name' | 'kind' | 'route'> & { readonly url: string }>;
+  readonly queues: ReadonlyArray<
+    Pick<QueueView, 'name' | 'kind' | 'route' | 'deadLettersOf'> & { readonly url: string }
+  >;
 }
 
 export interface ScheduleRun {
@@ -357,15 +368,21 @@ async function start(
 
   // Dead letters, for the /_local/dlq view and progress lines.
   const deadLetterQueues = deployed.queueViews.filter((view) => view.kind === 'dead-letter');
+  const deadLetterOf = (queue: string, message: StoredMessage): DeadLetterView => {
+    const attributes = message.messageAttributes;
+    const attempts = Number(attributes[DEAD_LETTER_ATTRIBUTES.attempts]);
+    return {
+      queue,
+      body: message.body,
+      attempts: Number.isInteger(attempts) && attempts > 0 ? attempts : message.receiveCount,
+      lastErrorCode: attributes[DEAD_LETTER_ATTRIBUTES.errorCode] ?? 'UNREPORTED',
+      reason: attributes[DEAD_LETTER_ATTRIBUTES.errorMessage] ?? message.lastFailure ?? 'no reason recorded',
+      messageId: message.messageId,
+    };
+  };
   const dlq = (): DeadLetterView[] =>
     deadLetterQueues.flatMap((view) =>
-      (deployed.queues.get(view.name)?.messages() ?? []).map((message) => ({
-        queue: view.name,
-        body: message.body,
-        attempts: message.receiveCount,
-        reason: message.lastFailure ?? message.messageAttributes['ERROR_MESSAGE'] ?? 'no reason recorded',
-        messageId: message.messageId,
-      })),
+      (deployed.queues.get(view.name)?.messages() ?? []).map((message) => deadLetterOf(view.name, message)),
     );
   if (options.onActivity) {
     const onActivity = options.onActivity;
@@ -377,17 +394,7 @@ async function start(
         const now = queue.messages();
         for (const message of now) {
           if (seen.has(message.messageId)) continue;
-          onActivity({
-            kind: 'dead-letter',
-            deadLetter: {
-              queue: view.name,
-              body: message.body,
-              attempts: message.receiveCount,
-              reason:
-                message.lastFailure ?? message.messageAttributes['ERROR_MESSAGE'] ?? 'no reason recorded',
-              messageId: message.messageId,
-            },
-          });
+          onActivity({ kind: 'dead-letter', deadLetter: deadLetterOf(view.name, message) });
         }
         seen = new Set(now.map((message) => message.messageId));
       });
@@ -482,7 +489,13 @@ async function start(
   const resources = (): LocalResources => ({
     busName,
     tokenSecretName,
-    queues: deployed.queueViews.map(({ name, kind, route, url }) => ({ name, kind, route, url })),
+    queues: deployed.queueViews.map(({ name, kind, route, url, deadLettersOf }) => ({
+      name,
+      kind,
+      route,
+      url,
+      ...(deadLettersOf ? { deadLettersOf } : {}),
+    })),
   });
 
   const waitForIdle = async (): Promise<void> => {

@@ -94,7 +94,7 @@ export function localConnectorConfig(options: LocalConfigOptions): ConnectorConf
       ...options.overrides,
     },
     {
-      knownRoutes: queueRoutes.map((route) => route.detailType),
+      knownRoutes: queueRoutes,
       origin: 'local runtime config',
       local: true,
     },

@@ -3,30 +3,51 @@ import { parseArgs } from 'node:util';
 import {
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  ListDeadLetterSourceQueuesCommand,
   ListMessageMoveTasksCommand,
   type ListMessageMoveTasksResultEntry,
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { awsSetupProblem } from './aws-setup.ts';
 
 /**
- * Moves the messages of a dead-letter queue back to the queue(s) they came from, with the SQS
- * message-move task (the same mechanism as the console's "Start DLQ redrive"), or shows what it
- * would move, or lists the move tasks of that queue.
+ * Moves the messages of a dead-letter queue back to the one queue that dead-letters into it, with
+ * the SQS message-move task (the same mechanism as the console's "Start DLQ redrive"), or shows
+ * what it would move, or lists the move tasks of that queue.
  *
- *   npm run redrive -- <queue name | URL | ARN> [--dry-run] [--status] [--to <queue>] [--max-rate N] [--region R]
- *
- * `--to` names the destination: needed for messages that EventBridge itself dead-lettered (a rule or
- * schedule target that failed), since SQS returns only messages it moved from a source queue.
+ * Every queue of the connector has a dead-letter queue of its own (a route's FIFO queue, a route's
+ * intake queue, the refusal queue), so the destination is never a guess: it is the queue whose
+ * redrive policy names this dead-letter queue (SQS ListDeadLetterSourceQueues), passed explicitly,
+ * because the messages a route handler kept when it gave up were sent, not moved, and name no
+ * source. A schedule's dead-letter queue has no source queue: those are missed runs, and the next
+ * run catches up (docs/deploy.md).
  */
 
 export const USAGE =
   'usage: npm run redrive -- <dead-letter queue name | URL | ARN> [--dry-run] [--status] [--to <queue>] [--max-rate N] [--region R]';
 
+export const HELP = `${USAGE}
+
+Moves the messages of one of the connector's dead-letter queues back to the queue that sends its
+dead letters there: a route's DLQ back to its FIFO queue, an intake DLQ back to its intake queue,
+the refusal DLQ back to the refusal queue. The stack outputs name every queue (…DeadLetterQueueUrl).
+
+  --dry-run     say how many messages would move, and where, without moving them
+  --status      list the move tasks of this queue (a task runs for a while; follow it here)
+  --to <queue>  move them to this queue instead (name, URL or ARN; same type, FIFO or standard)
+  --max-rate N  at most N messages a second (1..500; default: as fast as SQS goes)
+  --region R    the AWS region of the queues (default: AWS_REGION or your profile's)
+
+Handlers are idempotent on the event id, so a message that was in fact applied is not applied twice.
+Credentials come from the usual AWS sources (AWS_PROFILE, environment variables, SSO).`;
+
 /** SQS accepts 1..500 messages per second for a move task. */
 export const MAX_MOVE_RATE = 500;
 
 export interface RedriveOptions {
+  /** Print the help and do nothing else. */
+  readonly help?: boolean;
   readonly queue: string;
   readonly dryRun: boolean;
   readonly status: boolean;
@@ -51,6 +72,7 @@ export function parseRedriveArgs(argv: readonly string[]): RedriveOptions {
     throw new RedriveUsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
+  if (values.help) return { help: true, queue: '', dryRun: false, status: false };
   const [queue, ...extra] = positionals;
   if (queue === undefined) throw new RedriveUsageError('missing the dead-letter queue');
   if (extra.length > 0) throw new RedriveUsageError(`unexpected arguments: ${extra.join(' ')}`);
@@ -76,6 +98,7 @@ function parseRedriveArgv(argv: readonly string[]) {
     args: [...argv],
     allowPositionals: true,
     options: {
+      help: { type: 'boolean', short: 'h' },
       'dry-run': { type: 'boolean' },
       status: { type: 'boolean' },
       'max-rate': { type: 'string' },
@@ -95,7 +118,7 @@ const ARN_PATTERN = /^arn:[a-z-]+:sqs:[a-z0-9-]+:(\d{12}):(.+)$/;
 /** Accepts a queue name, URL or ARN; the move task wants the ARN, the attributes call the URL. */
 export async function resolveQueue(sqs: SQSClient, queue: string): Promise<ResolvedQueue> {
   const arnMatch = ARN_PATTERN.exec(queue);
-  const url = queue.startsWith('https://')
+  const url = /^https?:\/\//.test(queue)
     ? queue
     : (
         await sqs.send(
@@ -145,35 +168,60 @@ export async function redrive(
     return { kind: 'status', queue, tasks: Results };
   }
   const messages = await approximateMessages(sqs, queue.url);
-  const destination = options.to === undefined ? undefined : await destinationArn(sqs, options.to);
-  const where = destination ?? 'their source queue(s)';
+  const destination =
+    options.to === undefined
+      ? await sourceQueueOf(sqs, queue)
+      : ARN_PATTERN.test(options.to)
+        ? { arn: options.to }
+        : await resolveQueue(sqs, options.to);
+  const where = `${nameOf(destination.arn)} (${destination.arn})`;
   if (options.dryRun) {
-    print(`dry run: would move about ${messages} message(s) from ${queue.arn} to ${where}`);
+    print(`dry run: would move about ${messages} message(s) from ${nameOf(queue.arn)} to ${where}`);
     return { kind: 'dry-run', queue, messages };
   }
   if (messages === 0) {
-    print(`nothing to move: ${queue.arn} is empty`);
+    print(`nothing to move: ${nameOf(queue.arn)} is empty`);
     return { kind: 'nothing-to-move', queue };
   }
-  // No DestinationArn: SQS returns each message to the queue it was dead-lettered from.
+  // Always an explicit destination: a record a route handler kept when it gave up was sent to the
+  // dead-letter queue, not moved there, so SQS knows no source queue to return it to.
   const { TaskHandle } = await sqs.send(
     new StartMessageMoveTaskCommand({
       SourceArn: queue.arn,
-      ...(destination === undefined ? {} : { DestinationArn: destination }),
+      DestinationArn: destination.arn,
       ...(options.maxRate !== undefined ? { MaxNumberOfMessagesPerSecond: options.maxRate } : {}),
     }),
   );
   if (!TaskHandle) throw new Error('StartMessageMoveTask answered without a task handle');
   print(
-    `started moving about ${messages} message(s) from ${queue.arn} to ${where}` +
+    `started moving about ${messages} message(s) from ${nameOf(queue.arn)} to ${where}` +
       (options.maxRate !== undefined ? ` at most ${options.maxRate}/s` : '') +
       `; task ${TaskHandle}. Follow it with --status.`,
   );
   return { kind: 'started', queue, taskHandle: TaskHandle, messages };
 }
 
-async function destinationArn(sqs: SQSClient, queue: string): Promise<string> {
-  return ARN_PATTERN.test(queue) ? queue : (await resolveQueue(sqs, queue)).arn;
+/** The one queue whose redrive policy names this dead-letter queue. */
+async function sourceQueueOf(sqs: SQSClient, deadLetterQueue: ResolvedQueue): Promise<ResolvedQueue> {
+  const { queueUrls = [] } = await sqs.send(
+    new ListDeadLetterSourceQueuesCommand({ QueueUrl: deadLetterQueue.url }),
+  );
+  const [only, ...more] = queueUrls;
+  if (only === undefined) {
+    throw new RedriveUsageError(
+      `no queue sends its dead letters to ${nameOf(deadLetterQueue.arn)}: if it is a schedule's dead-letter queue, its messages are missed runs the next run catches up on (purge them); otherwise name the destination with --to <queue>`,
+    );
+  }
+  if (more.length > 0) {
+    throw new RedriveUsageError(
+      `${queueUrls.length} queues send their dead letters to ${nameOf(deadLetterQueue.arn)} (${queueUrls.join(', ')}): name the destination with --to <queue>`,
+    );
+  }
+  return resolveQueue(sqs, only);
+}
+
+function nameOf(arn: string): string {
+  return arn.slice(arn.lastIndexOf(':') + 1);
 }
 
 async function approximateMessages(sqs: SQSClient, url: string): Promise<number> {
@@ -199,12 +247,16 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (options.help) {
+    console.log(HELP);
+    return;
+  }
   const sqs = new SQSClient(options.region ? { region: options.region } : {});
   try {
     await redrive(sqs, options);
   } catch (error) {
-    console.error(`redrive failed: ${(error as Error).message}`);
-    process.exitCode = 1;
+    console.error(`redrive failed: ${awsSetupProblem(error, 'redrive') ?? (error as Error).message}`);
+    process.exitCode = error instanceof RedriveUsageError ? 2 : 1;
   } finally {
     sqs.destroy();
   }

@@ -22,6 +22,7 @@ export const CONFIG_ENV_VARS = [
   'TRIAL_THRESHOLDS_DAYS',
   'HTTP_TIMEOUT_MS',
   'IDEMPOTENCY_TTL_SECONDS',
+  'REPLAY_MARKER_TTL_SECONDS',
   'METRICS_BULK_THRESHOLD',
   'LOCATION_LOOKUP_RESOURCE',
   'AREA_LOOKUP_RESOURCE',
@@ -195,6 +196,15 @@ const envSchema = z.object({
   TRIAL_THRESHOLDS_DAYS: trialThresholds,
   HTTP_TIMEOUT_MS: positiveInt(5000, 900_000),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400, 31_536_000),
+  // Unset: no archive to replay from, so no markers (store/applied-events.ts).
+  REPLAY_MARKER_TTL_SECONDS: optionalEnv.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, { error: 'must be a whole number of seconds' })
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(315_360_000, { error: 'must be at most 10 years' }))
+      .optional(),
+  ),
   METRICS_BULK_THRESHOLD: positiveInt(31, 366),
   LOCATION_LOOKUP_RESOURCE: lookupResource(DEFAULT_LOCATION_LOOKUP_RESOURCE),
   AREA_LOOKUP_RESOURCE: lookupResource(DEFAULT_AREA_LOOKUP_RESOURCE),
@@ -217,6 +227,8 @@ export type ConnectorConfig = {
   trialThresholdsDays: number[];
   httpTimeoutMs: number;
   idempotencyTtlSeconds: number;
+  /** How long a marker of an applied event stays (the archive's retention); unset: no markers. */
+  replayMarkerTtlSeconds?: number;
   metricsBulkThreshold: number;
   /** QUERY resource holding locations, matched on CompanyName (+ Code); null: no lookup. */
   locationLookupResource: string | null;
@@ -278,6 +290,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     metricsNamespace: vars.POWERTOOLS_METRICS_NAMESPACE,
     logLevel: vars.POWERTOOLS_LOG_LEVEL,
   };
+  if (vars.REPLAY_MARKER_TTL_SECONDS !== undefined)
+    config.replayMarkerTtlSeconds = vars.REPLAY_MARKER_TTL_SECONDS;
   if (vars.ALLOWED_HOSTNAME_SUFFIXES !== undefined && vars.ALLOWED_HOSTNAME_SUFFIXES.length > 0) {
     config.allowedHostnameSuffixes = vars.ALLOWED_HOSTNAME_SUFFIXES;
   }

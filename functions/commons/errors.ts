@@ -56,6 +56,27 @@ export class ServiceUnavailableError extends RetryableError {
   }
 }
 
+/**
+ * The bearer token cannot be used yet: a configuration problem that setting or fixing the token
+ * cures (it is not set after a deploy, or was rotated). Retryable, and records wait for the fix
+ * instead of using up their attempts (route-handler.ts).
+ */
+export class TokenProblemError extends RetryableError {}
+
+/** The service refused the bearer token (401 or 403); the cached copy is dropped. */
+export class TokenRejectedError extends TokenProblemError {
+  constructor(message: string, details: ConnectorErrorDetails = {}) {
+    super('TOKEN_REJECTED', message, details);
+  }
+}
+
+/** The token secret does not exist, has no value, or holds something that is not a token. */
+export class TokenMissingError extends TokenProblemError {
+  constructor(message: string) {
+    super('TOKEN_MISSING', message);
+  }
+}
+
 /** The per-request timer (connect + response) ran out. */
 export class TimeoutError extends RetryableError {
   constructor(message: string, details: ConnectorErrorDetails = {}) {

@@ -4,13 +4,14 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { dynamoDbClient } from '#functions/commons/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/commons/clients/eventbridge.ts';
 import type { ConnectorConfig } from '#functions/commons/config.ts';
+import { TokenMissingError } from '#functions/commons/errors.ts';
 import {
   createEventPublisher,
   type OutboundContracts,
   type Publisher,
 } from '#functions/commons/event-publisher.ts';
-import { MetricName } from '#functions/commons/metric-names.ts';
-import { logger, metrics } from '#functions/commons/observability.ts';
+import { ConnectorMetric, MetricName } from '#functions/commons/metric-names.ts';
+import { addConnectorMetric, logger, metrics } from '#functions/commons/observability.ts';
 import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
 import { createStore, type Store } from '#functions/commons/store/store.ts';
 import { tokenFromSecret } from '#functions/commons/token.ts';
@@ -53,12 +54,27 @@ export function buildFunctionDependencies(
   const existing = forConfig.get(publishes);
   if (existing) return existing;
 
+  const token = tokenFromSecret(config.tokenSecretId);
   const service = createServiceClient({
     partnerName: config.partnerName,
     provisioningUrls: config.provisioningUrls,
     installUrlTemplate: config.installUrlTemplate,
     ...(config.allowedHostnameSuffixes ? { allowedHostnameSuffixes: config.allowedHostnameSuffixes } : {}),
-    token: tokenFromSecret(config.tokenSecretId),
+    // A missing or refused token is counted for the alarm that says so (lib/: TokenProblems).
+    token: async () => {
+      try {
+        return await token();
+      } catch (error) {
+        if (error instanceof TokenMissingError) {
+          addConnectorMetric(ConnectorMetric.TokenProblems, ['code', error.code]);
+        }
+        throw error;
+      }
+    },
+    onTokenRejected: () => {
+      token.invalidate();
+      addConnectorMetric(ConnectorMetric.TokenProblems, ['code', 'TOKEN_REJECTED']);
+    },
     timeoutMs: config.httpTimeoutMs,
     hourBudgetType: config.hourBudgetType,
     logger: {

@@ -6,10 +6,22 @@
 
 export const DEFAULT_METRICS_NAMESPACE = 'WorkforceConnector';
 
-/** Metric names published by the runtime; dashboards and alarms in `lib/` refer to these. */
+/**
+ * Metric names published by the runtime with the function's `service` dimension; dashboards and
+ * alarms in `lib/` refer to these.
+ */
 export const MetricName = {
   RecordsProcessed: 'RecordsProcessed',
+  /** Counted failures: the record is tried again after a backoff. */
   RecordsFailed: 'RecordsFailed',
+  /** Records waiting for a fix elsewhere (the token) or a pause the service asked for; not counted. */
+  RecordsWaiting: 'RecordsWaiting',
+  /** Records not started because the invocation's time was short; back in the queue at once. */
+  RecordsDeferred: 'RecordsDeferred',
+  /** Records that gave up: SyncFailed RETRIES_EXHAUSTED, kept in the dead-letter queue. */
+  RecordsGaveUp: 'RecordsGaveUp',
+  /** Replayed events whose content was applied before: acknowledged without running again. */
+  ReplaySkipped: 'ReplaySkipped',
   SyncFailed: 'SyncFailed',
   ServiceCalls: 'ServiceCalls',
   ServiceRetries: 'ServiceRetries',
@@ -18,4 +30,42 @@ export const MetricName = {
   RefusedByRule: 'RefusedByRule',
   /** Events the refusal function refused with SyncFailed. */
   EventsRefused: 'EventsRefused',
+  /** Businesses the trial watch could not check in a run (the next run tries again). */
+  TrialWatchFailed: 'TrialWatchFailed',
 } as const;
+
+/**
+ * Metrics published without the `service` dimension, so one alarm watches every function:
+ * CloudWatch alarms cannot aggregate over a dimension (no SEARCH in alarms).
+ */
+export const ConnectorMetric = {
+  /** The token secret is missing or the service refused the token; dimension `code`. */
+  TokenProblems: 'TokenProblems',
+  /** SyncFailed events by who has to act; dimension `class` (SYNC_FAILED_CLASSES). */
+  SyncFailedByClass: 'SyncFailedByClass',
+} as const;
+
+export const TOKEN_PROBLEM_CODES = ['TOKEN_REJECTED', 'TOKEN_MISSING'] as const;
+
+export type SyncFailedClass = 'operator' | 'partner';
+export const SYNC_FAILED_CLASSES: readonly SyncFailedClass[] = ['operator', 'partner'];
+
+/**
+ * SyncFailed codes that the connector's operator has to act on (configuration, infrastructure,
+ * a record that exhausted its retries, a service answer the connector cannot read); every other
+ * code is about the event's own content and is the partner's to act on.
+ */
+const OPERATOR_CODES = new Set([
+  'RETRIES_EXHAUSTED',
+  'INVALID_CONFIGURATION',
+  'REGION_NOT_AVAILABLE',
+  'INVALID_HOSTNAME',
+  'UNEXPECTED_RESPONSE',
+  'SIGNUP_COMMITTED_UNCONFIRMED',
+  'WRONG_ROUTE',
+  'UNEXPECTED_SOURCE',
+]);
+
+export function syncFailedClass(code: string): SyncFailedClass {
+  return OPERATOR_CODES.has(code) ? 'operator' : 'partner';
+}

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DEFAULT_METRICS_NAMESPACE } from './metric-names.ts';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ConnectorMetric, DEFAULT_METRICS_NAMESPACE, MetricName, syncFailedClass } from './metric-names.ts';
 
 /**
  * Module-scope Logger and Metrics shared by every handler of the connector, plus the redaction
@@ -98,3 +98,26 @@ export function createMetrics(): Metrics {
 
 export const logger = createLogger();
 export const metrics = createMetrics();
+
+/**
+ * Publishes a connector-wide metric at once, with `dimension` as its only dimension (no
+ * `service`): the alarms on it then watch every function (metric-names.ts, ConnectorMetric).
+ */
+export function addConnectorMetric(
+  name: (typeof ConnectorMetric)[keyof typeof ConnectorMetric],
+  dimension: readonly [string, string],
+  value = 1,
+): void {
+  const single = metrics.singleMetric();
+  single.clearDefaultDimensions();
+  single.addDimension(dimension[0], dimension[1]);
+  single.addMetric(name, MetricUnit.Count, value);
+}
+
+/** Counts one SyncFailed: by code for the function's dashboard, by class for the alarms. */
+export function countSyncFailed(code: string): void {
+  const single = metrics.singleMetric();
+  single.addDimension('code', code);
+  single.addMetric(MetricName.SyncFailed, MetricUnit.Count, 1);
+  addConnectorMetric(ConnectorMetric.SyncFailedByClass, ['class', syncFailedClass(code)]);
+}

@@ -5,6 +5,7 @@ import {
 } from '#functions/commons/contracts/registry.ts';
 import type { InboundContract } from '#functions/commons/contracts/route-decoder.ts';
 import type { Dependencies } from '#functions/commons/function-dependencies.ts';
+import type { RouteQueue } from '#functions/commons/route-queue.ts';
 import { createRouteHandler, type QueueHandler, type UseCase } from './route-handler.ts';
 
 export {
@@ -24,6 +25,8 @@ export type QueueHandlerOptions<K extends InboundDetailType> = RouteSelector<K> 
   useCase: UseCase<K>;
   /** @default createRouteHandler's: loadConfig() checked when the handler is created, every outbound contract */
   dependencies?: () => Dependencies;
+  /** @default createRouteHandler's: the SQS queues the environment names */
+  queue?: () => RouteQueue;
 };
 
 /**
@@ -41,5 +44,6 @@ export function createQueueHandler<K extends InboundDetailType>(
     publishes: Object.values(outboundContracts),
     useCase: options.useCase,
     ...(options.dependencies ? { dependencies: options.dependencies } : {}),
+    ...(options.queue ? { queue: options.queue } : {}),
   });
 }

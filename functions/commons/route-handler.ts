@@ -1,5 +1,10 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -20,12 +25,30 @@ import {
   type InboundContract,
   type InboundEvent,
 } from '#functions/commons/contracts/route-decoder.ts';
-import { ConnectorError, PermanentError } from '#functions/commons/errors.ts';
+import { ConnectorError, PermanentError, TokenProblemError } from '#functions/commons/errors.ts';
 import { type OutboundEvent, outboundContractsOf } from '#functions/commons/event-publisher.ts';
 import { buildFunctionDependencies, type Dependencies } from '#functions/commons/function-dependencies.ts';
 import { MetricName } from '#functions/commons/metric-names.ts';
-import { logger, metrics } from '#functions/commons/observability.ts';
+import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
+import {
+  MAX_WAIT_SECONDS,
+  recordTimeReserveMs,
+  retryDelaySeconds,
+  waitSeconds,
+} from '#functions/commons/retry-schedule.ts';
+import {
+  type RecordDelay,
+  type RouteQueue,
+  routeQueueSettings,
+  sqsRouteQueue,
+} from '#functions/commons/route-queue.ts';
+import { appliedEventId, markApplied } from '#functions/commons/store/applied-events.ts';
 import { recordSyncError } from '#functions/commons/store/business.ts';
+import {
+  countFailedAttempt,
+  markGaveUp,
+  readRecordAttempts,
+} from '#functions/commons/store/record-attempts.ts';
 import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts';
 
 /**
@@ -37,14 +60,26 @@ import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts
  *   decode ─ no usable accountId / no route ───────▶ ack (the refusal rule sends the SyncFailed)
  *      │ invalid ──────────────────────────────────▶ SyncFailed, ack
  *      │ wrong detail-type for this route ─────────▶ SyncFailed WRONG_ROUTE, ack
+ *      │ delivered again after it gave up ─────────▶ ack (already reported and kept)
+ *      │ replayed, content applied before ─────────▶ ack (ReplaySkipped)
  *      ▼
  *   idempotent on the EventBridge event id: use case + publish its events
  *      ├─ ok / already done ───────────────────────▶ ack
- *      ├─ PermanentError ──────────────────────────▶ SyncFailed + business.lastError, ack
- *      └─ RetryableError or anything unknown ──────▶ batch item failure (retry, then DLQ)
+ *      ├─ PermanentError, event id reused ─────────▶ SyncFailed + business.lastError, ack
+ *      ├─ token missing or refused ────────────────▶ wait (1 min doubling to ~11.7 h), and the
+ *      │                                             rest of the batch with it; no attempt counted
+ *      ├─ the service asked for a pause ───────────▶ wait at least that long; no attempt counted
+ *      └─ any other failure ───────────────────────▶ attempt counted (DynamoDB, per message):
+ *            below MAX_ATTEMPTS ──────────────────▶ back after 1, 2, 4, 8 min
+ *            MAX_ATTEMPTS, or the queue's last receive ▶ give up: copy to the route's DLQ,
+ *                                                  SyncFailed RETRIES_EXHAUSTED naming the last
+ *                                                  code, ack
  *
- * A failed record fails every later record of its message group (the account) in the batch, so
- * the account's events keep their order, while other accounts proceed.
+ * A failed record holds back every later record of its message group (the account) in the batch,
+ * for as long as it waits, so the account's events keep their order while other accounts
+ * proceed. A record is not started when less time is left than one service call can take
+ * (retry-schedule.ts); it goes back to the queue at once, uncounted. retry-schedule.ts holds the
+ * numbers and why.
  */
 
 export interface UseCaseEvent {
@@ -81,6 +116,11 @@ export interface RouteHandlerOptions<K extends InboundDetailType> {
    * checked when the handler is created
    */
   dependencies?: () => Dependencies;
+  /**
+   * The route's queue and dead-letter queue. @default the SQS queues the environment names
+   * (route-queue.ts), checked when the handler is created if `dependencies` is not given
+   */
+  queue?: () => RouteQueue;
 }
 
 export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -101,6 +141,70 @@ interface Runtime {
   dependencies: Dependencies;
   idempotencyConfig: IdempotencyConfig;
   runOnce: (event: InboundEvent, receiveCount: number) => Promise<{ published: number }>;
+}
+
+/** A record failed on purpose: it waits or was not started; nothing more to log for it. */
+class RecordHeldBack extends Error {
+  constructor(readonly code: string) {
+    super(`record held back (${code})`);
+    this.name = 'RecordHeldBack';
+  }
+}
+
+/** What one invocation decided for its records beyond ack / fail. */
+class BatchState {
+  /** Visibility to set per failed record, by message id. */
+  readonly delays = new Map<string, RecordDelay>();
+  /** Set when the token is missing or refused: every later record waits too, untried. */
+  wait: { seconds: number; code: string } | undefined;
+  started = 0;
+
+  constructor(
+    private readonly context: Context,
+    private readonly reserveMs: number,
+  ) {}
+
+  delay(record: SQSRecord, seconds: number): void {
+    this.delays.set(record.messageId, { record, seconds });
+  }
+
+  /** The first record always starts; later ones only with a whole service call's time left. */
+  outOfTime(): boolean {
+    return this.started > 0 && this.context.getRemainingTimeInMillis() < this.reserveMs;
+  }
+}
+
+type FailureKind =
+  | { kind: 'permanent'; code: string; message: string }
+  | { kind: 'wait'; code: string; seconds: number; stopsBatch: boolean }
+  | { kind: 'in-progress' }
+  | { kind: 'attempt'; code: string };
+
+function classify(error: unknown, event: InboundEvent, receiveCount: number): FailureKind {
+  if (error instanceof IdempotencyValidationError) {
+    // payloadValidationJmesPath 'detail': the same id came back with another detail.
+    return {
+      kind: 'permanent',
+      code: 'EVENT_ID_REUSED',
+      message: `event id ${event.id} was already applied with a different detail; publish a change as a new event`,
+    };
+  }
+  if (error instanceof PermanentError) return { kind: 'permanent', code: error.code, message: error.message };
+  // Another invocation holds the same event (a duplicate delivery): it decides; nothing counted.
+  if (error instanceof IdempotencyAlreadyInProgressError) return { kind: 'in-progress' };
+  if (error instanceof TokenProblemError) {
+    return { kind: 'wait', code: error.code, seconds: waitSeconds(receiveCount), stopsBatch: true };
+  }
+  if (error instanceof ConnectorError && error.retryAfterMs !== undefined && error.retryAfterMs > 0) {
+    const asked = Math.ceil(error.retryAfterMs / 1000);
+    return {
+      kind: 'wait',
+      code: error.code,
+      seconds: Math.min(MAX_WAIT_SECONDS, Math.max(asked, waitSeconds(receiveCount))),
+      stopsBatch: false,
+    };
+  }
+  return { kind: 'attempt', code: errorCode(error) };
 }
 
 function receiveCountOf(record: SQSRecord): number {
@@ -136,11 +240,25 @@ export function createRouteHandler<K extends InboundDetailType>(
   }
   const dependenciesOf = resolveDependencies;
 
+  let resolveQueue = options.queue;
+  if (resolveQueue === undefined) {
+    let queue: RouteQueue | undefined = options.dependencies
+      ? undefined
+      : sqsRouteQueue(routeQueueSettings());
+    resolveQueue = () => {
+      queue ??= sqsRouteQueue(routeQueueSettings());
+      return queue;
+    };
+  }
+  const queueOf = resolveQueue;
+
   let runtime: Runtime | undefined;
   function runtimeFor(dependencies: Dependencies): Runtime {
     if (runtime?.dependencies === dependencies) return runtime;
     const idempotencyConfig = new IdempotencyConfig({
       eventKeyJmesPath: 'id',
+      // An event id that comes back with another detail is refused, not answered from the record.
+      payloadValidationJmesPath: 'detail',
       throwOnNoIdempotencyKey: true,
       expiresAfterSeconds: dependencies.config.idempotencyTtlSeconds,
     });
@@ -150,6 +268,7 @@ export function createRouteHandler<K extends InboundDetailType>(
     const persistenceStore = new DynamoDBPersistenceLayer(
       idempotencyPersistenceOptions(
         dependencies.store.tableName,
+        detailType,
         dependencies.store.doc as unknown as DynamoDBClient,
       ),
     );
@@ -165,6 +284,11 @@ export function createRouteHandler<K extends InboundDetailType>(
         dependencies,
       );
       const completed = outbound.map((item) => completeDetail(item, event));
+      // Before the publish: a failed publish re-runs the unit, and the marker is written again.
+      const markerTtl = dependencies.config.replayMarkerTtlSeconds;
+      if (markerTtl !== undefined) {
+        await markApplied(dependencies.store, event, { at: dependencies.clock.now(), ttlSeconds: markerTtl });
+      }
       await dependencies.publisher.publish(completed);
       if (completed.length > 0)
         metrics.addMetric(MetricName.EventsPublished, MetricUnit.Count, completed.length);
@@ -198,15 +322,167 @@ export function createRouteHandler<K extends InboundDetailType>(
         },
       },
     ]);
-    const single = metrics.singleMetric();
-    single.addDimension('code', failure.code);
-    single.addMetric(MetricName.SyncFailed, MetricUnit.Count, 1);
+    countSyncFailed(failure.code);
   }
 
-  async function processRecord(record: SQSRecord, current: Runtime): Promise<void> {
+  async function reportPermanent(
+    dependencies: Dependencies,
+    event: InboundEvent,
+    failure: { code: string; message: string },
+  ): Promise<void> {
+    const accountId = event.detail.accountId;
+    // If this publish fails the record is retried, so the partner always hears about it.
+    await publishSyncFailed(dependencies, {
+      accountId,
+      sourceEventId: event.id,
+      detailType: event.detailType,
+      code: failure.code,
+      message: failure.message,
+    });
+    try {
+      await recordSyncError(dependencies.store, accountId, {
+        code: failure.code,
+        message: failure.message.slice(0, MAX_SYNC_FAILED_MESSAGE),
+        at: dependencies.clock.now(),
+      });
+    } catch (storeError) {
+      // Best effort: SyncFailed already told the partner; lastError is a convenience.
+      logger.warn('could not record the sync error on the business', { error: storeError as Error });
+    }
+  }
+
+  /**
+   * The record will not be tried again: keep it in the dead-letter queue first (never lost), then
+   * tell the partner, then remember it gave up (a lost delete must not report it twice).
+   */
+  async function giveUp(
+    dependencies: Dependencies,
+    record: SQSRecord,
+    event: InboundEvent,
+    last: { code: string; message: string; attempts: number; receiveCount: number },
+  ): Promise<void> {
+    const at = dependencies.clock.now();
+    await queueOf().keep({ record, ...last, at });
+    const tried =
+      last.attempts > 0
+        ? `${last.attempts} attempt(s) over ${last.receiveCount} receive(s)`
+        : `waiting over ${last.receiveCount} receive(s)`;
+    await reportPermanent(dependencies, event, {
+      code: 'RETRIES_EXHAUSTED',
+      message: `gave up after ${tried}; last error ${last.code}: ${last.message}. The event is kept in the ${detailType} dead-letter queue for a redrive once the cause is fixed.`,
+    });
+    try {
+      await markGaveUp(dependencies.store, detailType, record.messageId, {
+        eventId: event.id,
+        code: last.code,
+        at,
+      });
+    } catch (storeError) {
+      logger.warn('could not remember that the record gave up', { error: storeError as Error });
+    }
+    metrics.addMetric(MetricName.RecordsGaveUp, MetricUnit.Count, 1);
+    logger.error('record gave up: reported with SyncFailed RETRIES_EXHAUSTED and kept for redrive', {
+      code: last.code,
+      attempts: last.attempts,
+      receiveCount: last.receiveCount,
+    });
+  }
+
+  async function handleFailure(
+    current: Runtime,
+    batch: BatchState,
+    record: SQSRecord,
+    event: InboundEvent,
+    error: unknown,
+    receiveCount: number,
+  ): Promise<void> {
+    const { dependencies } = current;
+    const failure = classify(error, event, receiveCount);
+    const message = error instanceof Error ? error.message : String(error);
+    switch (failure.kind) {
+      case 'permanent':
+        logger.warn('record failed permanently', { code: failure.code, error: error as Error });
+        await reportPermanent(dependencies, event, failure);
+        return;
+      case 'in-progress':
+        logger.warn('record is being processed by another invocation; it comes back later');
+        throw error;
+      case 'wait': {
+        if (receiveCount >= queueOf().settings.maxReceiveCount) {
+          await giveUp(dependencies, record, event, {
+            code: failure.code,
+            message,
+            attempts: 0,
+            receiveCount,
+          });
+          return;
+        }
+        if (failure.stopsBatch) batch.wait = { seconds: failure.seconds, code: failure.code };
+        batch.delay(record, failure.seconds);
+        metrics.addMetric(MetricName.RecordsWaiting, MetricUnit.Count, 1);
+        logger.warn('record waits; no attempt counted', {
+          code: failure.code,
+          waitSeconds: failure.seconds,
+          receiveCount,
+          error: error as Error,
+        });
+        throw new RecordHeldBack(failure.code);
+      }
+      case 'attempt': {
+        let attempts: number;
+        try {
+          attempts = await countFailedAttempt(dependencies.store, detailType, record.messageId, {
+            eventId: event.id,
+            code: failure.code,
+            at: dependencies.clock.now(),
+          });
+        } catch (storeError) {
+          // Uncounted: the record comes back after the queue's visibility timeout.
+          logger.warn('record will be retried; its attempt could not be counted', {
+            code: failure.code,
+            error: error as Error,
+            storeError: storeError as Error,
+          });
+          metrics.addMetric(MetricName.RecordsFailed, MetricUnit.Count, 1);
+          throw error;
+        }
+        const { maxAttempts, maxReceiveCount } = queueOf().settings;
+        if (attempts >= maxAttempts || receiveCount >= maxReceiveCount) {
+          await giveUp(dependencies, record, event, { code: failure.code, message, attempts, receiveCount });
+          return;
+        }
+        const seconds = retryDelaySeconds(attempts);
+        batch.delay(record, seconds);
+        metrics.addMetric(MetricName.RecordsFailed, MetricUnit.Count, 1);
+        logger.warn('record will be retried', {
+          code: failure.code,
+          attempt: attempts,
+          maxAttempts,
+          retryInSeconds: seconds,
+          error: error as Error,
+        });
+        throw error;
+      }
+    }
+  }
+
+  async function processRecord(record: SQSRecord, current: Runtime, batch: BatchState): Promise<void> {
     const { dependencies } = current;
     logger.removeKeys(RECORD_LOG_KEYS);
     logger.appendKeys({ messageId: record.messageId });
+    if (batch.wait) {
+      // The token is missing or refused: this record would fail the same way.
+      batch.delay(record, batch.wait.seconds);
+      metrics.addMetric(MetricName.RecordsWaiting, MetricUnit.Count, 1);
+      throw new RecordHeldBack(batch.wait.code);
+    }
+    if (batch.outOfTime()) {
+      batch.delay(record, 0);
+      metrics.addMetric(MetricName.RecordsDeferred, MetricUnit.Count, 1);
+      logger.info('record not started: too little time left in this invocation');
+      throw new RecordHeldBack('NOT_STARTED');
+    }
+    batch.started += 1;
     const decoded = decode(record.body, { source: dependencies.config.inboundSource });
 
     if (!decoded.ok && decoded.refusedByRule) {
@@ -243,49 +519,46 @@ export function createRouteHandler<K extends InboundDetailType>(
     const accountId = event.detail.accountId;
     logger.setCorrelationId(event.id);
     logger.appendKeys({ eventId: event.id, detailType: event.detailType, accountId });
+    const receiveCount = receiveCountOf(record);
+
+    if (receiveCount > 1) {
+      const budget = await readRecordAttempts(dependencies.store, detailType, record.messageId);
+      if (budget?.gaveUp) {
+        logger.warn('record delivered again after it gave up; already reported and kept for redrive');
+        return;
+      }
+    }
+    if (event.replayName !== undefined && dependencies.config.replayMarkerTtlSeconds !== undefined) {
+      const appliedBy = await appliedEventId(dependencies.store, event, dependencies.clock.now());
+      if (appliedBy !== undefined) {
+        logger.info('replayed event already applied; nothing to do', {
+          replayName: event.replayName,
+          appliedBy,
+        });
+        metrics.addMetric(MetricName.ReplaySkipped, MetricUnit.Count, 1);
+        return;
+      }
+    }
 
     try {
-      await current.runOnce(event, receiveCountOf(record));
+      await current.runOnce(event, receiveCount);
       metrics.addMetric(MetricName.RecordsProcessed, MetricUnit.Count, 1);
     } catch (error) {
-      if (!(error instanceof PermanentError)) {
-        // Unknown errors are retried too: nothing is lost, and the DLQ catches poison messages.
-        metrics.addMetric(MetricName.RecordsFailed, MetricUnit.Count, 1);
-        logger.warn('record will be retried', { code: errorCode(error), error: error as Error });
-        throw error;
-      }
-      logger.warn('record failed permanently', { code: error.code, error });
-      // If this publish fails the record is retried, so the partner always hears about it.
-      await publishSyncFailed(dependencies, {
-        accountId,
-        sourceEventId: event.id,
-        detailType: event.detailType,
-        code: error.code,
-        message: error.message,
-      });
-      try {
-        await recordSyncError(dependencies.store, accountId, {
-          code: error.code,
-          message: error.message.slice(0, MAX_SYNC_FAILED_MESSAGE),
-          at: dependencies.clock.now(),
-        });
-      } catch (storeError) {
-        // Best effort: SyncFailed already told the partner; lastError is a convenience.
-        logger.warn('could not record the sync error on the business', { error: storeError as Error });
-      }
+      await handleFailure(current, batch, record, event, error, receiveCount);
     }
   }
 
   const handleBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const current = runtimeFor(dependenciesOf());
     current.idempotencyConfig.registerLambdaContext(context);
+    const batch = new BatchState(context, recordTimeReserveMs(current.dependencies.config.httpTimeoutMs));
     // A processor per invocation: it holds the batch's state, and the local runtime may run
     // several invocations of one handler at once.
     const processor = new SqsFifoPartialProcessorAsync();
     try {
-      return await processPartialResponse(
+      const response = await processPartialResponse(
         event,
-        (record: SQSRecord) => processRecord(record, current),
+        (record: SQSRecord) => processRecord(record, current, batch),
         processor,
         {
           context,
@@ -295,10 +568,44 @@ export function createRouteHandler<K extends InboundDetailType>(
           throwOnFullBatchFailure: false,
         },
       );
+      await applyDelays(event.Records, response, batch);
+      return response;
     } finally {
       logger.removeKeys(RECORD_LOG_KEYS);
     }
   };
+
+  /**
+   * Sets the visibility of the records that failed: each as its failure decided, and a record
+   * skipped behind a failed one of its account as long as that one waits, so they come back in
+   * order. A failure here only costs time: the records come back after the queue's own timeout.
+   */
+  async function applyDelays(
+    records: readonly SQSRecord[],
+    response: SQSBatchResponse,
+    batch: BatchState,
+  ): Promise<void> {
+    const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+    const groupDelay = new Map<string, number>();
+    for (const { record, seconds } of batch.delays.values()) {
+      const group = record.attributes.MessageGroupId ?? '';
+      groupDelay.set(group, Math.max(groupDelay.get(group) ?? 0, seconds));
+    }
+    for (const record of records) {
+      if (!failed.has(record.messageId) || batch.delays.has(record.messageId)) continue;
+      const seconds = groupDelay.get(record.attributes.MessageGroupId ?? '');
+      if (seconds !== undefined) batch.delay(record, seconds);
+    }
+    const delays = [...batch.delays.values()].filter(({ record }) => failed.has(record.messageId));
+    if (delays.length === 0) return;
+    try {
+      await queueOf().delay(delays);
+    } catch (error) {
+      logger.warn("could not set the failed records' visibility; they come back after the queue's timeout", {
+        error: error as Error,
+      });
+    }
+  }
 
   return middy<SQSEvent, SQSBatchResponse, Error, Context>(handleBatch)
     .use(injectLambdaContext(logger, { resetKeys: true }))

@@ -1,11 +1,13 @@
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { secretsProvider } from '#functions/commons/clients/secrets.ts';
-import { ConfigurationError, RetryableError } from '#functions/commons/errors.ts';
+import { RetryableError, TokenMissingError } from '#functions/commons/errors.ts';
 
 /**
  * The bearer token for the service, read from Secrets Manager (never from an env var, never
  * logged). Powertools caches it for `maxAgeSeconds`, so a rotated secret is picked up within that
- * time without a redeploy while a warm function makes one Secrets Manager call per max age.
+ * time without a redeploy while a warm function makes one Secrets Manager call per max age; when
+ * the service refuses the token, `invalidate()` makes the next call read the secret at once. A
+ * secret that is missing, empty or malformed is a `TokenMissingError`: records wait until it is set.
  */
 
 export interface TokenFromSecretOptions {
@@ -15,7 +17,8 @@ export interface TokenFromSecretOptions {
   provider?: SecretsProvider;
 }
 
-export type TokenSource = () => Promise<string>;
+/** The token, fetched and cached; `invalidate()` makes the next call read the secret again. */
+export type TokenSource = (() => Promise<string>) & { invalidate(): void };
 
 const decoder = new TextDecoder();
 
@@ -27,18 +30,18 @@ function tokenOf(secretId: string, raw: string): string {
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      throw new ConfigurationError(`secret ${secretId} looks like JSON but cannot be parsed`);
+      throw new TokenMissingError(`secret ${secretId} looks like JSON but cannot be parsed`);
     }
     const token =
       typeof parsed === 'object' && parsed !== null
         ? (parsed as Record<string, unknown>)['token']
         : undefined;
     if (typeof token !== 'string' || token.trim() === '') {
-      throw new ConfigurationError(`secret ${secretId} is JSON without a non-empty "token" string`);
+      throw new TokenMissingError(`secret ${secretId} is JSON without a non-empty "token" string`);
     }
     return token.trim();
   }
-  if (trimmed === '') throw new ConfigurationError(`secret ${secretId} is empty`);
+  if (trimmed === '') throw new TokenMissingError(`secret ${secretId} is empty`);
   return trimmed;
 }
 
@@ -50,31 +53,39 @@ export function tokenFromSecret(secretId: string, options: TokenFromSecretOption
   const maxAge = options.maxAgeSeconds ?? 300;
   // Concurrent first callers share one fetch instead of each missing the still-empty cache.
   let inFlight: Promise<string> | undefined;
+  // Set when the service refused the token: the cached copy may be the stale one.
+  let forceFetch = false;
 
   const fetchToken = async (): Promise<string> => {
     const provider = options.provider ?? secretsProvider();
     let value: string | Uint8Array | undefined;
     try {
-      value = await provider.get(secretId, { maxAge, throwOnMissing: true });
+      value = await provider.get(secretId, { maxAge, throwOnMissing: true, forceFetch });
+      forceFetch = false;
     } catch (error) {
       // Error messages of the SDK name the secret id at most; the value never reaches them.
       if (isNamed(error, 'ParameterNotFoundError')) {
-        throw new ConfigurationError(`secret ${secretId} does not exist or has no value`);
+        throw new TokenMissingError(`secret ${secretId} does not exist or has no value`);
       }
       const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
       if (isNamed(cause, 'ResourceNotFoundException')) {
-        throw new ConfigurationError(`secret ${secretId} does not exist or has no value`);
+        throw new TokenMissingError(`secret ${secretId} does not exist or has no value`);
       }
       throw new RetryableError('TOKEN_UNAVAILABLE', `could not read secret ${secretId}`, { cause });
     }
-    if (value === undefined) throw new ConfigurationError(`secret ${secretId} has no value`);
+    if (value === undefined) throw new TokenMissingError(`secret ${secretId} has no value`);
     return tokenOf(secretId, typeof value === 'string' ? value : decoder.decode(value));
   };
 
-  return () => {
+  const source = () => {
     inFlight ??= fetchToken().finally(() => {
       inFlight = undefined;
     });
     return inFlight;
   };
+  return Object.assign(source, {
+    invalidate: () => {
+      forceFetch = true;
+    },
+  });
 }

@@ -22,7 +22,7 @@ import * as syncFailed from '#functions/commons/contracts/outbound/sync-failed.t
 import { ConfigurationError } from '#functions/commons/errors.ts';
 import { createEventPublisher, outboundContractsOf } from '#functions/commons/event-publisher.ts';
 import { MetricName } from '#functions/commons/metric-names.ts';
-import { logger, metrics } from '#functions/commons/observability.ts';
+import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
 import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts';
 import { refuseUnroutable } from './refuse-unroutable.ts';
 
@@ -68,16 +68,18 @@ const idempotencyConfig = new IdempotencyConfig({
 const publishOnce = makeIdempotent(
   async (refusal: { eventId: string; detail: object }) => {
     await publisher.publish([{ detailType: 'SyncFailed', detail: refusal.detail }]);
-    const single = metrics.singleMetric();
-    single.addDimension('code', String((refusal.detail as { code?: unknown }).code));
-    single.addMetric(MetricName.SyncFailed, MetricUnit.Count, 1);
+    countSyncFailed(String((refusal.detail as { code?: unknown }).code));
     metrics.addMetric(MetricName.EventsRefused, MetricUnit.Count, 1);
     return { published: true };
   },
   {
     persistenceStore: new DynamoDBPersistenceLayer(
       // The document client sends plain DynamoDB commands unchanged (route-handler.ts does the same).
-      idempotencyPersistenceOptions(config.TABLE_NAME, dynamoDbDocumentClient() as unknown as DynamoDBClient),
+      idempotencyPersistenceOptions(
+        config.TABLE_NAME,
+        'Refusal',
+        dynamoDbDocumentClient() as unknown as DynamoDBClient,
+      ),
     ),
     config: idempotencyConfig,
     keyPrefix: 'Refusal',

@@ -19,13 +19,17 @@ import { recordSyncSuccess, updateEdition } from '#functions/commons/store/busin
  * 2. Ask the service (a read: the client retries transient failures itself); a refusal such as
  *    HOSTNAME_NOT_LINKED becomes SyncFailed with the service's code.
  * 3. Refresh the mapping (edition, trial end; a business that left the trial leaves the trial
- *    index) and the last sync time, then answer.
+ *    index) as observed when the call started, and the last sync time, then answer.
  */
 export async function reportSubscriptionStatus(
   { detail }: UseCaseInput<SubscriptionStatusRequestedDetail>,
   { store, service, clock }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
+  // The answer describes the service as of some moment during the call: taking the time before
+  // it, a plan change that finished while this call was under way (recorded with its own, later
+  // time) is not overwritten by this possibly older answer (updateEdition only moves forward).
+  const observedAt = clock.now();
   let status: Awaited<ReturnType<typeof service.provisioning.subscriptionStatus>>;
   try {
     status = await service.provisioning.subscriptionStatus(business.hostname, business.region);
@@ -33,11 +37,13 @@ export async function reportSubscriptionStatus(
     if (error instanceof ServiceRejectedError) throw serviceRejection('subscription-status', error);
     throw error;
   }
-  // Older answers cannot overwrite newer ones: updateEdition only moves forward in time.
-  const syncedAt = clock.now();
   const trialEndDate = status.trialEndDate ?? business.trialEndDate;
-  await updateEdition(store, detail.accountId, { edition: status.edition, trialEndDate, syncedAt });
-  await recordSyncSuccess(store, detail.accountId, syncedAt);
+  await updateEdition(store, detail.accountId, {
+    edition: status.edition,
+    trialEndDate,
+    syncedAt: observedAt,
+  });
+  await recordSyncSuccess(store, detail.accountId, clock.now());
   return [
     {
       detailType: 'SubscriptionStatus',

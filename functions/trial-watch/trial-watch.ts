@@ -2,6 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/commons/contracts/fields.ts';
 import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
+import { MetricName } from '#functions/commons/metric-names.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
 import {
@@ -136,7 +137,7 @@ export async function trialWatch(
   metrics.addMetric('TrialWatchItemsRead', MetricUnit.Count, report.itemsRead);
   metrics.addMetric('TrialWatchProcessed', MetricUnit.Count, report.processed);
   metrics.addMetric('TrialWatchRemaining', MetricUnit.Count, report.remaining);
-  metrics.addMetric('TrialWatchFailed', MetricUnit.Count, report.failed);
+  metrics.addMetric(MetricName.TrialWatchFailed, MetricUnit.Count, report.failed);
   metrics.addMetric('TrialExpiringAnnounced', MetricUnit.Count, report.expiringAnnounced);
   metrics.addMetric('TrialEndedAnnounced', MetricUnit.Count, report.endedAnnounced);
   return report;
@@ -183,6 +184,8 @@ async function announceEnded(
   runId: string,
   { store, service, clock, publisher }: Dependencies,
 ): Promise<TrialOutcome> {
+  // Before the call: a plan change recorded while it was under way stays (report-subscription-status.ts).
+  const observedAt = clock.now();
   const status = await service.provisioning.subscriptionStatus(
     trial.hostname,
     regionSchema.parse(trial.region),
@@ -194,7 +197,7 @@ async function announceEnded(
     await updateEdition(store, trial.accountId, {
       edition: status.edition,
       trialEndDate: reportedEnd,
-      syncedAt: clock.now(),
+      syncedAt: observedAt,
     });
     return 'nothing';
   }
@@ -206,7 +209,7 @@ async function announceEnded(
   await updateEdition(store, trial.accountId, {
     edition: status.edition,
     trialEndDate: reportedEnd,
-    syncedAt: clock.now(),
+    syncedAt: observedAt,
   });
   return announced ? 'ended' : 'nothing';
 }

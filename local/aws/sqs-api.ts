@@ -6,7 +6,7 @@ import { SqsError, type SqsQueue } from './sqs.ts';
  * The SQS API (AWS JSON 1.0, "Amazon SQS JSON API") over the local queues, for handlers
  * (ChangeMessageVisibility), `npm run redrive` and partners' own tools: SendMessage,
  * ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueUrl, GetQueueAttributes,
- * ListQueues, PurgeQueue, StartMessageMoveTask and ListMessageMoveTasks.
+ * ListQueues, ListDeadLetterSourceQueues, PurgeQueue, StartMessageMoveTask and ListMessageMoveTasks.
  *
  * A message move ("StartMessageMoveTask": the source must be a dead-letter queue; without a
  * destination each message goes back to the queue it was dead-lettered from; "All redriven
@@ -65,8 +65,10 @@ export function sqsApi(options: { readonly queues: () => Iterable<SqsQueue> }): 
       if (typeof body['MessageBody'] !== 'string' || body['MessageBody'] === '') {
         throw apiError('MissingParameter', 'The request must contain the parameter MessageBody.');
       }
+      const attributes = messageAttributesOf(body['MessageAttributes']);
       const sent = queue.send({
         body: body['MessageBody'],
+        ...(Object.keys(attributes).length > 0 ? { messageAttributes: attributes } : {}),
         ...(typeof body['MessageGroupId'] === 'string' ? { groupId: body['MessageGroupId'] } : {}),
         ...(typeof body['MessageDeduplicationId'] === 'string'
           ? { deduplicationId: body['MessageDeduplicationId'] }
@@ -117,6 +119,17 @@ export function sqsApi(options: { readonly queues: () => Iterable<SqsQueue> }): 
       const queue = all().find((candidate) => candidate.name === body['QueueName']);
       if (!queue) throw apiError('QueueDoesNotExist', 'The specified queue does not exist.');
       return { QueueUrl: queue.url };
+    }),
+    // "Returns a list of your queues that have the RedrivePolicy queue attribute configured with a
+    // dead-letter queue" (ListDeadLetterSourceQueues API reference): how `npm run redrive` finds
+    // where a dead letter goes back to.
+    'AmazonSQS.ListDeadLetterSourceQueues': wrap((body) => {
+      const deadLetterQueue = byUrl(body);
+      return {
+        queueUrls: all()
+          .filter((queue) => queue.redrive?.deadLetterQueue === deadLetterQueue)
+          .map((queue) => queue.url),
+      };
     }),
     'AmazonSQS.ListQueues': wrap((body) => {
       const prefix = typeof body['QueueNamePrefix'] === 'string' ? body['QueueNamePrefix'] : '';
@@ -216,4 +229,24 @@ export function sqsApi(options: { readonly queues: () => Iterable<SqsQueue> }): 
       return { Results: moveTasks.filter((task) => task.SourceArn === body['SourceArn']).slice(0, max) };
     }),
   };
+}
+
+/**
+ * SendMessage's MessageAttributes ({name: {DataType, StringValue}}): kept as their string values,
+ * which is all the connector reads back (String and Number attributes alike).
+ */
+function messageAttributesOf(raw: unknown): Record<string, string> {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const attributes: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    const text = (value as { StringValue?: unknown } | null)?.StringValue;
+    if (typeof text !== 'string') {
+      throw apiError(
+        'InvalidParameterValue',
+        `The message attribute '${name}' must contain a non-empty value.`,
+      );
+    }
+    attributes[name] = text;
+  }
+  return attributes;
 }

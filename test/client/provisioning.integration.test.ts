@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRetryable, RegionNotAvailableError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import {
+  isRetryable,
+  RegionNotAvailableError,
+  ServiceRejectedError,
+  TokenRejectedError,
+} from '#functions/commons/errors.ts';
 import type { ServiceClient } from '#functions/commons/service/client.ts';
-import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
+import { type Harness, SANDBOX_TOKEN, startHarness, uniqueSignup } from './sandbox-harness.ts';
 
 let harness: Harness;
 let client: ServiceClient;
@@ -87,12 +92,34 @@ describe('signup', () => {
     expect(error).toMatchObject({ status: 422, serviceCode: 'INVALID_EMPLOYEE_COUNT' });
   });
 
-  it('is refused with a wrong token, permanently', async () => {
+  it('is refused with a wrong token as TOKEN_REJECTED, retryable once the token is fixed', async () => {
     const stranger = harness.client({ token: async () => 'wrong-token' });
 
-    const error = await rejection(stranger.provisioning.signup(uniqueSignup('token')));
+    const error = await stranger.provisioning.signup(uniqueSignup('token')).then(
+      () => expect.fail('a wrong token must be refused'),
+      (caught: unknown) => caught,
+    );
 
-    expect(error).toMatchObject({ status: 401, serviceCode: 'UNAUTHORIZED' });
+    expect(error).toBeInstanceOf(TokenRejectedError);
+    expect(isRetryable(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'TOKEN_REJECTED', status: 401, serviceCode: 'UNAUTHORIZED' });
+  });
+
+  it('reads the token again after a refusal and sends once more when it changed', async () => {
+    let token = 'stale-token';
+    let invalidated = 0;
+    const client = harness.client({
+      token: async () => token,
+      onTokenRejected: () => {
+        invalidated += 1;
+        token = SANDBOX_TOKEN;
+      },
+    });
+
+    const business = await client.provisioning.signup(uniqueSignup('rotated'));
+
+    expect(business.hostname).toMatch(/sandbox\.test$/);
+    expect(invalidated).toBe(1);
   });
 });
 

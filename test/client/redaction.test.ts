@@ -154,6 +154,7 @@ describe('the bearer token never leaks', () => {
     expect(new Set(codes)).toEqual(
       new Set([
         'SERVICE_REJECTED',
+        'TOKEN_REJECTED',
         'SERVICE_UNAVAILABLE',
         'OUTCOME_UNKNOWN',
         'TIMEOUT',
@@ -177,7 +178,9 @@ describe('the bearer token never leaks', () => {
 
   it('shows the hostile echo as redacted rather than dropping the message', () => {
     const rejected = errors.find(({ path }) => path === 'provisioning 401')?.error as Error;
-    expect(rejected.message).toBe('denied for Bearer [REDACTED]');
+    expect(rejected.message).toMatch(
+      /answered 401: the service refused the bearer token \(denied for Bearer \[REDACTED\]\)$/,
+    );
   });
 
   it('appears in no captured log line', () => {

@@ -33,7 +33,7 @@ describe('route table', () => {
     expect(route.maxBatchingWindowSeconds).toBe(0);
     expect(route.maxConcurrency).toBeGreaterThanOrEqual(MIN_EVENT_SOURCE_CONCURRENCY);
     expect(route.maxConcurrency).toBeLessThanOrEqual(1000);
-    expect(route.maxReceiveCount).toBeGreaterThanOrEqual(1);
+    expect(route.maxAttempts).toBeGreaterThanOrEqual(1);
     expect(route.timeoutSeconds).toBeGreaterThan(0);
     expect(route.timeoutSeconds).toBeLessThanOrEqual(900);
     expect(route.memorySizeMb).toBeGreaterThanOrEqual(128);

@@ -1,8 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#functions/commons/config.ts';
+import { routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
 import { tableDefinition } from '#functions/commons/store/table.ts';
-import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
+import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import {
   acknowledgments,
   connectorConfig,
@@ -101,8 +102,17 @@ describe('the connector app (example config)', () => {
       // Assess
       expect(intake.Type).toBe('AWS::SQS::Queue');
       expect(intake.Properties.FifoQueue).toBeUndefined();
+      // Its own dead-letter queue, which is also the intake queue's: a redrive cannot misroute.
       expect(target.DeadLetterConfig).toEqual({
-        Arn: { 'Fn::GetAtt': [expect.stringMatching(/IngressDeadLetterQueue/), 'Arn'] },
+        Arn: {
+          'Fn::GetAtt': [
+            expect.stringMatching(new RegExp(`${route.detailType}IntakeDeadLetterQueue`)),
+            'Arn',
+          ],
+        },
+      });
+      expect(intake.Properties.RedrivePolicy).toMatchObject({
+        deadLetterTargetArn: (target.DeadLetterConfig as { Arn: unknown }).Arn,
       });
       expect(target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 });
       // The connector's bus, created in the State stack: never the account's default bus.
@@ -177,7 +187,9 @@ describe('the connector app (example config)', () => {
         ScalingConfig: { MaximumConcurrency: override.maxConcurrency ?? route.maxConcurrency },
       });
       expect(queue.Properties.FifoQueue).toBe(true);
-      expect(queue.Properties.RedrivePolicy).toMatchObject({ maxReceiveCount: route.maxReceiveCount });
+      expect(queue.Properties.RedrivePolicy).toMatchObject({
+        maxReceiveCount: routeMaxReceiveCount(route.maxAttempts),
+      });
       expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
         6 * (fn.Properties.Timeout as number),
       );
@@ -198,8 +210,8 @@ describe('the connector app (example config)', () => {
     const policies = resources(service, 'AWS::SQS::QueuePolicy');
 
     // Act + Assess
-    // Per route: intake, FIFO, FIFO DLQ; plus the ingress DLQ and the refusal queue.
-    expect(queues.length).toBe(queueRoutes.length * 3 + 2);
+    // Per route: intake, intake DLQ, FIFO, FIFO DLQ; the refusal queue and its DLQ; a DLQ per schedule.
+    expect(queues.length).toBe(queueRoutes.length * 4 + 2 + scheduledFunctions.length);
     for (const [id, queue] of queues) {
       expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
       const policy = policies.find(([, p]) => asList(p.Properties.Queues).some((q) => referenced(q) === id));
@@ -224,67 +236,41 @@ describe('the connector app (example config)', () => {
     }
   });
 
-  it('grants the connector table to each function only on the table and its trial index, without Scan', () => {
-    // Act
-    const tableStatements = policyStatements(service).filter(({ statement }) =>
-      asList(statement.Action).some((action) => action.startsWith('dynamodb:')),
-    );
-
-    // Assess
-    expect(tableStatements).toHaveLength(queueRoutes.length + scheduledFunctions.length + 1);
-    for (const { statement } of tableStatements) {
-      expect(asList(statement.Action)).not.toContain('dynamodb:Scan');
-      const resourcesJson = JSON.stringify(statement.Resource);
-      expect(resourcesJson).toContain('/index/trialIndex');
-      expect(asList(statement.Resource)).toHaveLength(2);
-    }
-  });
-
-  it('gives each route function exactly its own queue and log group, the table and index, the bus and the secret', () => {
+  it('grants each function exactly the DynamoDB actions its code uses, and the trial index only to the trial watch', () => {
+    // Prepare
     const all = service.toJSON().Resources as Record<string, Resource>;
-    const stateExport = (name: RegExp) => ({ 'Fn::ImportValue': expect.stringMatching(name) });
-    for (const route of queueRoutes) {
-      // Prepare
-      const [functionId, fn] = Object.entries(all).find(
-        ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === route.description,
-      )!;
-      const roleId = referenced(fn.Properties.Role)!;
-      const mapping = Object.values(all).find(
-        (r) =>
-          r.Type === 'AWS::Lambda::EventSourceMapping' &&
-          referenced(r.Properties.FunctionName) === functionId,
-      )!;
-      const ownQueue = referenced(mapping.Properties.EventSourceArn)!;
-      const ownLogGroup = referenced((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup)!;
+    const declared = [...queueRoutes, ...scheduledFunctions, refusalFunction];
 
+    for (const access of declared) {
       // Act
-      const statements = policyStatements(service)
-        .filter(({ owner, type }) => {
+      const [functionId] = Object.entries(all).find(
+        ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === access.description,
+      )!;
+      const roleId = referenced(all[functionId]!.Properties.Role)!;
+      const [table] = policyStatements(service)
+        .filter(({ owner, type, statement }) => {
           if (type !== 'AWS::IAM::Policy') return false;
           const roles = all[owner]!.Properties.Roles as unknown[];
-          return roles.some((role) => referenced(role) === roleId);
+          return (
+            roles.some((role) => referenced(role) === roleId) &&
+            asList(statement.Action).some((action) => action.startsWith('dynamodb:'))
+          );
         })
         .map(({ statement }) => statement);
-      const byService = (prefix: string) =>
-        statements.filter((statement) => asList(statement.Action).every((a) => a.startsWith(prefix)));
 
       // Assess
-      expect(byService('logs:').map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [ownLogGroup, 'Arn'] }]);
-      expect(byService('sqs:').map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [ownQueue, 'Arn'] }]);
-      expect(byService('dynamodb:').map((st) => st.Resource)).toEqual([
-        [
-          stateExport(/StateTable.*Arn/),
-          { 'Fn::Join': ['', [stateExport(/StateTable.*Arn/), '/index/trialIndex']] },
-        ],
-      ]);
-      expect(byService('events:').map((st) => [st.Action, st.Resource])).toEqual([
-        ['events:PutEvents', stateExport(/StateEventBus.*Arn/)],
-      ]);
-      expect(byService('secretsmanager:').map((st) => st.Resource)).toEqual([
-        stateExport(/StateTokenSecret/),
-      ]);
-      // Nothing else: five statements, one per resource the function touches.
-      expect(statements, route.functionName).toHaveLength(5);
+      expect(asList(table?.Action).sort(), access.description).toEqual(
+        access.tableActions.map((action) => `dynamodb:${action}`).sort(),
+      );
+      const onIndex = JSON.stringify(table?.Resource).includes('/index/trialIndex');
+      expect(onIndex, access.description).toBe(access.queriesTrialIndex === true);
+      expect(asList(table?.Resource)).toHaveLength(access.queriesTrialIndex ? 2 : 1);
+    }
+    // Never: scans, batches, describing the table or condition checks.
+    for (const { statement } of policyStatements(service)) {
+      for (const action of asList(statement.Action)) {
+        expect(action).not.toMatch(/^dynamodb:(Scan|Batch.*|DescribeTable|ConditionCheckItem)$/);
+      }
     }
   });
 
@@ -381,23 +367,52 @@ describe('the connector app (example config)', () => {
     expect(fn.Properties.Timeout).toBe(trialWatch.timeoutSeconds);
   });
 
-  it('alarms to the encrypted topic on dead letters, queue age, function errors and throttles', () => {
+  it('alarms to the encrypted topic on dead letters, queue ages, pipes, failures, SyncFailed by class and the token', () => {
     // Prepare
     const alarms = resources(service, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const topicId = only(resources(service, 'AWS::SNS::Topic'), 'alarm topic')[0];
 
     // Act
     const byMetric = (metric: string) => alarms.filter((alarm) => alarm.MetricName === metric);
+    const mathOn = (metric: string) =>
+      alarms.filter((alarm) =>
+        (alarm.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[] | undefined)?.some(
+          (entry) => entry.MetricStat?.Metric.MetricName === metric,
+        ),
+      );
+    const dimensions = (alarm: Record<string, unknown>) =>
+      Object.fromEntries(
+        (alarm.Dimensions as { Name: string; Value: unknown }[]).map((d) => [d.Name, d.Value]),
+      );
 
     // Assess
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
-      expect(alarm.ComparisonOperator).toBe('GreaterThanThreshold');
+      expect(String(alarm.AlarmDescription)).toMatch(/What to do: docs\/deploy\.md#alarms-[a-z-]+$/);
     }
+    // Route DLQ + intake DLQ per route, the refusal DLQ, a schedule DLQ each: alarm at the first message.
     const deadLetterDepth = byMetric('ApproximateNumberOfMessagesVisible');
-    expect(deadLetterDepth).toHaveLength(queueRoutes.length + 1);
+    expect(deadLetterDepth).toHaveLength(2 * queueRoutes.length + 1 + scheduledFunctions.length);
     for (const alarm of deadLetterDepth) expect(alarm.Threshold).toBe(0);
-    expect(byMetric('ApproximateAgeOfOldestMessage')).toHaveLength(2 * queueRoutes.length + 2);
+    // Route queue, intake queue and route DLQ age per route; the refusal queue.
+    expect(byMetric('ApproximateAgeOfOldestMessage')).toHaveLength(3 * queueRoutes.length + 1);
+    expect(mathOn('ExecutionFailed')).toHaveLength(queueRoutes.length);
+    const recordsFailed = byMetric('RecordsFailed');
+    expect(recordsFailed.map((alarm) => dimensions(alarm).service).sort()).toEqual(
+      queueRoutes.map((route) => route.functionName).sort(),
+    );
+    // SyncFailed by class, without a service dimension: operator codes page at the first one.
+    const syncFailed = byMetric('SyncFailedByClass');
+    expect(syncFailed.map((alarm) => [dimensions(alarm), alarm.Threshold, alarm.ComparisonOperator])).toEqual(
+      expect.arrayContaining([
+        [{ class: 'operator' }, 0, 'GreaterThanThreshold'],
+        [{ class: 'partner' }, 10, 'GreaterThanOrEqualToThreshold'],
+      ]),
+    );
+    const token = only(mathOn('TokenProblems'), 'token alarm');
+    expect(JSON.stringify(token.Metrics)).toContain('TOKEN_REJECTED');
+    expect(JSON.stringify(token.Metrics)).toContain('TOKEN_MISSING');
+    expect(byMetric('TrialWatchFailed').map(dimensions)).toEqual([{ service: 'trial-watch' }]);
     const functions = queueRoutes.length + scheduledFunctions.length + 1;
     expect(byMetric('Errors')).toHaveLength(functions);
     expect(byMetric('Throttles')).toHaveLength(functions);
@@ -407,6 +422,149 @@ describe('the connector app (example config)', () => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     });
+  });
+
+  it('lets CloudWatch alarms of this account, and only they, publish to the alarm topic and use its key', () => {
+    // Prepare
+    const topicId = only(resources(service, 'AWS::SNS::Topic'), 'alarm topic')[0];
+    const [, topicPolicy] = only(resources(service, 'AWS::SNS::TopicPolicy'), 'topic policy');
+    const statements = (topicPolicy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    const fromOwnAlarms = {
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:us-east-1:123456789012:alarm:*']],
+        },
+      },
+      StringEquals: { 'aws:SourceAccount': '123456789012' },
+    };
+
+    // Act
+    const allow = statements.filter((statement) => statement.Effect === 'Allow');
+    const keyStatements = policyStatements(service).filter(
+      ({ type, statement }) =>
+        type === 'AWS::KMS::Key' && JSON.stringify(statement.Principal).includes('cloudwatch.amazonaws.com'),
+    );
+
+    // Assess: enforceSSL's deny stays; the allow is what lets any alarm reach anyone.
+    expect(asList(topicPolicy.Properties.Topics)).toEqual([{ Ref: topicId }]);
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    expect(allow).toEqual([
+      expect.objectContaining({
+        Action: 'sns:Publish',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Resource: { Ref: topicId },
+        Condition: fromOwnAlarms,
+      }),
+    ]);
+    expect(keyStatements.map(({ statement }) => (statement as { Condition?: unknown }).Condition)).toEqual([
+      fromOwnAlarms,
+    ]);
+  });
+
+  it('archives the inbound events in the stateful stack, kept as configured, and gives the routes a marker lifetime to match', () => {
+    // Act
+    const [, archive] = only(resources(stateful, 'AWS::Events::Archive'), 'archive');
+    const routeFunctions = resources(service, 'AWS::Lambda::Function').filter(
+      ([, fn]) => (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.QUEUE_URL,
+    );
+
+    // Assess
+    expect(archive.Properties).toMatchObject({
+      EventPattern: { source: ['partner.app'] },
+      RetentionDays: 30,
+      SourceArn: { 'Fn::GetAtt': [expect.stringMatching(/StateEventBus/), 'Arn'] },
+    });
+    stateful.hasResource('AWS::Events::Archive', { DeletionPolicy: 'Retain' });
+    expect(routeFunctions).toHaveLength(queueRoutes.length);
+    for (const [, fn] of routeFunctions) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.REPLAY_MARKER_TTL_SECONDS).toBe(String(30 * 86_400));
+    }
+  });
+
+  it('tells each route function its queue, its dead-letter queue and the receive at which the queue gives up', () => {
+    const all = service.toJSON().Resources as Record<string, Resource>;
+    for (const route of queueRoutes) {
+      // Prepare
+      const [functionId, fn] = Object.entries(all).find(
+        ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === route.description,
+      )!;
+      const mapping = Object.values(all).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::EventSourceMapping' &&
+          referenced(r.Properties.FunctionName) === functionId,
+      )!;
+      const queueId = referenced(mapping.Properties.EventSourceArn)!;
+      const redrive = all[queueId]!.Properties.RedrivePolicy as {
+        deadLetterTargetArn: unknown;
+        maxReceiveCount: number;
+      };
+
+      // Act
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+      // Assess
+      expect(referenced(variables.QUEUE_URL)).toBe(queueId);
+      expect(referenced(variables.DEAD_LETTER_QUEUE_URL)).toBe(referenced(redrive.deadLetterTargetArn));
+      expect(variables.MAX_RECEIVE_COUNT).toBe(String(redrive.maxReceiveCount));
+      expect(variables.MAX_ATTEMPTS).toBe(String(route.maxAttempts));
+      // Long enough to wait out the whole retention on a missing token, plus the attempts.
+      expect(all[queueId]!.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+      expect(redrive.maxReceiveCount).toBe(routeMaxReceiveCount(route.maxAttempts));
+    }
+  });
+
+  it('logs each pipe’s failed executions to a log group of its own, without the events’ content', () => {
+    for (const [id, pipe] of resources(service, 'AWS::Pipes::Pipe')) {
+      // Act
+      const logging = pipe.Properties.LogConfiguration as {
+        Level: string;
+        CloudwatchLogsLogDestination: { LogGroupArn: unknown };
+        IncludeExecutionData?: unknown;
+      };
+
+      // Assess
+      expect(logging.Level, id).toBe('ERROR');
+      expect(logging.IncludeExecutionData, id).toBeUndefined();
+      const logGroup =
+        service.toJSON().Resources[referenced(logging.CloudwatchLogsLogDestination.LogGroupArn)!];
+      expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+    }
+  });
+
+  it('outputs the bus, table, archive, alarm topic, dashboard and every queue and dead-letter queue by route', () => {
+    // Act
+    const outputs = service.toJSON().Outputs as Record<string, { Value: unknown; Description: string }>;
+    const names = Object.keys(outputs);
+
+    // Assess
+    const expected = [
+      'EventBusName',
+      'TableName',
+      'ArchiveName',
+      'AlarmTopicArn',
+      'DashboardUrl',
+      'RefusalQueueUrl',
+      'RefusalDeadLetterQueueUrl',
+      ...queueRoutes.flatMap((route) =>
+        ['QueueUrl', 'DeadLetterQueueUrl', 'IntakeQueueUrl', 'IntakeDeadLetterQueueUrl'].map(
+          (suffix) => `${route.detailType}${suffix}`,
+        ),
+      ),
+    ];
+    for (const name of expected) {
+      expect(
+        names.some((output) => output.startsWith(`Connector${name}`)),
+        name,
+      ).toBe(true);
+    }
+    for (const [name, output] of Object.entries(outputs)) {
+      expect(output.Description.length, name).toBeGreaterThan(5);
+    }
+    const dashboardUrl = Object.entries(outputs).find(([name]) => name.startsWith('ConnectorDashboardUrl'))!;
+    expect(JSON.stringify(dashboardUrl[1].Value)).toContain('#dashboards:name=');
   });
 
   it('draws a dashboard with a row per route and the connector metrics namespace', () => {
@@ -465,7 +623,8 @@ describe('the connector app (example config)', () => {
         (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.NODE_OPTIONS,
       ).toBe('--enable-source-maps');
     }
-    service.resourceCountIs('AWS::Logs::LogGroup', queueRoutes.length + scheduledFunctions.length + 1);
+    // One per function, one per pipe.
+    service.resourceCountIs('AWS::Logs::LogGroup', 2 * queueRoutes.length + scheduledFunctions.length + 1);
     service.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 });

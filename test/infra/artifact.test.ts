@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type QueueRoute, queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
+import { EXAMPLE_CONFIG_FILE } from '#lib/config.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
 /**
@@ -76,7 +77,8 @@ async function synthesizeApp(): Promise<CloudAssembly> {
   const outdir = mkdtempSync(join(tmpdir(), 'connector-cdk-out-'));
   const child = spawn(
     join(PROJECT_ROOT, 'node_modules/.bin/cdk'),
-    ['synth', '--quiet', '--no-notices', '--output', outdir],
+    // The partner's own connector.config.json does not exist in a clone: name the example.
+    ['synth', '--quiet', '--no-notices', '--output', outdir, '-c', `config=${EXAMPLE_CONFIG_FILE}`],
     {
       cwd: PROJECT_ROOT,
       // No account or region: synthesis must not need AWS credentials or network.

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import {
 import { PROJECT_ROOT } from '#lib/connector-function.ts';
 import { connectorEnvironment } from '#lib/workforce-connector.ts';
 
-const knownRoutes = queueRoutes.map((route) => route.detailType);
+const knownRoutes = queueRoutes;
 
 function context(values: Record<string, unknown> = {}) {
   return { tryGetContext: (key: string) => values[key] };
@@ -39,7 +39,11 @@ describe('connector config', () => {
   it('fills every default from a minimal config', () => {
     // Act
     const config = parseConnectorConfig(
-      { partnerName: 'acme', provisioningUrls: { US: 'https://provisioning.example.com' } },
+      {
+        partnerName: 'acme',
+        provisioningUrls: { US: 'https://provisioning.example.com' },
+        allowedHostnameSuffixes: ['.example.com'],
+      },
       { knownRoutes },
     );
 
@@ -92,7 +96,11 @@ describe('connector config', () => {
 
   it('looks lost creates up in the sandbox resource names by default and takes "" to disable it', () => {
     // Prepare
-    const base = { partnerName: 'acme', provisioningUrls: { US: 'https://provisioning.example.com' } };
+    const base = {
+      partnerName: 'acme',
+      provisioningUrls: { US: 'https://provisioning.example.com' },
+      allowedHostnameSuffixes: ['.example.com'],
+    };
 
     // Act
     const byDefault = parseConnectorConfig(base, { knownRoutes });
@@ -144,6 +152,7 @@ describe('connector config', () => {
         {
           partnerName: 'acme',
           provisioningUrls: { US: 'https://provisioning.example.com' },
+          allowedHostnameSuffixes: ['.example.com'],
           inboundSource: 'same',
           outboundSource: 'same',
         },
@@ -173,6 +182,7 @@ describe('connector config', () => {
       'connector.config.json': JSON.stringify({
         partnerName: 'from-file',
         provisioningUrls: { US: 'https://provisioning.example.com' },
+        allowedHostnameSuffixes: ['.example.com'],
       }),
       [EXAMPLE_CONFIG_FILE]: '{}',
     });
@@ -206,5 +216,62 @@ describe('connector config', () => {
     // Assess
     expect(missing[0]).toMatch(/config file not found/);
     expect(broken[0]).toMatch(/not valid JSON/);
+  });
+
+  it('never falls back to the example: without connector.config.json it says how to create one', () => {
+    // Prepare: the example is there, the partner's own file is not.
+    const dir = configDir({
+      [EXAMPLE_CONFIG_FILE]: readFileSync(join(PROJECT_ROOT, EXAMPLE_CONFIG_FILE), 'utf8'),
+    });
+
+    // Act
+    const problems = problemsOf(() => loadConnectorConfig(context({}), { cwd: dir, knownRoutes }));
+
+    // Assess
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(`cp ${EXAMPLE_CONFIG_FILE} connector.config.json`);
+    expect(problems[0]).toContain('-c config=<path>');
+  });
+
+  it('requires the install hostname suffixes outside the local runtime', () => {
+    // Prepare
+    const raw = { partnerName: 'acme', provisioningUrls: { US: 'https://provisioning.example.com' } };
+
+    // Act
+    const deployed = problemsOf(() => parseConnectorConfig(raw, { knownRoutes }));
+    const local = parseConnectorConfig(raw, { knownRoutes, local: true });
+
+    // Assess
+    expect(deployed).toEqual([
+      expect.stringMatching(/^allowedHostnameSuffixes: is required: the DNS suffixes/),
+    ]);
+    expect(local.allowedHostnameSuffixes).toBeUndefined();
+  });
+
+  it('refuses an HTTP timeout whose three attempts do not fit a route function timeout, naming the fix', () => {
+    // Prepare
+    const base = {
+      partnerName: 'acme',
+      provisioningUrls: { US: 'https://provisioning.example.com' },
+      allowedHostnameSuffixes: ['.example.com'],
+    };
+
+    // Act: 3 × 9 s + backoff leaves 30-second routes no time to start records.
+    const tooSlow = problemsOf(() => parseConnectorConfig({ ...base, httpTimeoutMs: 9000 }, { knownRoutes }));
+    const raised = parseConnectorConfig(
+      {
+        ...base,
+        httpTimeoutMs: 9000,
+        routes: Object.fromEntries(knownRoutes.map((route) => [route.detailType, { timeoutSeconds: 60 }])),
+      },
+      { knownRoutes },
+    );
+
+    // Assess
+    const thirtySecondRoutes = knownRoutes.filter((route) => route.timeoutSeconds === 30);
+    expect(thirtySecondRoutes.length).toBeGreaterThan(0);
+    expect(tooSlow).toHaveLength(thirtySecondRoutes.length);
+    expect(tooSlow[0]).toMatch(/^httpTimeoutMs: one service call may take 33000 ms .* at least 38$/);
+    expect(raised.httpTimeoutMs).toBe(9000);
   });
 });

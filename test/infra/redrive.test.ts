@@ -2,12 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseRedriveArgs, RedriveUsageError, redrive } from '#scripts/redrive.ts';
+import { awsSetupProblem } from '#scripts/aws-setup.ts';
+import { HELP, parseRedriveArgs, RedriveUsageError, redrive } from '#scripts/redrive.ts';
 
 const ACCOUNT = '123456789012';
 const DLQ_NAME = 'acme-AccountCreatedDeadLetterQueue.fifo';
 const DLQ_URL = `https://sqs.us-east-1.amazonaws.com/${ACCOUNT}/${DLQ_NAME}`;
 const DLQ_ARN = `arn:aws:sqs:us-east-1:${ACCOUNT}:${DLQ_NAME}`;
+const SOURCE_NAME = 'acme-AccountCreatedQueue.fifo';
+const SOURCE_URL = `https://sqs.us-east-1.amazonaws.com/${ACCOUNT}/${SOURCE_NAME}`;
+const SOURCE_ARN = `arn:aws:sqs:us-east-1:${ACCOUNT}:${SOURCE_NAME}`;
 
 interface SqsCall {
   readonly operation: string;
@@ -15,7 +19,7 @@ interface SqsCall {
 }
 
 /** Speaks the SQS JSON protocol (X-Amz-Target: AmazonSQS.<Operation>) for one dead-letter queue. */
-function fakeSqs(state: { messages: number; calls: SqsCall[] }): Server {
+function fakeSqs(state: { messages: number; sources: string[]; calls: SqsCall[] }): Server {
   return createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => {
@@ -29,19 +33,24 @@ function fakeSqs(state: { messages: number; calls: SqsCall[] }): Server {
         response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
         response.end(JSON.stringify(payload));
       };
+      const urls: Record<string, string> = { [DLQ_NAME]: DLQ_URL, [SOURCE_NAME]: SOURCE_URL };
       if (operation === 'GetQueueUrl') {
-        if (input.QueueName !== DLQ_NAME) {
+        const url = urls[String(input.QueueName)];
+        if (url === undefined) {
           answer(400, {
             __type: 'com.amazonaws.sqs#QueueDoesNotExist',
             message: 'The specified queue does not exist.',
           });
           return;
         }
-        answer(200, { QueueUrl: DLQ_URL });
+        answer(200, { QueueUrl: url });
       } else if (operation === 'GetQueueAttributes') {
+        const arn = input.QueueUrl === SOURCE_URL ? SOURCE_ARN : DLQ_ARN;
         answer(200, {
-          Attributes: { QueueArn: DLQ_ARN, ApproximateNumberOfMessages: String(state.messages) },
+          Attributes: { QueueArn: arn, ApproximateNumberOfMessages: String(state.messages) },
         });
+      } else if (operation === 'ListDeadLetterSourceQueues') {
+        answer(200, { queueUrls: input.QueueUrl === DLQ_URL ? state.sources : [] });
       } else if (operation === 'StartMessageMoveTask') {
         answer(200, { TaskHandle: 'task-handle-1' });
       } else if (operation === 'ListMessageMoveTasks') {
@@ -64,7 +73,7 @@ function fakeSqs(state: { messages: number; calls: SqsCall[] }): Server {
 }
 
 describe('redrive', () => {
-  const state = { messages: 0, calls: [] as SqsCall[] };
+  const state = { messages: 0, sources: [SOURCE_URL], calls: [] as SqsCall[] };
   const server = fakeSqs(state);
   let sqs: SQSClient;
 
@@ -86,9 +95,10 @@ describe('redrive', () => {
   beforeEach(() => {
     state.calls.length = 0;
     state.messages = 0;
+    state.sources = [SOURCE_URL];
   });
 
-  it('starts a move task on the dead-letter queue ARN resolved from its name, at the requested rate', async () => {
+  it('moves the messages back to the one queue that dead-letters into it, named explicitly, at the requested rate', async () => {
     // Prepare
     state.messages = 7;
     const lines: string[] = [];
@@ -101,8 +111,37 @@ describe('redrive', () => {
     // Assess
     expect(outcome).toMatchObject({ kind: 'started', taskHandle: 'task-handle-1', messages: 7 });
     const start = state.calls.find((call) => call.operation === 'StartMessageMoveTask');
-    expect(start?.input).toEqual({ SourceArn: DLQ_ARN, MaxNumberOfMessagesPerSecond: 20 });
+    // Explicit: a record the handler kept was sent to the DLQ, so SQS knows no source for it.
+    expect(start?.input).toEqual({
+      SourceArn: DLQ_ARN,
+      DestinationArn: SOURCE_ARN,
+      MaxNumberOfMessagesPerSecond: 20,
+    });
     expect(lines.join('\n')).toContain('task-handle-1');
+    expect(lines.join('\n')).toContain(`to ${SOURCE_NAME} (${SOURCE_ARN})`);
+  });
+
+  it('refuses to guess when no queue dead-letters into it (a schedule DLQ), or more than one does', async () => {
+    // Prepare
+    state.messages = 1;
+
+    // Act
+    state.sources = [];
+    const none = redrive(sqs, parseRedriveArgs([DLQ_NAME]), () => {});
+    await expect(none).rejects.toThrow(RedriveUsageError);
+    state.sources = [SOURCE_URL, DLQ_URL];
+    const two = redrive(sqs, parseRedriveArgs([DLQ_NAME]), () => {});
+
+    // Assess
+    await expect(redrive(sqs, parseRedriveArgs([DLQ_NAME]), () => {})).rejects.toThrow(
+      /name the destination with --to/,
+    );
+    await expect(two).rejects.toThrow(/2 queues send their dead letters/);
+    state.sources = [];
+    await expect(redrive(sqs, parseRedriveArgs([DLQ_NAME]), () => {})).rejects.toThrow(
+      /no queue sends its dead letters to .*schedule's dead-letter queue/,
+    );
+    expect(state.calls.map((call) => call.operation)).not.toContain('StartMessageMoveTask');
   });
 
   it('moves the messages to the queue given with --to, for dead letters EventBridge itself parked', async () => {
@@ -120,7 +159,8 @@ describe('redrive', () => {
     expect(outcome.kind).toBe('started');
     const start = state.calls.find((call) => call.operation === 'StartMessageMoveTask');
     expect(start?.input).toEqual({ SourceArn: DLQ_ARN, DestinationArn: intake });
-    expect(lines.join('\n')).toContain(`to ${intake}`);
+    expect(lines.join('\n')).toContain(`(${intake})`);
+    expect(state.calls.map((call) => call.operation)).not.toContain('ListDeadLetterSourceQueues');
   });
 
   it('only reports the message count on --dry-run and moves nothing', async () => {
@@ -170,6 +210,17 @@ describe('redrive', () => {
 });
 
 describe('parseRedriveArgs', () => {
+  it('answers --help with what each option does', () => {
+    // Act
+    const options = parseRedriveArgs(['--help']);
+
+    // Assess
+    expect(options.help).toBe(true);
+    expect(HELP).toMatch(/^usage: npm run redrive/);
+    for (const flag of ['--dry-run', '--status', '--to', '--max-rate', '--region'])
+      expect(HELP).toContain(flag);
+  });
+
   it('reads the queue, the flags and the region', () => {
     // Act
     const options = parseRedriveArgs(['dlq', '--dry-run', '--region', 'eu-west-1']);
@@ -188,5 +239,38 @@ describe('parseRedriveArgs', () => {
     // Act + Assess
     expect(() => parseRedriveArgs(argv)).toThrow(RedriveUsageError);
     expect(() => parseRedriveArgs(argv)).toThrow(/usage: npm run redrive/);
+  });
+});
+
+describe('a missing AWS region or credentials', () => {
+  it('says what to do instead of the SDK message', async () => {
+    // Prepare: a machine with no region and no credentials anywhere the SDK looks.
+    const saved = { ...process.env };
+    for (const name of Object.keys(process.env)) {
+      if (name.startsWith('AWS_')) delete process.env[name];
+    }
+    process.env['AWS_CONFIG_FILE'] = '/nonexistent/aws-config';
+    process.env['AWS_SHARED_CREDENTIALS_FILE'] = '/nonexistent/aws-credentials';
+    process.env['AWS_EC2_METADATA_DISABLED'] = 'true';
+    const noRegion = new SQSClient({});
+    const noCredentials = new SQSClient({ region: 'us-east-1' });
+
+    // Act
+    const errors = await Promise.all(
+      [noRegion, noCredentials].map((client) =>
+        redrive(client, parseRedriveArgs(['acme-dlq']), () => {}).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      ),
+    );
+    noRegion.destroy();
+    noCredentials.destroy();
+    process.env = saved;
+
+    // Assess
+    expect(awsSetupProblem(errors[0], 'redrive')).toMatch(/^no AWS region: pass --region/);
+    expect(awsSetupProblem(errors[1], 'redrive')).toMatch(/^no AWS credentials: sign in first/);
+    expect(awsSetupProblem(new Error('The specified queue does not exist.'), 'redrive')).toBeUndefined();
   });
 });

@@ -22,10 +22,7 @@ export function connectorConfig(overrides: Partial<ConnectorConfigInput> = {}): 
   const example = JSON.parse(
     readFileSync(new URL('../../connector.config.example.json', import.meta.url), 'utf8'),
   );
-  return parseConnectorConfig(
-    { ...example, ...overrides },
-    { knownRoutes: queueRoutes.map((r) => r.detailType) },
-  );
+  return parseConnectorConfig({ ...example, ...overrides }, { knownRoutes: queueRoutes });
 }
 
 /**

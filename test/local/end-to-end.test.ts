@@ -136,7 +136,7 @@ describe('local runtime end to end with the real handlers', () => {
     expect(runtime.dlq().some((entry) => entry.body.includes(eventId))).toBe(false);
   });
 
-  it('parks an event that keeps failing in the DLQ after the route maxReceiveCount', async () => {
+  it('gives up on an event that keeps failing after its attempts: one SyncFailed RETRIES_EXHAUSTED, kept in the DLQ with the last code', async () => {
     // Prepare: an account the connector never provisioned, so the employee sync cannot run yet.
     const ghost = 'acct-never-provisioned';
 
@@ -164,8 +164,16 @@ describe('local runtime end to end with the real handlers', () => {
     const parked = runtime.dlq().find((entry) => entry.body.includes(eventId));
     const deadLetterQueue = runtime
       .resources()
-      .queues.find((queue) => queue.route === 'EmployeeChanged' && queue.kind === 'dead-letter');
-    expect(parked).toMatchObject({ queue: deadLetterQueue?.name, attempts: 5 });
+      .queues.find((queue) => queue.route === 'EmployeeChanged' && queue.deadLettersOf === 'route');
+    expect(parked).toMatchObject({
+      queue: deadLetterQueue?.name,
+      attempts: 5,
+      lastErrorCode: 'BUSINESS_NOT_PROVISIONED',
+    });
+    const told = runtime.outbound().filter((event) => event.detail['sourceEventId'] === eventId);
+    expect(told.map((event) => [event['detail-type'], event.detail['code']])).toEqual([
+      ['SyncFailed', 'RETRIES_EXHAUSTED'],
+    ]);
     expect(JSON.parse(parked?.body ?? '{}')).toMatchObject({
       event: { id: eventId, 'detail-type': 'EmployeeChanged', detail: { accountId: ghost } },
     });

@@ -1,6 +1,7 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
 import { type QueueRoute, queueRoutes } from '#functions/routes.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
@@ -11,7 +12,7 @@ const fixtureRoute = (detailType: 'AccountCreated' | 'PlanChosen', functionName:
   functionName,
   entry: 'test/local/fixtures/echo-handler.ts',
   maxConcurrency: 2,
-  maxReceiveCount: 2,
+  maxAttempts: 2,
   timeoutSeconds: 10,
 });
 
@@ -36,6 +37,7 @@ describe('local runtime with stand-in handlers', () => {
             memorySizeMb: 128,
             defaultSchedule: 'rate(1 hour)',
             description: 'fixture schedule',
+            tableActions: ['GetItem'],
           },
         ],
       },
@@ -67,7 +69,14 @@ describe('local runtime with stand-in handlers', () => {
       );
 
   const queueOf = (route: string, kind: string) =>
-    runtime.resources().queues.find((queue) => queue.route === route && queue.kind === kind);
+    runtime
+      .resources()
+      .queues.find(
+        (queue) =>
+          queue.route === route &&
+          queue.kind === kind &&
+          (kind !== 'dead-letter' || queue.deadLettersOf === 'route'),
+      );
 
   it('delivers published events through rule, intake queue, pipe and FIFO queue to the routed handler', async () => {
     // Act
@@ -172,7 +181,7 @@ describe('local runtime with stand-in handlers', () => {
     }
   });
 
-  it('retries a failing record maxReceiveCount times, then parks it in its dead-letter queue with the reason', async () => {
+  it('retries a record whose function never decides until the queue gives up, then parks it as UNREPORTED with the reason', async () => {
     // Act
     await eventBridge.send(
       new PutEventsCommand({
@@ -188,9 +197,19 @@ describe('local runtime with stand-in handlers', () => {
     const dlq = runtime.dlq();
     const thrown = dlq.find((entry) => entry.body.includes('acct-poison'));
     const reported = dlq.find((entry) => entry.body.includes('acct-partial'));
-    expect(thrown).toMatchObject({ queue: queueOf('AccountCreated', 'dead-letter')?.name, attempts: 2 });
+    // Stand-in handlers keep nothing themselves: the queue's redrive policy is the backstop.
+    const receives = routeMaxReceiveCount(2);
+    expect(thrown).toMatchObject({
+      queue: queueOf('AccountCreated', 'dead-letter')?.name,
+      attempts: receives,
+      lastErrorCode: 'UNREPORTED',
+    });
     expect(thrown?.reason).toContain('fixture handler refused');
-    expect(reported).toMatchObject({ queue: queueOf('PlanChosen', 'dead-letter')?.name, attempts: 2 });
+    expect(reported).toMatchObject({
+      queue: queueOf('PlanChosen', 'dead-letter')?.name,
+      attempts: receives,
+      lastErrorCode: 'UNREPORTED',
+    });
     expect(reported?.reason).toContain('batchItemFailures');
   });
 
@@ -231,7 +250,7 @@ describe('local runtime with stand-in handlers', () => {
         .filter((queue) => queue.route === 'PlanChosen')
         .map((queue) => queue.kind)
         .sort(),
-    ).toEqual(['dead-letter', 'intake', 'route']);
+    ).toEqual(['dead-letter', 'dead-letter', 'intake', 'route']);
   });
 
   it('runs the schedules on request with a Scheduled Event timed at the sandbox clock', async () => {

@@ -1,12 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboundContracts } from '#functions/commons/contracts/registry.ts';
 import { demoAccount } from '#functions/commons/contracts/samples.ts';
 import { getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
 import { createStore } from '#functions/commons/store/store.ts';
-import type { DeadLetterView, LocalResources, OutboundEvent } from '#local/runtime.ts';
+import {
+  type DeadLetterView,
+  type LocalResources,
+  type OutboundEvent,
+  SANDBOX_TOKEN,
+} from '#local/runtime.ts';
+import { redrive } from '#scripts/redrive.ts';
 import { type RunningCommand, startCommand } from './child-process.ts';
 
 /**
@@ -185,9 +193,10 @@ describe('npm start -- --serve', () => {
     expect(failed.detail).toMatchObject({ accountId: demoAccount.accountId, detailType: 'PlanChosen' });
   });
 
-  it('parks a poison event in the local DLQ after the route maxReceiveCount', async () => {
-    // Act: an account never provisioned, so the employee sync is retried until the DLQ takes it.
-    const eventId = await publish(sampleEntry('EmployeeChanged', { accountId: 'acct-never-provisioned' }));
+  it('ends an event of an account never provisioned with one SyncFailed RETRIES_EXHAUSTED, kept for a redrive that then applies it', async () => {
+    // Act: an account the connector never provisioned, so the employee sync cannot run.
+    const ghost = 'acct-never-provisioned';
+    const eventId = await publish(sampleEntry('EmployeeChanged', { accountId: ghost }));
     const parked = await eventually(
       async () =>
         (await getJson<DeadLetterView[]>(`${endpoints.events}/_local/dlq`)).find((entry) =>
@@ -196,13 +205,68 @@ describe('npm start -- --serve', () => {
       'the dead letter',
       60_000,
     );
+    const reports = (await outbound()).filter((event) => event.detail['sourceEventId'] === eventId);
+
+    // Assess: kept where the route's redrive takes it from, told once, with the last code.
+    const deadLetterQueue = resources.queues.find(
+      (queue) => queue.route === 'EmployeeChanged' && queue.deadLettersOf === 'route',
+    );
+    expect(parked).toMatchObject({
+      queue: deadLetterQueue?.name,
+      attempts: 5,
+      lastErrorCode: 'BUSINESS_NOT_PROVISIONED',
+    });
+    expect(reports.map((event) => [event['detail-type'], event.detail['code']])).toEqual([
+      ['SyncFailed', 'RETRIES_EXHAUSTED'],
+    ]);
+    expect(reports[0]?.detail['message']).toContain('last error BUSINESS_NOT_PROVISIONED');
+
+    // Act: provision the account, then redrive the route's dead letters with the redrive tool.
+    const provisioned = await publish(
+      sampleEntry('AccountCreated', {
+        accountId: ghost,
+        owner: { firstName: 'Gale', lastName: 'Ghost', email: 'ghost@example.com' },
+      }),
+    );
+    await eventually(
+      async () =>
+        (await outbound()).find(
+          (event) =>
+            event.detail['causationId'] === provisioned && event['detail-type'] === 'BusinessProvisioned',
+        ),
+      'the ghost account provisioned',
+    );
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      endpoint: endpoints.events,
+      credentials: { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' },
+    });
+    const lines: string[] = [];
+    try {
+      await redrive(sqs, { queue: deadLetterQueue?.name ?? '?', dryRun: false, status: false }, (line) =>
+        lines.push(line),
+      );
+    } finally {
+      sqs.destroy();
+    }
+    const synced = await eventually(
+      async () =>
+        (await outbound()).find(
+          (event) => event.detail['causationId'] === eventId && event['detail-type'] === 'EmployeeSynced',
+        ),
+      'the redriven event applied',
+    );
 
     // Assess
-    const deadLetterQueue = resources.queues.find(
-      (queue) => queue.route === 'EmployeeChanged' && queue.kind === 'dead-letter',
+    expect(lines.join('\n')).toContain(
+      `to ${resources.queues.find((queue) => queue.route === 'EmployeeChanged' && queue.kind === 'route')?.name}`,
     );
-    expect(parked).toMatchObject({ queue: deadLetterQueue?.name, attempts: 5 });
-    expect(parked.reason).not.toBe('');
+    expect(synced.detail).toMatchObject({ accountId: ghost });
+    expect(
+      (await getJson<DeadLetterView[]>(`${endpoints.events}/_local/dlq`)).some((entry) =>
+        entry.body.includes(eventId),
+      ),
+    ).toBe(false);
   });
 
   describe('events no route can take, each answered with exactly one SyncFailed', () => {
@@ -322,5 +386,114 @@ describe('npm start -- --serve', () => {
     // Assess
     expect(code).toBe(0);
     expect(serve.output()).toContain('SIGTERM: stopping');
+  });
+});
+
+describe('npm start -- --serve --no-token: deploy first, set the token later', () => {
+  let serve: RunningCommand;
+  let endpoints: { sandbox: string; dynamo: string; events: string };
+  let resources: LocalResources;
+  const credentials = { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' };
+
+  beforeAll(async () => {
+    serve = startCommand('local/cli.ts', [
+      '--serve',
+      '--no-token',
+      ...['--sandbox-port', '0', '--dynamo-port', '0', '--events-port', '0'],
+      ...['--log-level', 'SILENT'],
+    ]);
+    const banner = await serve.waitFor(
+      /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*AWS\s+(http:\S+)/,
+      60_000,
+    );
+    endpoints = { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! };
+    resources = await getJson<LocalResources>(`${endpoints.events}/_local/resources`);
+  }, 90_000);
+
+  afterAll(async () => {
+    // SIGTERM: tsx passes it on to the runtime it started (a SIGKILL would leave that one running).
+    if (serve && serve.child.exitCode === null) {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+  });
+
+  it('holds an AccountCreated while the token is wrong, telling no one, and applies it once after PutSecretValue', async () => {
+    // Prepare: a wrong token set through the local Secrets Manager, as a partner's script would.
+    const secrets = new SecretsManagerClient({
+      region: 'us-east-1',
+      endpoint: endpoints.events,
+      credentials,
+    });
+    const eventBridge = new EventBridgeClient({
+      region: 'us-east-1',
+      endpoint: endpoints.events,
+      credentials,
+    });
+    const dynamoClient = new DynamoDBClient({ region: 'us-east-1', endpoint: endpoints.dynamo, credentials });
+    const table = createStore({
+      tableName: (await getJson<{ tableName: string }>(`${endpoints.events}/_local/health`)).tableName,
+      client: dynamoClient,
+    });
+    const outbound = () => getJson<OutboundEvent[]>(`${endpoints.events}/_local/outbound`);
+    const accountId = 'acct-token-later';
+    try {
+      await secrets.send(
+        new PutSecretValueCommand({ SecretId: resources.tokenSecretName, SecretString: 'not-the-token' }),
+      );
+
+      // Act: the event waits (1, 2, 4 ... minutes on AWS, compressed here) while the token is wrong.
+      const answer = await eventBridge.send(
+        new PutEventsCommand({
+          Entries: [
+            sampleEntry('AccountCreated', {
+              accountId,
+              owner: { firstName: 'Tess', lastName: 'Later', email: 'token-later@example.com' },
+            }),
+          ],
+        }),
+      );
+      const eventId = answer.Entries?.[0]?.EventId ?? '?';
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const whileWrong = (await outbound()).filter((event) => event.detail['causationId'] === eventId);
+      const businessWhileWrong = await getBusiness(table, accountId);
+      const atServiceWhileWrong = await getJson<Array<{ externalId?: string }>>(
+        `${endpoints.sandbox}/_sandbox/businesses`,
+      );
+      const deadLettersWhileWrong = await getJson<DeadLetterView[]>(`${endpoints.events}/_local/dlq`);
+      await secrets.send(
+        new PutSecretValueCommand({ SecretId: resources.tokenSecretName, SecretString: SANDBOX_TOKEN }),
+      );
+      const provisioned = await eventually(
+        async () =>
+          (await outbound()).find(
+            (event) =>
+              event.detail['causationId'] === eventId && event['detail-type'] === 'BusinessProvisioned',
+          ),
+        'BusinessProvisioned once the token is right',
+      );
+
+      // Assess: nothing refused, dead-lettered or created while wrong; exactly one of each after.
+      expect(whileWrong).toEqual([]);
+      // At most the signup claim the first try took (it names no hostname), and nothing at the service.
+      expect(businessWhileWrong?.status ?? 'none').not.toBe('ACTIVE');
+      expect(businessWhileWrong?.hostname).toBeUndefined();
+      expect(atServiceWhileWrong.filter((entry) => entry.externalId === accountId)).toEqual([]);
+      expect(deadLettersWhileWrong).toEqual([]);
+      const results = (await outbound()).filter((event) => event.detail['causationId'] === eventId);
+      expect(results.map((event) => event['detail-type'])).toEqual(['BusinessProvisioned']);
+      expect(await getBusiness(table, accountId)).toMatchObject({
+        status: 'ACTIVE',
+        hostname: provisioned.detail['hostname'],
+      });
+      const businesses = await getJson<Array<{ externalId?: string }>>(
+        `${endpoints.sandbox}/_sandbox/businesses`,
+      );
+      expect(businesses.filter((entry) => entry.externalId === accountId)).toHaveLength(1);
+    } finally {
+      secrets.destroy();
+      eventBridge.destroy();
+      dynamoClient.destroy();
+    }
   });
 });

@@ -102,9 +102,18 @@ describe('the synthesized template as the local runtime reads it', () => {
     await deployment.stop();
 
     // Assess
-    const accountCreated = views.filter((view) => view.route === 'AccountCreated').map((view) => view.kind);
-    expect(accountCreated.sort()).toEqual(['dead-letter', 'intake', 'route']);
+    const accountCreated = views
+      .filter((view) => view.route === 'AccountCreated')
+      .map((view) => `${view.kind}${view.deadLettersOf ? ` of ${view.deadLettersOf}` : ''}`);
+    expect(accountCreated.sort()).toEqual([
+      'dead-letter of intake',
+      'dead-letter of route',
+      'intake',
+      'route',
+    ]);
     expect(views.filter((view) => view.kind === 'refusal')).toHaveLength(1);
+    expect(views.filter((view) => view.deadLettersOf === 'refusal')).toHaveLength(1);
+    expect(views.filter((view) => view.deadLettersOf === 'schedule')).toHaveLength(1);
     expect(deployment.connectorBus.name).toBe('workforce-connector-acme');
   });
 

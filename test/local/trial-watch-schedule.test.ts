@@ -19,6 +19,7 @@ describe('schedules on the sandbox clock', () => {
             memorySizeMb: 128,
             defaultSchedule: 'rate(1 hour)',
             description: 'fixture schedule',
+            tableActions: ['GetItem'],
           },
         ],
       },

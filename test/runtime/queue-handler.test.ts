@@ -5,12 +5,20 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '#functions/commons/config.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { PermanentError, RetryableError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import {
+  PermanentError,
+  RetryableError,
+  ServiceRejectedError,
+  ServiceUnavailableError,
+  TokenRejectedError,
+} from '#functions/commons/errors.ts';
 import { logger, metrics } from '#functions/commons/observability.ts';
 import { createPublisher } from '#functions/commons/publisher.ts';
 import { createQueueHandler, type UseCase } from '#functions/commons/queue-handler.ts';
+import type { KeptRecord, RecordDelay, RouteQueue } from '#functions/commons/route-queue.ts';
 import { createServiceClient } from '#functions/commons/service/client.ts';
 import { businessKey } from '#functions/commons/store/keys.ts';
+import { readRecordAttempts } from '#functions/commons/store/record-attempts.ts';
 import {
   createTestStore,
   type DynaliteServer,
@@ -92,7 +100,11 @@ function publishedFor(eventId: string): Published[] {
 }
 
 /** The FIFO message body the intake pipe writes for an event (contracts/envelope.ts). */
-function eventBridgeBody(detailType: string, detail: Record<string, unknown>, id = randomUUID()): string {
+function eventBridgeBody(
+  detailType: string,
+  detail: Record<string, unknown>,
+  id: string = randomUUID(),
+): string {
   return JSON.stringify({
     event: {
       version: '0',
@@ -197,16 +209,55 @@ async function testDependencies(store: TestStore): Promise<Dependencies> {
   };
 }
 
-async function changePlanHandler(scripts: Record<string, Step[]> = {}) {
+/** The route queue as the handler acts on it: what it delayed and what it kept for redrive. */
+class FakeRouteQueue implements RouteQueue {
+  readonly settings = {
+    queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/change-plan.fifo',
+    deadLetterQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/change-plan-dlq.fifo',
+    maxReceiveCount: 43,
+    maxAttempts: 3,
+  };
+  readonly delays: Array<{ messageId: string; seconds: number }> = [];
+  readonly kept: KeptRecord[] = [];
+
+  async delay(delays: readonly RecordDelay[]): Promise<void> {
+    this.delays.push(...delays.map(({ record, seconds }) => ({ messageId: record.messageId, seconds })));
+  }
+
+  async keep(kept: KeptRecord): Promise<void> {
+    this.kept.push(kept);
+  }
+
+  delayOf(record: SQSRecord): number | undefined {
+    return this.delays.findLast((delay) => delay.messageId === record.messageId)?.seconds;
+  }
+}
+
+async function changePlanHandler(
+  scripts: Record<string, Step[]> = {},
+  options: { useCase?: UseCase<'PlanChosen'>; config?: Partial<Dependencies['config']> } = {},
+) {
   const store = await createTestStore(dynamo.endpoint);
-  const dependencies = await testDependencies(store);
+  const base = await testDependencies(store);
+  const dependencies = { ...base, config: { ...base.config, ...options.config } };
   const scripted = scriptedUseCase(scripts);
+  const queue = new FakeRouteQueue();
   const handler = createQueueHandler({
     detailType: 'PlanChosen',
-    useCase: scripted.useCase,
+    useCase: options.useCase ?? scripted.useCase,
     dependencies: () => dependencies,
+    queue: () => queue,
   });
-  return { handler, store, ...scripted };
+  return { handler, store, queue, ...scripted };
+}
+
+/** The same SQS message delivered again: same id, one more receive. */
+function redelivered(record: SQSRecord, receiveCount: number): SQSRecord {
+  return {
+    ...record,
+    receiptHandle: `handle-${record.messageId}-${receiveCount}`,
+    attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) },
+  };
 }
 
 const context = () => lambdaContext('change-plan');
@@ -315,6 +366,217 @@ describe('createQueueHandler', () => {
       { itemIdentifier: later.messageId },
     ]);
     expect(calls.map((call) => call.accountId)).toEqual(['acct-a', 'acct-b', 'acct-b']);
+  });
+
+  it('counts the attempt and brings the record back after a minute, with the records of its account behind it', async () => {
+    // Prepare
+    const { handler, queue, store } = await changePlanHandler({ 'acct-back': ['retry'] });
+    const first = planChosen('acct-back');
+    const later = planChosen('acct-back');
+    const other = planChosen('acct-other');
+
+    // Act
+    await handler(batch(first, later, other), context());
+
+    // Assess
+    expect(queue.delayOf(first)).toBe(60);
+    expect(queue.delayOf(later)).toBe(60);
+    expect(queue.delayOf(other)).toBeUndefined();
+    expect(await readRecordAttempts(store, 'PlanChosen', first.messageId)).toEqual({
+      attempts: 1,
+      lastCode: 'SERVICE_UNAVAILABLE',
+      gaveUp: false,
+    });
+  });
+
+  it('gives up after its last attempt: keeps a copy for redrive, tells the partner once with the last code, acknowledges', async () => {
+    // Prepare
+    const { handler, queue, calls } = await changePlanHandler({
+      'acct-exhausted': ['retry', 'retry', 'retry'],
+    });
+    const eventId = randomUUID();
+    const record = planChosen('acct-exhausted', eventId);
+
+    // Act: three counted failures (maxAttempts 3), then a delivery after the give-up (a lost delete).
+    const responses = [];
+    for (const receive of [1, 2, 3, 4])
+      responses.push(await handler(batch(redelivered(record, receive)), context()));
+
+    // Assess
+    expect(responses.map((response) => response.batchItemFailures.length)).toEqual([1, 1, 0, 0]);
+    expect(queue.delays.map((delay) => delay.seconds)).toEqual([60, 120]);
+    expect(calls).toHaveLength(3);
+    expect(queue.kept).toEqual([
+      expect.objectContaining({ code: 'SERVICE_UNAVAILABLE', attempts: 3, receiveCount: 3 }),
+    ]);
+    expect(queue.kept[0]?.record.messageId).toBe(record.messageId);
+    const reports = publishedFor(eventId);
+    expect(reports).toEqual([
+      expect.objectContaining({
+        detailType: 'SyncFailed',
+        detail: expect.objectContaining({
+          code: 'RETRIES_EXHAUSTED',
+          sourceEventId: eventId,
+          detailType: 'PlanChosen',
+        }),
+      }),
+    ]);
+    expect(reports[0]?.detail['message']).toMatch(
+      /^gave up after 3 attempt\(s\) over 3 receive\(s\); last error SERVICE_UNAVAILABLE: service answered 503\./,
+    );
+  });
+
+  it("gives up on the queue's last receive, whatever attempts are left", async () => {
+    // Prepare
+    const { handler, queue } = await changePlanHandler({ 'acct-last': ['retry'] });
+    const record = redelivered(planChosen('acct-last'), queue.settings.maxReceiveCount);
+
+    // Act
+    const response = await handler(batch(record), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(queue.kept).toEqual([expect.objectContaining({ attempts: 1, code: 'SERVICE_UNAVAILABLE' })]);
+  });
+
+  it('makes the record and the rest of the batch wait on a missing or refused token, counting nothing and telling no one', async () => {
+    // Prepare
+    const tokenRefused: UseCase<'PlanChosen'> = async () => {
+      throw new TokenRejectedError('POST /connect answered 401: the service refused the bearer token');
+    };
+    const { handler, queue, store } = await changePlanHandler({}, { useCase: tokenRefused });
+    const first = planChosen('acct-token');
+    const other = planChosen('acct-token-other');
+    const before = published().length;
+
+    // Act
+    const response = await handler(batch(first, other), context());
+    const later = await handler(batch(redelivered(first, 5)), context());
+
+    // Assess
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      first.messageId,
+      other.messageId,
+    ]);
+    expect(later.batchItemFailures).toHaveLength(1);
+    // 1 minute after the first receive, doubling: 16 minutes after the fifth.
+    expect(queue.delays).toEqual([
+      { messageId: first.messageId, seconds: 60 },
+      { messageId: other.messageId, seconds: 60 },
+      { messageId: first.messageId, seconds: 960 },
+    ]);
+    expect(await readRecordAttempts(store, 'PlanChosen', first.messageId)).toBeUndefined();
+    expect(queue.kept).toEqual([]);
+    expect(published().slice(before)).toEqual([]);
+  });
+
+  it("gives up on a token still refused at the queue's last receive, naming TOKEN_REJECTED", async () => {
+    // Prepare
+    const tokenRefused: UseCase<'PlanChosen'> = async () => {
+      throw new TokenRejectedError('the service refused the bearer token');
+    };
+    const { handler, queue } = await changePlanHandler({}, { useCase: tokenRefused });
+    const eventId = randomUUID();
+
+    // Act
+    await handler(
+      batch(redelivered(planChosen('acct-token-end', eventId), queue.settings.maxReceiveCount)),
+      context(),
+    );
+
+    // Assess
+    expect(queue.kept).toEqual([expect.objectContaining({ code: 'TOKEN_REJECTED', attempts: 0 })]);
+    expect(publishedFor(eventId)[0]?.detail['message']).toMatch(
+      /^gave up after waiting over 43 receive\(s\); last error TOKEN_REJECTED/,
+    );
+  });
+
+  it('waits as long as the service asked, counting nothing, while other accounts proceed', async () => {
+    // Prepare
+    const throttled: UseCase<'PlanChosen'> = async ({ detail }) => {
+      if (detail.accountId === 'acct-slow') {
+        throw new ServiceUnavailableError('answered 429', { status: 429, retryAfterMs: 300_000 });
+      }
+      return [];
+    };
+    const { handler, queue, store } = await changePlanHandler({}, { useCase: throttled });
+    const slow = planChosen('acct-slow');
+    const fine = planChosen('acct-fine');
+
+    // Act
+    const response = await handler(batch(slow, fine), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: slow.messageId }]);
+    expect(queue.delayOf(slow)).toBe(300);
+    expect(await readRecordAttempts(store, 'PlanChosen', slow.messageId)).toBeUndefined();
+  });
+
+  it('starts no record with less time left than one service call may take; those go back at once, uncounted', async () => {
+    // Prepare
+    const { handler, queue, calls } = await changePlanHandler();
+    const records = [planChosen('acct-t1'), planChosen('acct-t2'), planChosen('acct-t3')];
+    // 10 s left: less than 3 attempts × 5 s + backoff + wrap-up (21 s).
+    const shortOnTime = lambdaContext('change-plan', { timeoutMs: 10_000 });
+
+    // Act
+    const response = await handler(batch(...records), shortOnTime);
+
+    // Assess: the first record always starts, so a batch always makes progress.
+    expect(calls.map((call) => call.accountId)).toEqual(['acct-t1']);
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      records[1]?.messageId,
+      records[2]?.messageId,
+    ]);
+    expect(queue.delays).toEqual([
+      { messageId: records[1]?.messageId, seconds: 0 },
+      { messageId: records[2]?.messageId, seconds: 0 },
+    ]);
+  });
+
+  it('refuses an event id that comes back with another detail as EVENT_ID_REUSED', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler();
+    const eventId = randomUUID();
+    await handler(batch(planChosen('acct-reuse', eventId)), context());
+    const changed = sqsRecord(
+      eventBridgeBody('PlanChosen', { accountId: 'acct-reuse', plan: 'FREE' }, eventId),
+      'acct-reuse',
+      2,
+    );
+
+    // Act
+    const response = await handler(batch(changed), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(publishedFor(eventId).map((event) => [event.detailType, event.detail['code']])).toEqual([
+      ['PlanChanged', undefined],
+      ['SyncFailed', 'EVENT_ID_REUSED'],
+    ]);
+  });
+
+  it('skips a replayed event whose content was applied, whatever its id, and applies one that never was', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler({}, { config: { replayMarkerTtlSeconds: 86_400 } });
+    const originalId = randomUUID();
+    await handler(batch(planChosen('acct-replay', originalId)), context());
+    const replayed = (accountId: string, id: string) => {
+      const body = JSON.parse(eventBridgeBody('PlanChosen', { accountId, plan: 'PREMIUM' }, id));
+      body.event['replay-name'] = 'after-the-fix';
+      return sqsRecord(JSON.stringify(body), accountId);
+    };
+
+    // Act: a new id (EventBridge does not document whether a replay keeps it), then the same id.
+    const newId = await handler(batch(replayed('acct-replay', randomUUID())), context());
+    const sameId = await handler(batch(replayed('acct-replay', originalId)), context());
+    const neverApplied = await handler(batch(replayed('acct-refused-before', randomUUID())), context());
+
+    // Assess
+    for (const response of [newId, sameId, neverApplied]) expect(response.batchItemFailures).toEqual([]);
+    expect(calls.map((call) => call.accountId)).toEqual(['acct-replay', 'acct-refused-before']);
+    expect(publishedFor(originalId)).toHaveLength(1);
   });
 
   it('treats an unknown error as retryable and re-runs the use case on redelivery', async () => {
@@ -439,6 +701,10 @@ describe('createQueueHandler', () => {
     Object.assign(process.env, testEnv(store.tableName), {
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
+      QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/change-plan.fifo',
+      DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/change-plan-dlq.fifo',
+      MAX_RECEIVE_COUNT: '43',
+      MAX_ATTEMPTS: '5',
     });
     const { useCase, calls } = scriptedUseCase({});
     const handler = createQueueHandler({ route: { detailType: 'PlanChosen' }, useCase });
@@ -466,6 +732,23 @@ describe('createQueueHandler', () => {
     // Assess
     expect(create).toThrow(PermanentError);
     expect(create).toThrow(/TABLE_NAME is required/);
+  });
+
+  it('refuses to start without its queues, naming each missing variable', () => {
+    // Prepare
+    const useCase: UseCase<'PlanChosen'> = async () => [];
+    const store = { tableName: 'connector' };
+    Object.assign(process.env, testEnv(store.tableName), { MAX_RECEIVE_COUNT: 'many' });
+    for (const name of ['QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'MAX_ATTEMPTS']) delete process.env[name];
+
+    // Act
+    const create = () => createQueueHandler({ detailType: 'PlanChosen', useCase });
+
+    // Assess
+    expect(create).toThrow(PermanentError);
+    expect(create).toThrow(
+      /QUEUE_URL is required[\s\S]*DEAD_LETTER_QUEUE_URL is required[\s\S]*MAX_RECEIVE_COUNT must be a whole number[\s\S]*MAX_ATTEMPTS is required/,
+    );
   });
 
   it('emits one EMF metric set per invocation counting processed, retried, refused and published records', async () => {
@@ -496,7 +779,12 @@ describe('createQueueHandler', () => {
       emf
         .flatMap((line) => (line[name] === undefined ? [] : [line[name]].flat()))
         .reduce((sum: number, value) => sum + Number(value), 0);
-    expect(emf.every((line) => line['service'] === 'workforce-connector')).toBe(true);
+    // Connector-wide metrics (SyncFailedByClass) leave the service dimension out, for the alarms.
+    const byService = emf.filter((line) => line['service'] !== undefined);
+    expect(byService.every((line) => line['service'] === 'workforce-connector')).toBe(true);
+    const byClass = emf.filter((line) => line['SyncFailedByClass'] !== undefined);
+    expect(byClass).toEqual([expect.objectContaining({ class: 'partner', SyncFailedByClass: 1 })]);
+    expect(byClass[0]?.['service']).toBeUndefined();
     expect(total('RecordsProcessed')).toBe(1);
     expect(total('RecordsFailed')).toBe(1);
     expect(total('EventsPublished')).toBe(1);

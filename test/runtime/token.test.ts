@@ -1,7 +1,7 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, RetryableError } from '#functions/commons/errors.ts';
+import { RetryableError, TokenMissingError, TokenProblemError } from '#functions/commons/errors.ts';
 import { tokenFromSecret } from '#functions/commons/token.ts';
 import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
 
@@ -131,16 +131,21 @@ describe('tokenFromSecret', () => {
     ['missing-token', 'does not exist'],
     ['empty-token', 'is empty'],
     ['json-without-token', 'without a non-empty "token"'],
-  ])('refuses %s with a configuration error that holds no secret value', async (secretId, expected) => {
-    // Act
-    const error = await rejectionOf(tokenFromSecret(secretId)());
+  ])(
+    'refuses %s as a missing token (records wait for it) without the secret value',
+    async (secretId, expected) => {
+      // Act
+      const error = await rejectionOf(tokenFromSecret(secretId)());
 
-    // Assess
-    expect(error).toBeInstanceOf(ConfigurationError);
-    expect(error.message).toContain(secretId);
-    expect(error.message).toContain(expected);
-    expect(error.message).not.toContain('hunter2');
-  });
+      // Assess
+      expect(error).toBeInstanceOf(TokenMissingError);
+      expect(error).toBeInstanceOf(TokenProblemError);
+      expect((error as TokenMissingError).code).toBe('TOKEN_MISSING');
+      expect(error.message).toContain(secretId);
+      expect(error.message).toContain(expected);
+      expect(error.message).not.toContain('hunter2');
+    },
+  );
 
   it('reports other Secrets Manager failures as retryable', async () => {
     // Act

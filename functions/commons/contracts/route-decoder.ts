@@ -42,6 +42,8 @@ export type InboundEvent = {
     source: string;
     time: string;
     detail: InboundDetail<K>;
+    /** Set on an event EventBridge replays from the archive (its `replay-name`). */
+    replayName?: string;
   };
 }[InboundDetailType];
 
@@ -176,6 +178,8 @@ export function decodeWithContracts(
   }
   // The contract parsed by this detail-type produced this detail, so the pairing holds.
   const event = { id, detailType, source, time, detail: result.data } as InboundEvent;
+  const replayName = (envelope.data as Record<string, unknown>)['replay-name'];
+  if (typeof replayName === 'string' && replayName !== '') event.replayName = replayName;
   return { ok: true, event };
 }
 

@@ -25,6 +25,8 @@ export interface ServiceClientConfig {
   allowedHostnameSuffixes?: string[];
   /** Bearer token, fetched lazily before each call (back it with Secrets Manager + a cache). */
   token: () => Promise<string>;
+  /** Called when the service refuses the token: drop the cached copy. @default none */
+  onTokenRejected?: () => void;
   /** Per-attempt timeout covering connect + response. @default 5000 */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -69,6 +71,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
   });
   const http = createHttpClient({
     token: config.token,
+    ...(config.onTokenRejected ? { onTokenRejected: config.onTokenRejected } : {}),
     timeoutMs: config.timeoutMs,
     retry: config.retry,
     logger: config.logger,

@@ -9,6 +9,7 @@ import {
   ServiceRejectedError,
   ServiceUnavailableError,
   TimeoutError,
+  TokenRejectedError,
 } from '#functions/commons/errors.ts';
 
 /**
@@ -68,6 +69,11 @@ export const DEFAULT_TIMEOUT_MS = 5000;
 export interface HttpClientOptions {
   /** Supplies the bearer token lazily (the handlers back it with Secrets Manager + a cache). */
   token: () => Promise<string>;
+  /**
+   * Called when the service refuses the token (401/403): drop any cached copy, so the next
+   * `token()` reads the secret again. @default none
+   */
+  onTokenRejected?: () => void;
   /** Covers connect + full response of one attempt. @default 5000 */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -128,8 +134,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const stats = { requests: 0, retries: 0 };
 
   async function send(request: ServiceRequest): Promise<ServiceResponse> {
-    const token = await options.token();
+    let token = await options.token();
     const target = describeUrl(request.url);
+    let refreshedToken = false;
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();
       stats.requests++;
@@ -145,6 +152,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         return outcome.response;
       }
 
+      if (outcome.error instanceof TokenRejectedError) {
+        // The secret may have been set or rotated since it was cached: read it again, and try once
+        // more only when it changed (the same token would only be refused again).
+        options.onTokenRejected?.();
+        const fresh = refreshedToken ? token : await options.token().catch(() => token);
+        if (!refreshedToken && fresh !== token && attempt < policy.maxAttempts) {
+          refreshedToken = true;
+          token = fresh;
+          stats.retries++;
+          options.logger?.warn('service call failed', { ...info, retrying: true, delayMs: 0 });
+          continue;
+        }
+        options.logger?.warn('service call failed', { ...info, retrying: false });
+        throw redactToken(outcome.error, token);
+      }
       const failure = classifyForSafety(outcome, request, target);
       const delayMs = nextDelay(failure, attempt);
       if (delayMs === undefined) {
@@ -316,6 +338,31 @@ function interpret(
 
   const { serviceCode, serviceMessage } = readServiceError(body);
   const said = serviceMessage ?? (serviceCode ? serviceCode : `HTTP ${status}`);
+  // 401, and a 403 that names no reason of the service's own: the token was refused (it is not
+  // set yet, or was rotated). Refused before any processing, so sending again once the token is
+  // fixed is safe, creates included. A 403 carrying a service error code is the service refusing
+  // this request for a reason of its own (a hostname not linked to the partner): a refusal, below.
+  // The spec shows no status codes (docs/internals.md, open behaviours).
+  if (status === 401 || (status === 403 && serviceCode === undefined)) {
+    return {
+      notSent: true,
+      error: new TokenRejectedError(
+        `${request.method} ${target} answered ${status}: the service refused the bearer token (${said})`,
+        { status, serviceCode },
+      ),
+    };
+  }
+  if (status === 408 || status === 425) {
+    // Request Timeout / Too Early: the service did not process the request; sending it again is safe.
+    return {
+      notSent: true,
+      error: new ServiceUnavailableError(`${request.method} ${target} answered ${status}: ${said}`, {
+        status,
+        serviceCode,
+        retryAfterMs: parseRetryAfter(retryAfterHeader),
+      }),
+    };
+  }
   if (status === 429 || status >= 500) {
     const retryAfterMs = parseRetryAfter(retryAfterHeader);
     return {

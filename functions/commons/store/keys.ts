@@ -50,6 +50,18 @@ export const payRateApplicationKey = (hostname: string, eventId: string) => ({
   sk: `PAY_RATE_APPLICATION#${eventId}`,
 });
 
+/** The retry budget of one SQS message on one route (record-attempts.ts). */
+export const recordAttemptsKey = (route: string, messageId: string) => ({
+  pk: `RECORD#${messageId}`,
+  sk: `ATTEMPTS#${route}`,
+});
+
+/** That an event with this detail-type and detail was applied (applied-events.ts). */
+export const appliedEventKey = (detailType: string, contentDigest: string) => ({
+  pk: `APPLIED#${detailType}#${contentDigest}`,
+  sk: 'APPLIED',
+});
+
 export const trialShardValue = (shard: number) => `TRIAL_SHARD#${String(shard).padStart(2, '0')}`;
 
 /** Stable across processes and deployments (unlike a seeded hash), so a business never moves shard. */

@@ -100,19 +100,23 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
 export type IdempotencyPersistenceOptions = DynamoDBPersistenceOptionsWithClientInstance;
 
 /**
- * Options for Powertools' `DynamoDBPersistenceLayer` so idempotency records share this table.
- * With a sort key, Powertools writes `pk = idempotency#<function name>` and `sk = <idempotency key>`;
- * that prefix cannot collide with the entity keys in `keys.ts`. `ttl` holds the expiry in epoch
- * seconds, so DynamoDB TTL removes spent records.
+ * Options for Powertools' `DynamoDBPersistenceLayer` so idempotency records share this table:
+ * `pk = idempotency#<scope>` (the route's detail-type, or `Refusal`: a static value, so records
+ * survive a function's rename or replacement, unlike Powertools' default of the function name) and
+ * `sk = <scope>#<hash of the event id>`; the `idempotency#` prefix cannot collide with the entity
+ * keys in `keys.ts`. `ttl` holds the expiry in epoch seconds (IDEMPOTENCY_TTL_SECONDS, 24 hours
+ * unless the deployment config sets `idempotencyTtlSeconds`), so DynamoDB TTL removes spent records.
  */
 export function idempotencyPersistenceOptions(
   tableName: string,
+  scope: string,
   client?: DynamoDBClient,
 ): IdempotencyPersistenceOptions {
   return {
     tableName,
     keyAttr: tableDefinition.partitionKey.name,
     sortKeyAttr: tableDefinition.sortKey.name,
+    staticPkValue: idempotencyPartition(scope),
     expiryAttr: tableDefinition.ttlAttribute,
     inProgressExpiryAttr: 'inProgressExpiresAtMs',
     statusAttr: 'idempotencyStatus',
@@ -121,3 +125,6 @@ export function idempotencyPersistenceOptions(
     ...(client ? { awsSdkV3Client: client } : {}),
   };
 }
+
+/** The partition of one route's (or the refusal function's) idempotency records. */
+export const idempotencyPartition = (scope: string) => `idempotency#${scope}`;

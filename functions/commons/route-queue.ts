@@ -1,0 +1,174 @@
+import type { SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
+import { ConfigurationError } from '#functions/commons/errors.ts';
+
+/**
+ * The route's own queue, as its handler acts on it beyond what the event source mapping does:
+ * making records wait (ChangeMessageVisibility) and keeping a record that gives up in the route's
+ * dead-letter queue (SendMessage), from where `npm run redrive` returns it. `lib/` sets the
+ * variables below on every route function from the queues it creates.
+ */
+
+export const ROUTE_QUEUE_ENV_VARS = [
+  'QUEUE_URL',
+  'DEAD_LETTER_QUEUE_URL',
+  'MAX_RECEIVE_COUNT',
+  'MAX_ATTEMPTS',
+] as const;
+
+/** Message attributes on a record the handler kept in the dead-letter queue. */
+export const DEAD_LETTER_ATTRIBUTES = {
+  /** The code of the last failure (the names EventBridge gives its own dead letters). */
+  errorCode: 'ERROR_CODE',
+  errorMessage: 'ERROR_MESSAGE',
+  attempts: 'ATTEMPTS',
+  receiveCount: 'RECEIVE_COUNT',
+  gaveUpAt: 'GAVE_UP_AT',
+  /** "true": the partner was told with SyncFailed RETRIES_EXHAUSTED. */
+  reported: 'SYNC_FAILED_PUBLISHED',
+} as const;
+
+export interface RouteQueueSettings {
+  /** The route's FIFO queue. */
+  readonly queueUrl: string;
+  /** The route's FIFO dead-letter queue. */
+  readonly deadLetterQueueUrl: string;
+  /** The queue's redrive policy: the receive at which a record gives up whatever it waited for. */
+  readonly maxReceiveCount: number;
+  /** Counted (retryable) failures before a record gives up. */
+  readonly maxAttempts: number;
+}
+
+const count = (name: string, max: number) =>
+  z
+    .string({ error: `is required (${name})` })
+    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, { error: 'must be at least 1' })
+        .max(max, { error: `must be at most ${max}` }),
+    );
+
+const queueUrl = (what: string) =>
+  z.string({ error: `is required (${what})` }).regex(/^https?:\/\/\S+$/, { error: 'must be a queue URL' });
+
+const envSchema = z.object({
+  QUEUE_URL: queueUrl('URL of the route FIFO queue'),
+  DEAD_LETTER_QUEUE_URL: queueUrl('URL of the route dead-letter queue'),
+  MAX_RECEIVE_COUNT: count("the queue redrive policy's maxReceiveCount", 1000),
+  MAX_ATTEMPTS: count('counted failures before a record gives up', 100),
+});
+
+/** Reads the route's queue settings at cold start; every bad variable is named in one error. */
+export function routeQueueSettings(env: NodeJS.ProcessEnv = process.env): RouteQueueSettings {
+  const parsed = envSchema.safeParse(
+    Object.fromEntries(ROUTE_QUEUE_ENV_VARS.map((name) => [name, env[name]?.trim() || undefined])),
+  );
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigurationError(
+      `invalid route queue configuration, cold start aborted:\n  - ${problems.join('\n  - ')}`,
+    );
+  }
+  return {
+    queueUrl: parsed.data.QUEUE_URL,
+    deadLetterQueueUrl: parsed.data.DEAD_LETTER_QUEUE_URL,
+    maxReceiveCount: parsed.data.MAX_RECEIVE_COUNT,
+    maxAttempts: parsed.data.MAX_ATTEMPTS,
+  };
+}
+
+export interface RecordDelay {
+  readonly record: SQSRecord;
+  /** Seconds from now until the record is visible again (0: at once). */
+  readonly seconds: number;
+}
+
+export interface KeptRecord {
+  readonly record: SQSRecord;
+  readonly code: string;
+  readonly message: string;
+  readonly attempts: number;
+  readonly receiveCount: number;
+  readonly at: Date;
+}
+
+export interface RouteQueue {
+  readonly settings: RouteQueueSettings;
+  /** Sets the records' visibility; a record whose call fails comes back after the queue's timeout. */
+  delay(delays: readonly RecordDelay[]): Promise<void>;
+  /** Copies a record that gives up to the dead-letter queue, with why (DEAD_LETTER_ATTRIBUTES). */
+  keep(kept: KeptRecord): Promise<void>;
+}
+
+/** Longest text of an SQS message attribute kept here (the message body carries the event). */
+const MAX_ATTRIBUTE_TEXT = 1024;
+
+/**
+ * The route queue over the SQS API. The client module is loaded on first use: waits and give-ups
+ * are rare, and a cold start should not pay for them.
+ */
+export function sqsRouteQueue(settings: RouteQueueSettings): RouteQueue {
+  return {
+    settings,
+    async delay(delays) {
+      if (delays.length === 0) return;
+      const [{ ChangeMessageVisibilityCommand }, { sqsClient }] = await Promise.all([
+        import('@aws-sdk/client-sqs'),
+        import('#functions/commons/clients/sqs.ts'),
+      ]);
+      // One call per record (at most a batch, 10): the action the event source's own grant
+      // (sqs:ChangeMessageVisibility) names, with nothing more to allow.
+      const outcomes = await Promise.allSettled(
+        delays.map(({ record, seconds }) =>
+          sqsClient().send(
+            new ChangeMessageVisibilityCommand({
+              QueueUrl: settings.queueUrl,
+              ReceiptHandle: record.receiptHandle,
+              VisibilityTimeout: seconds,
+            }),
+          ),
+        ),
+      );
+      const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
+      if (failed.length > 0) {
+        const reasons = failed.map((outcome) => (outcome.reason as Error)?.name ?? 'Error');
+        throw new Error(
+          `ChangeMessageVisibility failed for ${failed.length} record(s): ${[...new Set(reasons)].join(', ')}`,
+        );
+      }
+    },
+    async keep(kept) {
+      const [{ SendMessageCommand }, { sqsClient }] = await Promise.all([
+        import('@aws-sdk/client-sqs'),
+        import('#functions/commons/clients/sqs.ts'),
+      ]);
+      const text = (value: string) => ({
+        DataType: 'String',
+        StringValue: value.slice(0, MAX_ATTRIBUTE_TEXT),
+      });
+      const number = (value: number) => ({ DataType: 'Number', StringValue: String(value) });
+      await sqsClient().send(
+        new SendMessageCommand({
+          QueueUrl: settings.deadLetterQueueUrl,
+          MessageBody: kept.record.body,
+          // The account's group: a redrive puts it back in line behind that account's events.
+          MessageGroupId: kept.record.attributes.MessageGroupId ?? 'unknown',
+          // The same message giving up twice within SQS's 5-minute window is kept once.
+          MessageDeduplicationId: `gave-up-${kept.record.messageId}`,
+          MessageAttributes: {
+            [DEAD_LETTER_ATTRIBUTES.errorCode]: text(kept.code),
+            [DEAD_LETTER_ATTRIBUTES.errorMessage]: text(kept.message || kept.code),
+            [DEAD_LETTER_ATTRIBUTES.attempts]: number(kept.attempts),
+            [DEAD_LETTER_ATTRIBUTES.receiveCount]: number(kept.receiveCount),
+            [DEAD_LETTER_ATTRIBUTES.gaveUpAt]: text(kept.at.toISOString()),
+            [DEAD_LETTER_ATTRIBUTES.reported]: text('true'),
+          },
+        }),
+      );
+    },
+  };
+}
