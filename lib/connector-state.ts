@@ -6,9 +6,9 @@ import { Construct } from 'constructs';
 import { tableDefinition } from '#functions/commons/store/table.ts';
 
 /**
- * The connector's stateful resources: the table, the bus and the token secret. They live in a
- * construct (and, in `bin/app.ts`, a stack) of their own so the functions can be redeployed,
- * renamed or torn down without touching data.
+ * The connector's stateful resources: the table, the bus, the token secret and the archive of
+ * inbound events. They live in a construct (and, in `bin/app.ts`, a stack) of their own so the
+ * functions can be redeployed, renamed or torn down without touching data.
  */
 
 export interface ConnectorTableProps {

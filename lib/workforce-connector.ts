@@ -386,13 +386,7 @@ export class WorkforceConnector extends Construct {
     this.alarmOn(
       `${id}RecordsFailed`,
       {
-        metric: new cloudwatch.Metric({
-          namespace,
-          metricName: MetricName.RecordsFailed,
-          dimensionsMap: { service: route.functionName },
-          statistic: 'Sum',
-          period: Duration.minutes(15),
-        }),
+        metric: serviceMetric(namespace, MetricName.RecordsFailed, route.functionName, Duration.minutes(15)),
         threshold: RECORDS_FAILED_ALARM,
         comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       },
@@ -589,13 +583,12 @@ export class WorkforceConnector extends Construct {
       this.alarmOn(
         `${id}Failures`,
         {
-          metric: new cloudwatch.Metric({
+          metric: serviceMetric(
             namespace,
-            metricName: scheduled.failureMetric,
-            dimensionsMap: { service: scheduled.functionName },
-            statistic: 'Sum',
-            period: Duration.hours(1),
-          }),
+            scheduled.failureMetric,
+            scheduled.functionName,
+            Duration.hours(1),
+          ),
           threshold: 0,
         },
         {
@@ -912,6 +905,22 @@ function tableAccessOf(access: TableAccess): TableAccess {
     tableActions: access.tableActions,
     ...(access.queriesTrialIndex ? { queriesTrialIndex: true } : {}),
   };
+}
+
+/** A connector metric of one function (its Powertools `service` dimension), summed. */
+function serviceMetric(
+  namespace: string,
+  metricName: string,
+  service: string,
+  period: Duration,
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace,
+    metricName,
+    dimensionsMap: { service },
+    statistic: 'Sum',
+    period,
+  });
 }
 
 function maximumAge(queue: sqs.IQueue): cloudwatch.IMetric {

@@ -1,5 +1,6 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { HANDLER_SOURCE_METADATA, type HandlerSource } from '#lib/handler-source.ts';
+import { LocalArchives, type ReplayActivity } from './aws/archive.ts';
 import type { LocalClock } from './aws/clock.ts';
 import {
   type BusActivity,
@@ -68,7 +69,7 @@ export interface FunctionHost {
   load(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler>;
 }
 
-export type DeploymentActivity = BusActivity | BatchActivity | PipeActivity;
+export type DeploymentActivity = BusActivity | BatchActivity | PipeActivity | ReplayActivity;
 
 /** A pipe as the template defines it (for tools that build what it would send). */
 export interface PipeView {
@@ -98,10 +99,12 @@ export interface LocalDeployment {
   readonly queueViews: readonly QueueView[];
   readonly pipes: readonly PipeView[];
   readonly mappings: readonly MappingView[];
+  /** The template's archives (AWS::Events::Archive) and the replays started from them. */
+  readonly archives: LocalArchives;
   /** The bus the connector's rules listen on (the one bus of the template). */
   readonly connectorBus: EventBus;
   queueByUrlOrName(urlOrName: string): SqsQueue | undefined;
-  /** Messages held by pollers or waiting for a pipe, a function or a retry: zero when idle. */
+  /** Messages held by pollers or waiting for a pipe, a function, a retry or a replay: false when idle. */
   busy(): boolean;
   /** Successful records the chaos hook delivered again. */
   lostDeletes(): number;
@@ -120,6 +123,11 @@ export interface DeployOptions {
   readonly environmentSubstitutions?: ReadonlyArray<readonly [string, string]>;
   /** Chaos hook: event source mappings "lose" this share of deletes (poller.ts). */
   readonly faults?: { readonly lostDeleteRate: number; readonly random: () => number };
+  /**
+   * A replayed event keeps its original id; AWS does not document whether it does (aws/archive.ts).
+   * @default false: a replayed event gets a new id
+   */
+  readonly replayKeepsIds?: boolean;
 }
 
 export function deployLocally(model: TemplateModel, options: DeployOptions): LocalDeployment {
@@ -245,11 +253,12 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
     [...functions.values()].find((fn) => fn.name === value || fn.arn === value);
 
   // Buses: the default bus always exists; custom ones come from the template.
+  const account = model.resources[0]?.arn.split(':')[4] || '000000000000';
   const buses = new Map<string, EventBus>();
   const addBus = (name: string) => {
     const bus = new EventBus({
       name,
-      arn: `arn:aws:events:${options.region}:${model.resources[0]?.arn.split(':')[4] ?? '000000000000'}:event-bus/${name}`,
+      arn: `arn:aws:events:${options.region}:${account}:event-bus/${name}`,
       clock: options.clock,
       ...(options.onActivity ? { onActivity: options.onActivity } : {}),
     });
@@ -325,12 +334,19 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       } else if (fn) targets.push({ ...base, kind: 'lambda', function: fn });
       else fail(resource, `target ${String(raw['Arn'])} is not a queue or function of the template`);
     }
+    const description = resolved(resource, 'Description');
     const rule: RuleDefinition = {
       name: resource.name,
       arn: resource.arn,
       busName,
       enabled: resolved(resource, 'State') !== 'DISABLED',
       ...(matches ? { matches } : {}),
+      ...(patternValue === undefined
+        ? {}
+        : {
+            eventPattern: typeof patternValue === 'string' ? patternValue : JSON.stringify(patternValue),
+          }),
+      ...(typeof description === 'string' ? { description } : {}),
       ...(typeof scheduleExpression === 'string' ? { scheduleExpression } : {}),
       targets,
     };
@@ -345,6 +361,41 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       if (target.deadLetterQueue && target.kind === 'lambda') {
         scheduleDeadLetters.add(target.deadLetterQueue.name);
       }
+    }
+  }
+
+  // Archives: each records the events put on its bus that match its pattern (aws/archive.ts).
+  const archives = new LocalArchives({
+    region: options.region,
+    account,
+    clock: options.clock,
+    keepIds: options.replayKeepsIds ?? false,
+    ...(options.onActivity ? { onActivity: options.onActivity } : {}),
+  });
+  for (const resource of model.ofType('AWS::Events::Archive')) {
+    const sourceArn = resolved(resource, 'SourceArn');
+    const bus = [...buses.values()].find((candidate) => candidate.arn === sourceArn);
+    if (!bus) {
+      fail(resource, `SourceArn ${String(sourceArn)} is not a bus of the template`);
+      continue;
+    }
+    const pattern = resolved(resource, 'EventPattern');
+    const retention = resolved(resource, 'RetentionDays');
+    const description = resolved(resource, 'Description');
+    try {
+      archives.add({
+        name: resource.name,
+        arn: resource.arn,
+        bus,
+        ...(pattern === undefined
+          ? {}
+          : { eventPattern: typeof pattern === 'string' ? JSON.parse(pattern) : pattern }),
+        // "If set to 0, events are retained indefinitely" (CreateArchive, RetentionDays).
+        retentionDays: numberOr(retention, 0),
+        ...(typeof description === 'string' ? { description } : {}),
+      });
+    } catch (error) {
+      fail(resource, (error as Error).message);
     }
   }
 
@@ -480,12 +531,14 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
     queueViews,
     pipes,
     mappings,
+    archives,
     connectorBus: customBuses[0] as EventBus,
     queueByUrlOrName: (value) =>
       [...queues.values()].find(
         (queue) => queue.url === value || queue.name === value || queue.arn === value,
       ),
     busy: () =>
+      archives.busy() ||
       [...buses.values()].some((bus) => bus.pending > 0) ||
       pollers.some((poller) => poller.busy > 0) ||
       [...queues.values()].some((queue) => {
@@ -496,6 +549,7 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       }),
     lostDeletes: () => functionPollers.reduce((sum, poller) => sum + poller.lostDeletes, 0),
     stop: async () => {
+      await archives.stop();
       await Promise.allSettled(pollers.map((poller) => poller.stop()));
       await Promise.allSettled([...buses.values()].map((bus) => bus.settle()));
       for (const queue of queues.values()) queue.close();

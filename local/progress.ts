@@ -3,7 +3,7 @@ import type { RuntimeActivity } from './runtime.ts';
 /**
  * One line per thing the local runtime did, for `--verbose` and serve mode: events put on a bus
  * and the rules they matched, pipe refusals, batches run (with what is retried and why), dead
- * letters and schedule runs. Names are the template's; long generated ones are shortened to the
+ * letters, schedule runs and replays from an archive. Names are the template's; long generated ones are shortened to the
  * part a reader recognises (the logical id).
  */
 export function describeActivity(activity: RuntimeActivity): string | undefined {
@@ -34,7 +34,13 @@ export function describeActivity(activity: RuntimeActivity): string | undefined 
         ? `${time}  function ${short(activity.function)} failed ${activity.errors.length} time(s): ${activity.errors.at(-1)}`
         : undefined;
     case 'dead-letter':
-      return `${time}  DLQ      ${short(activity.deadLetter.queue)} ← message after ${activity.deadLetter.attempts} receive(s): ${activity.deadLetter.reason}`;
+      return `${time}  DLQ      ${short(activity.deadLetter.queue)} ← ${activity.deadLetter.lastErrorCode} after ${activity.deadLetter.attempts} attempt(s): ${activity.deadLetter.reason}`;
+    case 'replay':
+      return `${time}  replay   ${activity.replay} ${activity.state}${
+        activity.state === 'STARTING' ? ` → ${activity.rules.map(short).join(', ') || 'no rule'}` : ''
+      }${activity.state === 'STARTING' ? '' : `, ${activity.events} event(s) sent`}${
+        activity.reason ? `: ${activity.reason}` : ''
+      }`;
     case 'schedule':
       return `${time}  schedule ${short(activity.rule)} (${activity.trigger}) ${
         activity.errors.length > 0

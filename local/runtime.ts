@@ -5,6 +5,7 @@ import { DEAD_LETTER_ATTRIBUTES } from '#functions/commons/route-queue.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import { startSandbox } from '#sandbox/server.ts';
+import type { EventArchive, Replay } from './aws/archive.ts';
 import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
 import type { BusEvent } from './aws/event-bus.ts';
 import { eventsApi } from './aws/events-api.ts';
@@ -94,6 +95,18 @@ export interface LocalRuntimeOptions {
    * delivered again as SQS's at-least-once delivery allows (aws/poller.ts). @default none
    */
   readonly faults?: { readonly lostDeleteRate: number; readonly seed?: number };
+  /**
+   * Whether an event replayed from an archive keeps its original `id`. AWS documents that a replay
+   * adds `replay-name` ("Archiving and replaying events") but not what happens to the id, so both
+   * can be run (aws/archive.ts). @default false: a replayed event gets a new id
+   */
+  readonly replayKeepsIds?: boolean;
+  /**
+   * The time of the local AWS services in ms (aws/clock.ts: SQS windows such as the 5-minute FIFO
+   * deduplication interval, retry ages, archive retention, replay times); tests move it forward
+   * instead of waiting. Handlers, event times and the sandbox keep the real time. @default Date.now
+   */
+  readonly now?: () => number;
   readonly onActivity?: (activity: RuntimeActivity) => void;
 }
 
@@ -167,8 +180,12 @@ export interface LocalRuntime {
   resources(): LocalResources;
   outbound(): readonly OutboundEvent[];
   dlq(): readonly DeadLetterView[];
-  /** Every event accepted by PutEvents, whatever its source, in arrival order. */
+  /** Every event accepted by PutEvents, whatever its source, in arrival order (not replayed ones). */
   published(): readonly BusEvent[];
+  /** The template's archives (AWS::Events::Archive), with the events they keep. */
+  archives(): readonly EventArchive[];
+  /** Replays started from them (StartReplay), with their state and the events they sent. */
+  replays(): readonly Replay[];
   /** Fires every schedule rule once, at the sandbox clock's time; resolves when its targets are done. */
   runSchedules(): Promise<ScheduleRun[]>;
   /** Fires the trial watch's schedule; resolves with the function's result. */
@@ -179,7 +196,7 @@ export interface LocalRuntime {
    * event source would wrap it), or nothing for a scheduled function.
    */
   invoke(serviceName: string, event?: unknown): Promise<InvocationReport>;
-  /** Resolves once nothing is queued, in flight or being retried. */
+  /** Resolves once nothing is queued, in flight, being retried or being replayed. */
   waitForIdle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -222,7 +239,7 @@ async function start(
         ? { sandbox: 0, dynamo: 0, events: 0 }
         : options.ports;
   const region = LOCAL_REGION;
-  const clock = localClock(options.timeScale ?? DEFAULT_TIME_SCALE);
+  const clock = localClock(options.timeScale ?? DEFAULT_TIME_SCALE, options.now);
   const sandboxToken = options.token ?? SANDBOX_TOKEN;
 
   const sandbox = await startSandbox({
@@ -299,6 +316,7 @@ async function start(
     clock,
     host,
     environmentSubstitutions: [[SERVICE_PLACEHOLDER, serviceUrl]],
+    ...(options.replayKeepsIds === undefined ? {} : { replayKeepsIds: options.replayKeepsIds }),
     ...(options.onActivity ? { onActivity: options.onActivity } : {}),
     ...(options.faults
       ? {
@@ -346,7 +364,12 @@ async function start(
     secrets.define(secret.name, secret.arn, initial);
   }
   operations = {
-    ...eventsApi({ region, buses: deployed.buses, onAccepted: (event) => published.push(event) }),
+    ...eventsApi({
+      region,
+      buses: deployed.buses,
+      archives: deployed.archives,
+      onAccepted: (event) => published.push(event),
+    }),
     ...sqsApi({ queues: () => deployed.queues.values() }),
     ...secrets.operations(),
   };
@@ -656,6 +679,8 @@ async function start(
     outbound,
     dlq,
     published: () => [...published],
+    archives: () => deployed.archives.archives(),
+    replays: () => deployed.archives.replays(),
     runSchedules: () => fire('request'),
     runTrialWatch,
     invoke,

@@ -138,7 +138,9 @@ export async function runScenario(
       }
       for (const dead of runtime.dlq().slice(dlqBefore)) {
         if (ids.some((id) => dead.body.includes(id))) continue; // already named by checkResults
-        failures.push(`dead-lettered from ${dead.queue} after ${dead.attempts} attempts: ${dead.reason}`);
+        failures.push(
+          `dead-lettered from ${dead.queue} after ${dead.attempts} attempts (${dead.lastErrorCode}): ${dead.reason}`,
+        );
       }
       const results = countBy(runtime.outbound().slice(outboundBefore), (event) => event['detail-type']);
       const report: StepReport = {

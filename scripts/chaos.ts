@@ -48,7 +48,8 @@ function formatReport(report: ChaosReport): string {
         .map(([code, n]) => `${code} ${n}`)
         .join(', ') || 'none'
     })`,
-    `  dead-lettered       ${report.deadLettered}  (retries exhausted ${report.deadLetteredUnexpectedly}, of which account without business ${report.deadLetteredAwaitingBusiness}; the rest were refused events parked by the pipe)`,
+    `  kept for redrive    ${report.keptForRedrive}  (in a dead-letter queue, each also reported with SyncFailed)`,
+    `  records that gave up without a SyncFailed: ${report.gaveUpWithoutSyncFailed}`,
     `  no-op (by design)   ${report.acknowledgedNoOp}`,
     `  lost                ${report.lost}`,
     `  duplicates created  ${report.duplicates.total}  (businesses ${report.duplicates.businesses}, locations ${report.duplicates.locations}, areas ${report.duplicates.areas}, slots per apiName ${report.duplicates.slotsPerApiName}, apiNames per slot ${report.duplicates.apiNamesPerSlot}, table slot collisions ${report.duplicates.tableSlotCollisions}, trial announcements ${report.duplicates.announcements})`,
@@ -73,7 +74,9 @@ function formatReport(report: ChaosReport): string {
   if (report.tokenInEnvironment.length > 0)
     lines.push(`  TOKEN IN ENV ${report.tokenInEnvironment.join(', ')}`);
   lines.push(
-    report.passed ? 'PASS: no duplicates, nothing lost' : 'FAIL: duplicates or lost events (see above)',
+    report.passed
+      ? 'PASS: no duplicates, nothing lost, nothing given up in silence'
+      : 'FAIL: duplicates, lost events or records given up in silence (see above)',
   );
   return lines.join('\n');
 }

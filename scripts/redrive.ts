@@ -9,7 +9,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { awsSetupProblem } from './aws-setup.ts';
+import { runOperatorCommand } from './aws-setup.ts';
 
 /**
  * Moves the messages of a dead-letter queue back to the one queue that dead-letters into it, with
@@ -238,30 +238,16 @@ function describeTask(task: ListMessageMoveTasksResultEntry): string {
   return `${task.Status ?? 'UNKNOWN'} ${moved}, started ${started}${failure}`;
 }
 
-async function main(): Promise<void> {
-  let options: RedriveOptions;
-  try {
-    options = parseRedriveArgs(process.argv.slice(2));
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exitCode = 2;
-    return;
-  }
-  if (options.help) {
-    console.log(HELP);
-    return;
-  }
-  const sqs = new SQSClient(options.region ? { region: options.region } : {});
-  try {
-    await redrive(sqs, options);
-  } catch (error) {
-    console.error(`redrive failed: ${awsSetupProblem(error, 'redrive') ?? (error as Error).message}`);
-    process.exitCode = error instanceof RedriveUsageError ? 2 : 1;
-  } finally {
-    sqs.destroy();
-  }
-}
-
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
+  await runOperatorCommand({
+    name: 'redrive',
+    help: HELP,
+    parse: parseRedriveArgs,
+    client: (region) => new SQSClient(region ? { region } : {}),
+    run: async (sqs, options) => {
+      await redrive(sqs, options);
+      return 0;
+    },
+    usageError: RedriveUsageError,
+  });
 }

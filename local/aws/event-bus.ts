@@ -62,6 +62,9 @@ export interface RuleDefinition {
   readonly enabled: boolean;
   /** Compiled event pattern; schedule rules have none. */
   readonly matches?: (event: unknown) => boolean;
+  /** The pattern as the template gives it, a JSON string (ListRules answers with it). */
+  readonly eventPattern?: string;
+  readonly description?: string;
   readonly scheduleExpression?: string;
   readonly targets: readonly TargetDefinition[];
 }
@@ -96,6 +99,7 @@ export class EventBus {
   private readonly clock: LocalClock;
   private readonly onActivity: ((activity: BusActivity) => void) | undefined;
   private readonly deliveries = new Set<Promise<void>>();
+  private readonly putListeners: Array<(event: BusEvent) => void> = [];
 
   constructor(options: {
     name: string;
@@ -118,8 +122,14 @@ export class EventBus {
     return this.rules;
   }
 
+  /** Called with every event put on this bus, before it is routed: the bus's archives (archive.ts). */
+  onPut(listener: (event: BusEvent) => void): void {
+    this.putListeners.push(listener);
+  }
+
   /** Routes an accepted event to every matching rule's targets; returns the names of those rules. */
   put(event: BusEvent): string[] {
+    for (const listener of this.putListeners) listener(event);
     const matched = this.rules.filter((rule) => rule.enabled && rule.matches?.(event));
     this.onActivity?.({ kind: 'put', bus: this.name, event, rules: matched.map((rule) => rule.name) });
     for (const rule of matched) void this.deliverToTargets(rule, event);

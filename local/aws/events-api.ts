@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AwsApiError, type Operation } from '../aws-endpoint.ts';
+import { type EventArchive, EventBridgeError, LocalArchives, type Replay } from './archive.ts';
+import { localClock } from './clock.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
 import { eventTime, LOCAL_ACCOUNT_ID } from './lambda.ts';
 
@@ -12,6 +14,11 @@ import { eventTime, LOCAL_ACCOUNT_ID } from './lambda.ts';
  * One deliberate difference: AWS is reported to accept an entry for a bus that does not exist and
  * drop it (aws/aws-cli#9186); locally such an entry is answered with ResourceNotFoundException, so
  * a mistyped bus name shows up on the first try instead of as silence.
+ *
+ * Also what `npm run replay` reads and starts, in the shapes of the EventBridge API reference
+ * (AWS JSON 1.1; timestamps are epoch seconds as JSON numbers): ListRules, DescribeEventBus,
+ * ListArchives, DescribeArchive, StartReplay, DescribeReplay, CancelReplay, ListReplays. Every
+ * list fits in one page here (no NextToken).
  */
 
 export const PUT_EVENTS_MAX_ENTRIES = 10;
@@ -35,12 +42,252 @@ export interface EventsApiOptions {
   readonly now?: () => Date;
   /** Called once per accepted entry, before it is routed. */
   readonly onAccepted?: (event: BusEvent, bus: EventBus) => void;
+  /** The archives and replays (aws/archive.ts). @default none */
+  readonly archives?: LocalArchives;
 }
 
 export function eventsApi(options: EventsApiOptions): Record<string, Operation> {
-  return {
+  const archives =
+    options.archives ??
+    new LocalArchives({ region: options.region, account: LOCAL_ACCOUNT_ID, clock: localClock() });
+  const api: Record<string, Operation> = {
     'AWSEvents.PutEvents': (body) => putEvents(options, body),
+    'AWSEvents.DescribeEventBus': (body) => describeEventBus(options, body),
+    'AWSEvents.ListRules': (body) => listRules(options, body),
+    'AWSEvents.ListArchives': (body) => listArchives(archives, body),
+    'AWSEvents.DescribeArchive': (body) =>
+      describeArchive(archives.archive(requiredString(body, 'ArchiveName'))),
+    'AWSEvents.StartReplay': (body) => startReplay(archives, body),
+    'AWSEvents.DescribeReplay': (body) => describeReplay(archives.replay(requiredString(body, 'ReplayName'))),
+    'AWSEvents.CancelReplay': (body) => {
+      const replay = archives.cancel(requiredString(body, 'ReplayName'));
+      return { ReplayArn: replay.arn, State: replay.state };
+    },
+    'AWSEvents.ListReplays': (body) => listReplays(archives, body),
   };
+  // The archive module refuses in EventBridge's terms; the endpoint answers with that error type.
+  return Object.fromEntries(
+    Object.entries(api).map(([target, operation]) => [
+      target,
+      async (body: Record<string, unknown>) => {
+        try {
+          return await operation(body);
+        } catch (error) {
+          if (error instanceof EventBridgeError) throw new AwsApiError(error.code, error.message);
+          throw error;
+        }
+      },
+    ]),
+  );
+}
+
+/** DescribeEventBus: the bus by name or ARN; `default` when none is named. */
+function describeEventBus(options: EventsApiOptions, body: Record<string, unknown>) {
+  const bus = busNamed(options, body['Name']);
+  return { Name: bus.name, Arn: bus.arn };
+}
+
+/** ListRules: the rules of one bus (`default` when none is named), by name prefix. */
+function listRules(options: EventsApiOptions, body: Record<string, unknown>) {
+  const bus = busNamed(options, body['EventBusName']);
+  const prefix = optionalString(body, 'NamePrefix') ?? '';
+  return {
+    Rules: bus
+      .ruleList()
+      .filter((rule) => rule.name.startsWith(prefix))
+      .map((rule) => ({
+        Name: rule.name,
+        Arn: rule.arn,
+        ...(rule.eventPattern === undefined ? {} : { EventPattern: rule.eventPattern }),
+        ...(rule.scheduleExpression === undefined ? {} : { ScheduleExpression: rule.scheduleExpression }),
+        State: rule.enabled ? 'ENABLED' : 'DISABLED',
+        ...(rule.description === undefined ? {} : { Description: rule.description }),
+        EventBusName: bus.name,
+      })),
+  };
+}
+
+/** ListArchives and ListReplays: "Filter parameters are exclusive" (their API references). */
+function exclusiveFilters(body: Record<string, unknown>, operation: string) {
+  const prefix = optionalString(body, 'NamePrefix');
+  const source = optionalString(body, 'EventSourceArn');
+  const state = optionalString(body, 'State');
+  if ([prefix, source, state].filter((filter) => filter !== undefined).length > 1) {
+    throw new AwsApiError(
+      'ValidationException',
+      `At most one filter is allowed for ${operation}. Use either : State, EventSourceArn, or NamePrefix.`,
+    );
+  }
+  return { prefix, source, state };
+}
+
+/** ListArchives, filtered by one of NamePrefix, EventSourceArn, State. */
+function listArchives(archives: LocalArchives, body: Record<string, unknown>) {
+  const { prefix, source, state } = exclusiveFilters(body, 'ListArchives');
+  return {
+    Archives: archives
+      .archives()
+      .filter(
+        (archive) =>
+          (prefix === undefined || archive.name.startsWith(prefix)) &&
+          (source === undefined || archive.bus.arn === source) &&
+          (state === undefined || state === 'ENABLED'),
+      )
+      .map((archive) => ({
+        ArchiveName: archive.name,
+        EventSourceArn: archive.bus.arn,
+        State: 'ENABLED',
+        RetentionDays: archive.retentionDays,
+        SizeBytes: archive.sizeBytes,
+        EventCount: archive.eventCount,
+        CreationTime: epochSeconds(archive.creationTime),
+      })),
+  };
+}
+
+function describeArchive(archive: EventArchive) {
+  return {
+    ArchiveArn: archive.arn,
+    ArchiveName: archive.name,
+    EventSourceArn: archive.bus.arn,
+    ...(archive.description === undefined ? {} : { Description: archive.description }),
+    ...(archive.eventPattern === undefined ? {} : { EventPattern: archive.eventPattern }),
+    State: 'ENABLED',
+    RetentionDays: archive.retentionDays,
+    SizeBytes: archive.sizeBytes,
+    EventCount: archive.eventCount,
+    CreationTime: epochSeconds(archive.creationTime),
+  };
+}
+
+function startReplay(archives: LocalArchives, body: Record<string, unknown>) {
+  const destination = body['Destination'];
+  if (typeof destination !== 'object' || destination === null || Array.isArray(destination)) {
+    throw new AwsApiError(
+      'ValidationException',
+      "1 validation error detected: Value null at 'destination' failed to satisfy constraint: Member must not be null",
+    );
+  }
+  const { Arn: destinationArn, FilterArns: filterArns } = destination as Record<string, unknown>;
+  if (typeof destinationArn !== 'string' || destinationArn === '') {
+    throw new AwsApiError(
+      'ValidationException',
+      "1 validation error detected: Value null at 'destination.arn' failed to satisfy constraint: Member must not be null",
+    );
+  }
+  if (
+    filterArns !== undefined &&
+    (!Array.isArray(filterArns) || filterArns.some((arn) => typeof arn !== 'string'))
+  ) {
+    throw new AwsApiError('ValidationException', 'Destination.FilterArns must be a list of rule ARNs');
+  }
+  const description = optionalString(body, 'Description');
+  const replay = archives.start({
+    name: requiredString(body, 'ReplayName'),
+    ...(description === undefined ? {} : { description }),
+    archiveArn: requiredString(body, 'EventSourceArn'),
+    eventStartTime: requiredTime(body, 'EventStartTime'),
+    eventEndTime: requiredTime(body, 'EventEndTime'),
+    destinationArn,
+    ...(filterArns === undefined ? {} : { filterArns: filterArns as string[] }),
+  });
+  return {
+    ReplayArn: replay.arn,
+    State: replay.state,
+    ...(replay.stateReason === undefined ? {} : { StateReason: replay.stateReason }),
+    ReplayStartTime: epochSeconds(replay.replayStartTime),
+  };
+}
+
+function describeReplay(replay: Replay) {
+  return {
+    ReplayName: replay.name,
+    ReplayArn: replay.arn,
+    ...(replay.description === undefined ? {} : { Description: replay.description }),
+    ...replaySummary(replay),
+    Destination: {
+      Arn: replay.destination.arn,
+      ...(replay.destination.filterArns ? { FilterArns: [...replay.destination.filterArns] } : {}),
+    },
+  };
+}
+
+/** ListReplays, filtered by one of NamePrefix, EventSourceArn, State. */
+function listReplays(archives: LocalArchives, body: Record<string, unknown>) {
+  const { prefix, source, state } = exclusiveFilters(body, 'ListReplays');
+  return {
+    Replays: archives
+      .replays()
+      .filter(
+        (replay) =>
+          (prefix === undefined || replay.name.startsWith(prefix)) &&
+          (source === undefined || replay.archive.arn === source) &&
+          (state === undefined || replay.state === state),
+      )
+      .map((replay) => ({ ReplayName: replay.name, ...replaySummary(replay) })),
+  };
+}
+
+function replaySummary(replay: Replay) {
+  return {
+    EventSourceArn: replay.archive.arn,
+    State: replay.state,
+    ...(replay.stateReason === undefined ? {} : { StateReason: replay.stateReason }),
+    EventStartTime: epochSeconds(replay.eventStartTime),
+    EventEndTime: epochSeconds(replay.eventEndTime),
+    ...(replay.eventLastReplayedTime === undefined
+      ? {}
+      : { EventLastReplayedTime: epochSeconds(replay.eventLastReplayedTime) }),
+    ReplayStartTime: epochSeconds(replay.replayStartTime),
+    ...(replay.replayEndTime === undefined ? {} : { ReplayEndTime: epochSeconds(replay.replayEndTime) }),
+  };
+}
+
+function busNamed(options: EventsApiOptions, named: unknown): EventBus {
+  const name =
+    typeof named === 'string' && named !== '' ? named.slice(named.lastIndexOf('/') + 1) : 'default';
+  const bus = options.buses.get(name);
+  if (!bus) throw new AwsApiError('ResourceNotFoundException', `Event bus ${name} does not exist.`);
+  return bus;
+}
+
+/** AWS JSON 1.1 timestamps: epoch seconds (fractions allowed). */
+function epochSeconds(at: Date): number {
+  return at.getTime() / 1000;
+}
+
+function requiredString(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value === '') {
+    throw new AwsApiError(
+      'ValidationException',
+      `1 validation error detected: Value null at '${field.charAt(0).toLowerCase()}${field.slice(1)}' failed to satisfy constraint: Member must not be null`,
+    );
+  }
+  return value;
+}
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A timestamp field: epoch seconds as the SDK sends them, or an ISO string. */
+function requiredTime(body: Record<string, unknown>, field: string): Date {
+  const value = body[field];
+  const at =
+    typeof value === 'number'
+      ? new Date(value * 1000)
+      : typeof value === 'string'
+        ? new Date(value)
+        : undefined;
+  if (!at || Number.isNaN(at.getTime())) {
+    throw new AwsApiError(
+      'ValidationException',
+      `1 validation error detected: Value at '${field.charAt(0).toLowerCase()}${field.slice(1)}' failed to satisfy constraint: Member must be a timestamp`,
+    );
+  }
+  return at;
 }
 
 function putEvents(options: EventsApiOptions, body: Record<string, unknown>) {

@@ -183,7 +183,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         .map(([name]) => name),
       personalData: workload.accounts.flatMap((account) => [account.ownerEmail, account.ownerMobile]),
       token,
-      passed: verdict.duplicates.total === 0 && verdict.lost === 0,
+      passed: verdict.duplicates.total === 0 && verdict.lost === 0 && verdict.gaveUpWithoutSyncFailed === 0,
     };
   } finally {
     await runtime?.close();

@@ -9,7 +9,9 @@ import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
  * - applied: a result event (not SyncFailed) with causationId = the event id;
  * - failed: a SyncFailed with sourceEventId = the event id (by code; some codes are failures by
  *   design, e.g. SIGNUP_COMMITTED_UNCONFIRMED after a lost signup answer, LOCATION_OUTCOME_UNKNOWN);
- * - dead-lettered: its body is in a DLQ (queue or rule DLQ);
+ * - dead-lettered: its body is in a DLQ (queue or rule DLQ) and no SyncFailed names it: it gave
+ *   up without the partner hearing (`gaveUpWithoutSyncFailed`, which must be 0: a route handler
+ *   that gives up reports RETRIES_EXHAUSTED before it acknowledges);
  * - no-op: a PlanChosen for the edition the account already had — the connector acknowledges it
  *   without an event by design (functions/change-plan). Excused only when the account was seen on
  *   that edition: by its earlier PlanChanged events (in order), or by a SubscriptionStatus answer
@@ -99,6 +101,13 @@ export interface ChaosVerdict {
   readonly deadLetteredUnexpectedly: number;
   /** Of those, events of accounts without an ACTIVE business (signup UNCONFIRMED or dead-lettered): they wait for reconciliation by design. */
   readonly deadLetteredAwaitingBusiness: number;
+  /**
+   * Sent events whose copy is in a dead-letter queue with no SyncFailed naming them: records that
+   * gave up in silence. Every way a record gives up must tell the partner, so this must be 0.
+   */
+  readonly gaveUpWithoutSyncFailed: number;
+  /** Sent events kept in a dead-letter queue for redrive (they were also reported with SyncFailed). */
+  readonly keptForRedrive: number;
   readonly acknowledgedNoOp: number;
   readonly lost: number;
   readonly lostEvents: ReadonlyArray<{ eventId: string; detailType: string; account: string }>;
@@ -185,6 +194,11 @@ export function judge(observed: Observations): ChaosVerdict {
     }
   }
 
+  const keptForRedrive = [...deadLettered].filter((id) => observed.sent.has(id)).length;
+  const gaveUpWithoutSyncFailed = [...deadLettered].filter(
+    (id) => observed.sent.has(id) && (failuresBySource.get(id)?.length ?? 0) === 0,
+  ).length;
+
   const sentByDetailType: Record<string, number> = {};
   const syncFailed: Record<string, number> = {};
   let applied = 0;
@@ -270,6 +284,8 @@ export function judge(observed: Observations): ChaosVerdict {
     deadLettered: dead,
     deadLetteredUnexpectedly: deadUnexpectedly,
     deadLetteredAwaitingBusiness: deadAwaitingBusiness,
+    gaveUpWithoutSyncFailed,
+    keptForRedrive,
     acknowledgedNoOp: noOp,
     lost: lostEvents.length,
     lostEvents,

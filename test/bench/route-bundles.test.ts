@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -6,10 +7,11 @@ import { withConditionsHeld } from '#bench/recorder.ts';
 import * as planChosen from '#functions/commons/contracts/inbound/plan-chosen.ts';
 import { inboundContracts } from '#functions/commons/contracts/registry.ts';
 import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
+import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { connectorBundling } from '#lib/connector-function.ts';
 
-/** Connector source files esbuild put into a function's deploy bundle. */
-async function connectorInputsOf(entry: string): Promise<string[]> {
+/** Every source file esbuild put into a function's deploy bundle, dependencies included. */
+async function inputsOf(entry: string): Promise<string[]> {
   const result = await build({
     ...deployBuildOptions,
     entryPoints: [resolve(REPO_ROOT, entry)],
@@ -18,7 +20,37 @@ async function connectorInputsOf(entry: string): Promise<string[]> {
     write: false,
     metafile: true,
   });
-  return Object.keys(result.metafile.inputs).filter((input) => input.startsWith('functions/'));
+  return Object.keys(result.metafile.inputs);
+}
+
+/** Connector source files esbuild put into a function's deploy bundle. */
+async function connectorInputsOf(entry: string): Promise<string[]> {
+  return (await inputsOf(entry)).filter((input) => input.startsWith('functions/'));
+}
+
+const COMMAND_ACTIONS: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  Query: 'Query',
+};
+
+/**
+ * The DynamoDB actions a store module can send, read from its source: each command it constructs,
+ * and each kind of item in its transactions (IAM checks a TransactWriteItems per item action).
+ */
+function storeModuleActions(source: string): { actions: string[]; queriesIndex: boolean } {
+  const actions = new Set<string>();
+  for (const [, command] of source.matchAll(/new (\w+)Command\(/g)) {
+    if (command === 'TransactWrite') {
+      for (const [, item] of source.matchAll(/^\s*(Put|Update|Delete|ConditionCheck): \{/gm)) {
+        actions.add(item === 'ConditionCheck' ? 'ConditionCheckItem' : (COMMAND_ACTIONS[item!] as string));
+      }
+    } else if (COMMAND_ACTIONS[command!]) actions.add(COMMAND_ACTIONS[command!] as string);
+    else throw new Error(`unknown DynamoDB command ${command}Command: map it to its IAM action here`);
+  }
+  return { actions: [...actions], queriesIndex: actions.has('Query') && /IndexName:/.test(source) };
 }
 
 /** A route FIFO message body, as the intake pipe writes it. */
@@ -59,6 +91,31 @@ describe('per-route deploy bundles', () => {
         files.filter((file) => file.includes('contracts/outbound/')).length,
         target.name,
       ).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('are granted exactly the DynamoDB actions of the store modules and idempotency records they bundle', async () => {
+    // Prepare: what lib/ grants each function (routes.ts declares it).
+    const functions = [...queueRoutes, ...scheduledFunctions, refusalFunction];
+
+    for (const fn of functions) {
+      // Act
+      const inputs = await inputsOf(fn.entry);
+      const used = new Set<string>();
+      let queriesIndex = false;
+      // Powertools' DynamoDBPersistenceLayer: GetItem, PutItem, UpdateItem and DeleteItem commands.
+      if (inputs.some((input) => input.includes('@aws-lambda-powertools/idempotency/'))) {
+        for (const action of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']) used.add(action);
+      }
+      for (const file of inputs.filter((input) => input.startsWith('functions/commons/store/'))) {
+        const found = storeModuleActions(readFileSync(resolve(REPO_ROOT, file), 'utf8'));
+        for (const action of found.actions) used.add(action);
+        queriesIndex ||= found.queriesIndex;
+      }
+
+      // Assess
+      expect([...used].sort(), fn.functionName).toEqual([...fn.tableActions].sort());
+      expect(queriesIndex, fn.functionName).toBe(fn.queriesTrialIndex === true);
     }
   });
 

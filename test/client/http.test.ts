@@ -9,6 +9,8 @@ import {
   ServiceRejectedError,
   ServiceUnavailableError,
   TimeoutError,
+  TokenProblemError,
+  TokenRejectedError,
 } from '#functions/commons/errors.ts';
 import {
   createHttpClient,
@@ -354,6 +356,111 @@ describe('http layer: answers that are not retried', () => {
     expect(isRetryable(new Error('bug'))).toBe(false);
     expect(isRetryable(new RetryableError('ACCOUNT_NOT_PROVISIONED', 'later'))).toBe(true);
   });
+});
+
+describe('http layer: answers a fix elsewhere cures', () => {
+  it.each([
+    [401, {}],
+    [403, { message: 'forbidden' }],
+  ])(
+    'turns a %i without a service code into a retryable TOKEN_REJECTED and drops the cached token',
+    async (status, body) => {
+      // Prepare
+      service = await startFakeService((_request, response) => replyJson(response, status, body));
+      let invalidated = 0;
+      const { http, delays } = client({ onTokenRejected: () => invalidated++ });
+
+      // Act: a create, which is resent only when it certainly did not reach the service.
+      const error = await failure(
+        http.send({ method: 'POST', url: `${service.url}/signup`, body: {}, safety: 'create' }),
+      );
+
+      // Assess: the same token is not sent again at retry speed; records wait instead (route-handler.ts).
+      expect(error).toBeInstanceOf(TokenRejectedError);
+      expect(error).toBeInstanceOf(TokenProblemError);
+      expect(error).toMatchObject({ code: 'TOKEN_REJECTED', status });
+      expect(isRetryable(error)).toBe(true);
+      expect(invalidated).toBe(1);
+      expect(service.requests).toHaveLength(1);
+      expect(delays).toEqual([]);
+    },
+  );
+
+  it('sends once more at once when the secret holds another token after the refusal', async () => {
+    // Prepare: the secret was rotated after the function cached the old token.
+    service = await startFakeService((request, response) =>
+      request.authorization === 'Bearer rotated-token'
+        ? replyJson(response, 200, { ok: true })
+        : replyJson(response, 401, {}),
+    );
+    let current = 'stale-token';
+    const { http } = client({
+      token: async () => current,
+      onTokenRejected: () => {
+        current = 'rotated-token';
+      },
+    });
+
+    // Act
+    const answer = await http.send({
+      method: 'POST',
+      url: `${service.url}/signup`,
+      body: {},
+      safety: 'create',
+    });
+
+    // Assess
+    expect(answer.body).toEqual({ ok: true });
+    expect(service.requests.map((request) => request.authorization)).toEqual([
+      'Bearer stale-token',
+      'Bearer rotated-token',
+    ]);
+  });
+
+  it('keeps a 403 that names a service code as the service refusing this request', async () => {
+    // Prepare: e.g. a hostname not linked to the partner (the spec shows no status codes).
+    service = await startFakeService((_request, response) =>
+      replyJson(response, 403, {
+        success: false,
+        error: { code: 'HOSTNAME_NOT_LINKED', message: 'not yours' },
+      }),
+    );
+    let invalidated = 0;
+    const { http } = client({ onTokenRejected: () => invalidated++ });
+
+    // Act
+    const error = await failure(
+      http.send({ method: 'POST', url: `${service.url}/status`, body: {}, safety: 'idempotent' }),
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(ServiceRejectedError);
+    expect(error).toMatchObject({ status: 403, serviceCode: 'HOSTNAME_NOT_LINKED' });
+    expect(invalidated).toBe(0);
+  });
+
+  it.each([408, 425])(
+    'retries a %i, which the service answered without processing, creates included',
+    async (status) => {
+      // Prepare
+      service = await startFakeService((_request, response, index) =>
+        index === 0 ? replyJson(response, status, {}) : replyJson(response, 200, { created: true }),
+      );
+      const { http } = client();
+
+      // Act
+      const answer = await http.send({
+        method: 'POST',
+        url: `${service.url}/signup`,
+        body: {},
+        safety: 'create',
+      });
+
+      // Assess
+      expect(answer.body).toEqual({ created: true });
+      expect(service.requests).toHaveLength(2);
+    },
+  );
 });
 
 describe('parseRetryAfter', () => {

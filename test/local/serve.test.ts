@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -15,7 +14,8 @@ import {
   SANDBOX_TOKEN,
 } from '#local/runtime.ts';
 import { redrive } from '#scripts/redrive.ts';
-import { type RunningCommand, startCommand } from './child-process.ts';
+import type { RunningCommand } from './child-process.ts';
+import { type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
 
 /**
  * `npm start -- --serve` as a partner runs it, in its own process: every inbound detail-type is
@@ -34,16 +34,6 @@ const STEPS: ReadonlyArray<{ detailType: string; result: string }> = [
   { detailType: 'BudgetSet', result: 'BudgetSaved' },
   { detailType: 'PayReturnsRequested', result: 'PayReturnsReady' },
 ];
-
-function sampleEntry(detailType: string, patch: Record<string, unknown> = {}): PutEventsRequestEntry {
-  const entry = JSON.parse(
-    readFileSync(
-      new URL(`../../events/inbound/${detailType}/eventbridge-entry.json`, import.meta.url),
-      'utf8',
-    ),
-  ) as PutEventsRequestEntry;
-  return { ...entry, Detail: JSON.stringify({ ...JSON.parse(entry.Detail ?? '{}'), ...patch }) };
-}
 
 async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
   const response = await fetch(url, init);
@@ -68,7 +58,7 @@ async function eventually<T>(
 
 describe('npm start -- --serve', () => {
   let serve: RunningCommand;
-  let endpoints: { sandbox: string; dynamo: string; events: string };
+  let endpoints: ServeEndpoints;
   let eventBridge: EventBridgeClient;
   let resources: LocalResources;
   const resultOf = new Map<string, OutboundEvent>();
@@ -82,16 +72,7 @@ describe('npm start -- --serve', () => {
   };
 
   beforeAll(async () => {
-    serve = startCommand('local/cli.ts', [
-      '--serve',
-      ...['--sandbox-port', '0', '--dynamo-port', '0', '--events-port', '0'],
-      ...['--log-level', 'SILENT'],
-    ]);
-    const banner = await serve.waitFor(
-      /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*AWS\s+(http:\S+)/,
-      60_000,
-    );
-    endpoints = { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! };
+    ({ serve, endpoints } = await startServe());
     resources = await getJson<LocalResources>(`${endpoints.events}/_local/resources`);
     eventBridge = new EventBridgeClient({
       region: 'us-east-1',
@@ -197,13 +178,18 @@ describe('npm start -- --serve', () => {
     // Act: an account the connector never provisioned, so the employee sync cannot run.
     const ghost = 'acct-never-provisioned';
     const eventId = await publish(sampleEntry('EmployeeChanged', { accountId: ghost }));
+    // The handler keeps the copy first, then publishes: wait for the SyncFailed, then read the DLQ.
+    await eventually(
+      async () => (await outbound()).find((event) => event.detail['sourceEventId'] === eventId),
+      'the SyncFailed',
+      60_000,
+    );
     const parked = await eventually(
       async () =>
         (await getJson<DeadLetterView[]>(`${endpoints.events}/_local/dlq`)).find((entry) =>
           entry.body.includes(eventId),
         ),
       'the dead letter',
-      60_000,
     );
     const reports = (await outbound()).filter((event) => event.detail['sourceEventId'] === eventId);
 
@@ -391,22 +377,12 @@ describe('npm start -- --serve', () => {
 
 describe('npm start -- --serve --no-token: deploy first, set the token later', () => {
   let serve: RunningCommand;
-  let endpoints: { sandbox: string; dynamo: string; events: string };
+  let endpoints: ServeEndpoints;
   let resources: LocalResources;
   const credentials = { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' };
 
   beforeAll(async () => {
-    serve = startCommand('local/cli.ts', [
-      '--serve',
-      '--no-token',
-      ...['--sandbox-port', '0', '--dynamo-port', '0', '--events-port', '0'],
-      ...['--log-level', 'SILENT'],
-    ]);
-    const banner = await serve.waitFor(
-      /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*AWS\s+(http:\S+)/,
-      60_000,
-    );
-    endpoints = { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! };
+    ({ serve, endpoints } = await startServe(['--no-token']));
     resources = await getJson<LocalResources>(`${endpoints.events}/_local/resources`);
   }, 90_000);
 

@@ -110,6 +110,34 @@ describe('chaos verdict', () => {
     expect(verdict.syncFailed).toEqual({ CANNOT_CANCEL: 1 });
     expect(verdict.deadLettered).toBe(1);
     expect(verdict.deadLetteredUnexpectedly).toBe(1);
+    expect(verdict.gaveUpWithoutSyncFailed).toBe(1);
+  });
+
+  it('counts a kept record reported with SyncFailed RETRIES_EXHAUSTED as reported, not silent', () => {
+    // Prepare
+    const observed = flawless();
+    const keptId = [...observed.sent.keys()].at(-1) as string;
+    const outbound = observed.outbound.filter((event) => event.detail['causationId'] !== keptId);
+
+    // Act
+    const verdict = judge({
+      ...observed,
+      outbound: [
+        ...outbound,
+        {
+          id: 'sf',
+          'detail-type': 'SyncFailed',
+          detail: { sourceEventId: keptId, code: 'RETRIES_EXHAUSTED', message: 'gave up' },
+        },
+      ],
+      deadLetters: [{ queue: 'q', body: JSON.stringify({ event: { id: keptId } }) }],
+    });
+
+    // Assess
+    expect(verdict.lost).toBe(0);
+    expect(verdict.keptForRedrive).toBe(1);
+    expect(verdict.gaveUpWithoutSyncFailed).toBe(0);
+    expect(verdict.syncFailed).toEqual({ RETRIES_EXHAUSTED: 1 });
   });
 
   it('counts a second business of one account as a duplicate', () => {

@@ -1,8 +1,18 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RetryableError, TokenMissingError, TokenProblemError } from '#functions/commons/errors.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
+import { outboundContracts } from '#functions/commons/contracts/registry.ts';
+import {
+  RetryableError,
+  TokenMissingError,
+  TokenProblemError,
+  TokenRejectedError,
+} from '#functions/commons/errors.ts';
+import { buildFunctionDependencies } from '#functions/commons/function-dependencies.ts';
 import { tokenFromSecret } from '#functions/commons/token.ts';
+import { replyJson, startFakeService } from '#test/client/fake-service.ts';
+import { captureOutput } from './captured-output.ts';
 import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
 
 const secrets: Record<string, { SecretString?: string; SecretBinary?: string }> = {
@@ -154,5 +164,40 @@ describe('tokenFromSecret', () => {
     // Assess
     expect(error).toBeInstanceOf(RetryableError);
     expect((error as RetryableError).code).toBe('TOKEN_UNAVAILABLE');
+  });
+});
+
+describe('the functions’ service client and a refused token', () => {
+  it('reads the secret again after a refusal, counts TokenProblems without a service dimension, and surfaces TOKEN_REJECTED', async () => {
+    // Prepare: a service that refuses every token, and the secret the function reads.
+    secrets['refused-token'] = { SecretString: 'refused-token-value' };
+    const service = await startFakeService((_request, response) => replyJson(response, 401, {}));
+    const config = loadConfig({
+      TABLE_NAME: 'connector',
+      EVENT_BUS_NAME: 'partner-bus',
+      TOKEN_SECRET_ID: 'refused-token',
+      PARTNER_NAME: 'acme',
+      PROVISIONING_URLS: JSON.stringify({ US: service.url }),
+    });
+    const { service: client } = buildFunctionDependencies(config, outboundContracts);
+    const before = callsFor('refused-token');
+    const output = captureOutput();
+
+    // Act
+    let error: Error;
+    try {
+      error = await rejectionOf(client.provisioning.subscriptionStatus('cafe-1.us.sandbox.test'));
+    } finally {
+      vi.restoreAllMocks();
+      await service.close();
+    }
+
+    // Assess: fetched, refused, fetched again (the same token, so not sent again), refused for good.
+    expect(error).toBeInstanceOf(TokenRejectedError);
+    expect(callsFor('refused-token') - before).toBe(2);
+    expect(service.requests).toHaveLength(1);
+    const problems = output.jsonLines('"TokenProblems"');
+    expect(problems).toEqual([expect.objectContaining({ code: 'TOKEN_REJECTED', TokenProblems: 1 })]);
+    expect(problems[0]?.['service']).toBeUndefined();
   });
 });

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { type RunningCommand, startCommand } from './child-process.ts';
+
+/** The ready PutEvents entry of `events/inbound/<detailType>/`, with detail fields replaced by `patch`. */
+export function sampleEntry(detailType: string, patch: Record<string, unknown> = {}): PutEventsRequestEntry {
+  const entry = JSON.parse(
+    readFileSync(
+      new URL(`../../events/inbound/${detailType}/eventbridge-entry.json`, import.meta.url),
+      'utf8',
+    ),
+  ) as PutEventsRequestEntry;
+  return { ...entry, Detail: JSON.stringify({ ...JSON.parse(entry.Detail ?? '{}'), ...patch }) };
+}
+
+export interface ServeEndpoints {
+  readonly sandbox: string;
+  readonly dynamo: string;
+  readonly events: string;
+}
+
+/**
+ * `npm start -- --serve` in a child process on free ports (other test runs share this machine),
+ * silent; resolves with the addresses its banner prints.
+ */
+export async function startServe(
+  extraArgs: readonly string[] = [],
+): Promise<{ serve: RunningCommand; endpoints: ServeEndpoints }> {
+  const serve = startCommand('local/cli.ts', [
+    '--serve',
+    ...extraArgs,
+    ...['--sandbox-port', '0', '--dynamo-port', '0', '--events-port', '0'],
+    ...['--log-level', 'SILENT'],
+  ]);
+  const banner = await serve.waitFor(
+    /sandbox\s+(http:\S+)[\s\S]*DynamoDB\s+(http:\S+)[\s\S]*AWS\s+(http:\S+)/,
+    60_000,
+  );
+  return { serve, endpoints: { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! } };
+}
