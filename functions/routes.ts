@@ -46,6 +46,11 @@ export interface QueueRoute extends TableAccess {
    */
   readonly maxAttempts: number;
   /**
+   * How long the route queue keeps a record (SQS allows 60 s to 14 days); records waiting for a
+   * token fix wait at most this long. @default ROUTE_QUEUE_RETENTION_SECONDS (14 days)
+   */
+  readonly retentionSeconds?: number;
+  /**
    * Concurrent invocations the SQS event source may run (AWS minimum 2). The deployment
    * config may override it per route to stay inside the service's rate limits.
    */
@@ -80,7 +85,9 @@ const queueDefaults = {
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   maxConcurrency: 5,
   tableActions: ITEM_ACTIONS,
-  timeoutSeconds: 30,
+  // One service call may take 27 s at worst (3 × 5 s timeout + 2 × 5 s Retry-After + wrap-up;
+  // retry-schedule.ts): 60 s leaves room to start records after it.
+  timeoutSeconds: 60,
   memorySizeMb: 256,
 } as const;
 
@@ -117,10 +124,10 @@ export const queueRoutes: readonly QueueRoute[] = [
     'sync-employee',
     'Applies custom fields, regular hours, pay rate and leave balances to an employee.',
     // Up to four parts, each several service calls (award lookup, slot scan), per record.
-    { timeoutSeconds: 60, tableActions: ITEM_AND_QUERY_ACTIONS },
+    { timeoutSeconds: 90, tableActions: ITEM_AND_QUERY_ACTIONS },
   ),
   queueRoute('LocationCreated', 'provision-location', 'Creates a location and its areas in the install.', {
-    timeoutSeconds: 60,
+    timeoutSeconds: 90,
     tableActions: ITEM_AND_QUERY_ACTIONS,
   }),
   queueRoute('BudgetSet', 'save-budget', 'Saves daily wage or hour budgets as metrics.'),

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
-import { recordTimeReserveMs } from '#functions/commons/retry-schedule.ts';
+import { startWindowProblem } from '#functions/commons/retry-schedule.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
 
 /**
@@ -98,9 +98,6 @@ export interface KnownRoute {
   readonly detailType: string;
   readonly timeoutSeconds: number;
 }
-
-/** A route needs this much time beyond one service call's worst case to start its records at all. */
-const MIN_START_WINDOW_MS = 5000;
 
 const alarmsSchema = z
   .strictObject({
@@ -217,14 +214,17 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
     .superRefine((config, ctx) => {
       // A record starts only with one service call's worst case left (retry-schedule.ts): the
       // HTTP timeout × attempts must leave every route time to start its records.
-      const reserveMs = recordTimeReserveMs(config.httpTimeoutMs ?? DEFAULT_TIMEOUT_MS);
       for (const route of knownRoutes) {
         const timeoutSeconds = config.routes[route.detailType]?.timeoutSeconds ?? route.timeoutSeconds;
-        if (reserveMs + MIN_START_WINDOW_MS > timeoutSeconds * 1000) {
+        const problem = startWindowProblem(config.httpTimeoutMs ?? DEFAULT_TIMEOUT_MS, {
+          detailType: route.detailType,
+          timeoutSeconds,
+        });
+        if (problem) {
           ctx.addIssue({
             code: 'custom',
             path: config.httpTimeoutMs === undefined ? ['routes', route.detailType] : ['httpTimeoutMs'],
-            message: `one service call may take ${reserveMs} ms (3 attempts × the HTTP timeout, backoff and wrap-up), which leaves ${route.detailType}'s ${timeoutSeconds} s function timeout less than ${MIN_START_WINDOW_MS / 1000} s to start records; lower httpTimeoutMs or raise routes.${route.detailType}.timeoutSeconds to at least ${Math.ceil((reserveMs + MIN_START_WINDOW_MS) / 1000)}`,
+            message: problem,
           });
         }
       }

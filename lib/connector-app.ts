@@ -75,7 +75,8 @@ export class ConnectorServiceStack extends Stack {
       partnerName: config.partnerName,
       provisioningUrls: config.provisioningUrls,
       installUrlTemplate: config.installUrlTemplate,
-      ...(config.allowedHostnameSuffixes ? { allowedHostnameSuffixes: config.allowedHostnameSuffixes } : {}),
+      // Required by the config outside local runs; the local runtime's config names the sandbox's.
+      allowedHostnameSuffixes: config.allowedHostnameSuffixes ?? [],
       hourBudgetType: config.hourBudgetType,
       inboundSource: config.inboundSource,
       outboundSource: config.outboundSource,

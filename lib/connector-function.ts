@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -178,7 +178,24 @@ export interface SecretBinding {
  * run time, cached.
  */
 export function bindSecret(fn: lambda.Function, { secret }: SecretBinding): void {
-  secret.grantRead(fn);
+  // GetSecretValue only (what the functions call, through Powertools' SecretsProvider); the CDK's
+  // grantRead would add DescribeSecret. A secret imported by name has no full ARN: Secrets Manager
+  // appends "-" and six random characters to a secret's name in its ARN, hence the `-??????`
+  // (Secrets Manager user guide, "Permissions policy examples", "Wildcard").
+  const resource =
+    secret.secretFullArn ??
+    Stack.of(fn).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${secret.secretName}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  iam.Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['secretsmanager:GetSecretValue'],
+    resourceArns: [resource],
+  });
+  secret.encryptionKey?.grantDecrypt(fn);
   // A secret imported by name has only a partial ARN (no random suffix), which GetSecretValue does
   // not take as an ARN; its name resolves the same secret.
   const secretId = secret.secretFullArn ?? secret.secretName;

@@ -22,7 +22,12 @@ import {
   MetricName,
   TOKEN_PROBLEM_CODES,
 } from '#functions/commons/metric-names.ts';
-import { ROUTE_QUEUE_RETENTION_SECONDS, routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
+import {
+  ROUTE_QUEUE_RETENTION_SECONDS,
+  routeMaxReceiveCount,
+  startWindowProblem,
+} from '#functions/commons/retry-schedule.ts';
+import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
 import {
   queueRoutes as defaultQueueRoutes,
   refusalFunction as defaultRefusalFunction,
@@ -51,8 +56,11 @@ export interface WorkforceConnectorProps {
   readonly provisioningUrls: { readonly US: string; readonly UK?: string; readonly AU?: string };
   /** @default 'https://{hostname}' */
   readonly installUrlTemplate?: string;
-  /** Extra guard on hostnames the service returns. @default - any hostname signup returned */
-  readonly allowedHostnameSuffixes?: readonly string[];
+  /**
+   * DNS suffixes of the service's install hostnames: the bearer token goes only to hostnames ending
+   * in one of these (required: an install hostname comes from the service's answer).
+   */
+  readonly allowedHostnameSuffixes: readonly string[];
   /** The metric `type` of hour budgets (the spec names both). @default - the functions' default */
   readonly hourBudgetType?: 'budget_StaffHour' | 'budget_hour';
   /** @default 'partner.app' */
@@ -160,8 +168,6 @@ export interface ConnectorScheduleResources {
 
 /** Messages wait this long in a dead-letter queue (the SQS maximum) for a redrive. */
 const DEAD_LETTER_RETENTION = Duration.days(14);
-/** Route queues keep records as long as SQS allows, so a token fixed days later still applies them. */
-const ROUTE_QUEUE_RETENTION = Duration.seconds(ROUTE_QUEUE_RETENTION_SECONDS);
 /** The intake pipe forwards within seconds; an older intake message means it is not. */
 const INTAKE_AGE_ALARM = Duration.minutes(5);
 /** Counted retries per route in 15 minutes before an alarm (a service blip retries a few). */
@@ -272,7 +278,14 @@ export class WorkforceConnector extends Construct {
     const batchSize = override.batchSize ?? route.batchSize;
     const maxConcurrency = override.maxConcurrency ?? route.maxConcurrency;
     const timeoutSeconds = override.timeoutSeconds ?? route.timeoutSeconds;
-    const maxReceiveCount = routeMaxReceiveCount(route.maxAttempts);
+    // The same check as the deployment config's, for apps that use the construct directly.
+    const tooShort = startWindowProblem(props.httpTimeoutMs ?? DEFAULT_TIMEOUT_MS, {
+      detailType: route.detailType,
+      timeoutSeconds,
+    });
+    if (tooShort) throw new Error(`WorkforceConnector: ${tooShort}`);
+    const retentionSeconds = route.retentionSeconds ?? ROUTE_QUEUE_RETENTION_SECONDS;
+    const maxReceiveCount = routeMaxReceiveCount(route.maxAttempts, retentionSeconds);
 
     const deadLetterQueue = new sqs.Queue(this, `${id}DeadLetterQueue`, {
       fifo: true,
@@ -292,7 +305,7 @@ export class WorkforceConnector extends Construct {
       // throttled or retried invocation still holds it.
       visibilityTimeout: Duration.seconds(timeoutSeconds * 6),
       // Records that wait for a token fix stay as long as SQS allows.
-      retentionPeriod: ROUTE_QUEUE_RETENTION,
+      retentionPeriod: Duration.seconds(retentionSeconds),
       // A backstop: the handler gives up (SyncFailed, copy here) long before, by attempts.
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount },
     });
@@ -342,6 +355,7 @@ export class WorkforceConnector extends Construct {
         DEAD_LETTER_QUEUE_URL: deadLetterQueue.queueUrl,
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
         MAX_ATTEMPTS: String(route.maxAttempts),
+        QUEUE_RETENTION_SECONDS: String(retentionSeconds),
         // A replayed event is checked against markers kept as long as the archive keeps events.
         REPLAY_MARKER_TTL_SECONDS: String((props.archiveRetention ?? Duration.days(30)).toSeconds()),
       },
@@ -621,7 +635,11 @@ export class WorkforceConnector extends Construct {
     };
     // CloudWatch publishes alarm notifications to the encrypted topic with this key ("To allow the
     // AWS service to have the kms:GenerateDataKey* and kms:Decrypt permissions, add the following
-    // statement to the KMS policy": SNS developer guide, "Data encryption", AWS services).
+    // statement to the KMS policy": SNS developer guide, "Data encryption", AWS services). The
+    // guide's statement has no condition; AWS's own Modern Data Architecture Accelerator scopes the
+    // same grant for CloudWatch alarms with aws:SourceAccount and aws:SourceArn ("conditions here are
+    // both supported and correct", unlike EventBridge's). docs/deploy.md has the post-deploy check
+    // that an alarm really arrives.
     key.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
@@ -994,7 +1012,10 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
     LOCATION_LOOKUP_RESOURCE: props.locationLookupResource ?? DEFAULT_LOCATION_LOOKUP_RESOURCE,
     AREA_LOOKUP_RESOURCE: props.areaLookupResource ?? DEFAULT_AREA_LOOKUP_RESOURCE,
   };
-  if (props.allowedHostnameSuffixes) env.ALLOWED_HOSTNAME_SUFFIXES = props.allowedHostnameSuffixes.join(',');
+  if (props.allowedHostnameSuffixes.length === 0) {
+    throw new Error('WorkforceConnector: allowedHostnameSuffixes needs at least one DNS suffix');
+  }
+  env.ALLOWED_HOSTNAME_SUFFIXES = props.allowedHostnameSuffixes.join(',');
   if (props.hourBudgetType) env.HOUR_BUDGET_TYPE = props.hourBudgetType;
   if (props.httpTimeoutMs !== undefined) env.HTTP_TIMEOUT_MS = String(props.httpTimeoutMs);
   if (props.idempotencyTtlSeconds !== undefined)

@@ -9,6 +9,9 @@ export function awsSetupProblem(error: unknown, command: string): string | undef
   if (/region is missing/i.test(text)) {
     return `no AWS region: pass --region <region> (the connector's region) or set AWS_REGION, e.g. AWS_REGION=us-east-1 npm run ${command} -- …`;
   }
+  if (/region not accepted/i.test(text)) {
+    return `the AWS region is not one (an empty or mistyped AWS_REGION or --region?): pass --region <region>, e.g. --region us-east-1`;
+  }
   if (error.name === 'CredentialsProviderError' || /could not load credentials/i.test(text)) {
     return `no AWS credentials: sign in first (aws sso login, or set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) with a role allowed to use the connector's queues, then run npm run ${command} again`;
   }

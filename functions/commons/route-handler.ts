@@ -32,6 +32,7 @@ import { MetricName } from '#functions/commons/metric-names.ts';
 import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
 import {
   MAX_WAIT_SECONDS,
+  mustGiveUp,
   recordTimeReserveMs,
   retryDelaySeconds,
   waitSeconds,
@@ -42,6 +43,7 @@ import {
   routeQueueSettings,
   sqsRouteQueue,
 } from '#functions/commons/route-queue.ts';
+import { defaultRetryPolicy } from '#functions/commons/service/http.ts';
 import { appliedEventId, markApplied } from '#functions/commons/store/applied-events.ts';
 import { recordSyncError } from '#functions/commons/store/business.ts';
 import {
@@ -61,25 +63,29 @@ import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts
  *      │ invalid ──────────────────────────────────▶ SyncFailed, ack
  *      │ wrong detail-type for this route ─────────▶ SyncFailed WRONG_ROUTE, ack
  *      │ delivered again after it gave up ─────────▶ ack (already reported and kept)
- *      │ replayed, content applied before ─────────▶ ack (ReplaySkipped)
+ *      │ replayed or late (a redrive), its content
+ *      │ applied before ────────────────────────────▶ ack (ReplaySkipped)
  *      ▼
  *   idempotent on the EventBridge event id: use case + publish its events
  *      ├─ ok / already done ───────────────────────▶ ack
  *      ├─ PermanentError, event id reused ─────────▶ SyncFailed + business.lastError, ack
- *      ├─ token missing or refused ────────────────▶ wait (1 min doubling to ~11.7 h), and the
+ *      ├─ token missing or refused ────────────────▶ wait (1 min doubling to 30 min), and the
  *      │                                             rest of the batch with it; no attempt counted
- *      ├─ the service asked for a pause ───────────▶ wait at least that long; no attempt counted
+ *      ├─ the service asked for a pause longer
+ *      │  than the client waits in process ────────▶ wait that long; no attempt counted
  *      └─ any other failure ───────────────────────▶ attempt counted (DynamoDB, per message):
  *            below MAX_ATTEMPTS ──────────────────▶ back after 1, 2, 4, 8 min
- *            MAX_ATTEMPTS, or the queue's last receive ▶ give up: copy to the route's DLQ,
+ *            MAX_ATTEMPTS, the queue's last receives,
+ *            or its retention near ────────────────▶ give up: copy to the route's DLQ,
  *                                                  SyncFailed RETRIES_EXHAUSTED naming the last
- *                                                  code, ack
+ *                                                  code, ack (a wait gives up the same way)
  *
  * A failed record holds back every later record of its message group (the account) in the batch,
  * for as long as it waits, so the account's events keep their order while other accounts
  * proceed. A record is not started when less time is left than one service call can take
- * (retry-schedule.ts); it goes back to the queue at once, uncounted. retry-schedule.ts holds the
- * numbers and why.
+ * (retry-schedule.ts); it goes back to the queue at once, uncounted. A record on its last chance
+ * (its queue's last receives, or its retention near) is never held back or deferred: it is tried,
+ * and gives up if it fails. retry-schedule.ts holds the numbers and why.
  */
 
 export interface UseCaseEvent {
@@ -156,7 +162,7 @@ class BatchState {
   /** Visibility to set per failed record, by message id. */
   readonly delays = new Map<string, RecordDelay>();
   /** Set when the token is missing or refused: every later record waits too, untried. */
-  wait: { seconds: number; code: string } | undefined;
+  wait: { code: string } | undefined;
   started = 0;
 
   constructor(
@@ -195,12 +201,18 @@ function classify(error: unknown, event: InboundEvent, receiveCount: number): Fa
   if (error instanceof TokenProblemError) {
     return { kind: 'wait', code: error.code, seconds: waitSeconds(receiveCount), stopsBatch: true };
   }
-  if (error instanceof ConnectorError && error.retryAfterMs !== undefined && error.retryAfterMs > 0) {
-    const asked = Math.ceil(error.retryAfterMs / 1000);
+  // A pause the client did not wait out in process (http.ts, maxRetryAfterMs): the service asked
+  // for it, so it is not the record's failure. A short Retry-After the client already waited out
+  // on every attempt is a failure like any other, and counts.
+  if (
+    error instanceof ConnectorError &&
+    error.retryAfterMs !== undefined &&
+    error.retryAfterMs > defaultRetryPolicy.maxRetryAfterMs
+  ) {
     return {
       kind: 'wait',
       code: error.code,
-      seconds: Math.min(MAX_WAIT_SECONDS, Math.max(asked, waitSeconds(receiveCount))),
+      seconds: Math.min(MAX_WAIT_SECONDS, Math.ceil(error.retryAfterMs / 1000)),
       stopsBatch: false,
     };
   }
@@ -211,6 +223,19 @@ function receiveCountOf(record: SQSRecord): number {
   const count = Number(record.attributes?.ApproximateReceiveCount);
   return Number.isInteger(count) && count > 0 ? count : 1;
 }
+
+/** Seconds since the record was sent to its queue (SentTimestamp, epoch milliseconds). */
+function ageSecondsOf(record: SQSRecord, now: Date): number {
+  const sent = Number(record.attributes?.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? Math.max(0, (now.getTime() - sent) / 1000) : 0;
+}
+
+/**
+ * A record sent to its queue this long after its event's time did not come straight from the
+ * partner: a redrive, a replay, or a delivery EventBridge retried for long. Normally the pipe
+ * forwards an event within seconds.
+ */
+const LATE_ARRIVAL_SECONDS = 5 * 60;
 
 function errorCode(error: unknown): string {
   if (error instanceof ConnectorError) return error.code;
@@ -251,6 +276,15 @@ export function createRouteHandler<K extends InboundDetailType>(
     };
   }
   const queueOf = resolveQueue;
+
+  const lifeOf = (record: SQSRecord, dependencies: Dependencies) => ({
+    receiveCount: receiveCountOf(record),
+    ageSeconds: ageSecondsOf(record, dependencies.clock.now()),
+  });
+
+  /** A record whose next wait would be past its queue's last receives or retention: try it now. */
+  const onLastChance = (record: SQSRecord, dependencies: Dependencies): boolean =>
+    mustGiveUp(lifeOf(record, dependencies), waitSeconds(receiveCountOf(record)), queueOf().settings);
 
   let runtime: Runtime | undefined;
   function runtimeFor(dependencies: Dependencies): Runtime {
@@ -408,16 +442,19 @@ export function createRouteHandler<K extends InboundDetailType>(
         logger.warn('record is being processed by another invocation; it comes back later');
         throw error;
       case 'wait': {
-        if (receiveCount >= queueOf().settings.maxReceiveCount) {
+        if (mustGiveUp(lifeOf(record, dependencies), failure.seconds, queueOf().settings)) {
+          const budget = await readRecordAttempts(dependencies.store, detailType, record.messageId).catch(
+            () => undefined,
+          );
           await giveUp(dependencies, record, event, {
             code: failure.code,
             message,
-            attempts: 0,
+            attempts: budget?.attempts ?? 0,
             receiveCount,
           });
           return;
         }
-        if (failure.stopsBatch) batch.wait = { seconds: failure.seconds, code: failure.code };
+        if (failure.stopsBatch) batch.wait = { code: failure.code };
         batch.delay(record, failure.seconds);
         metrics.addMetric(MetricName.RecordsWaiting, MetricUnit.Count, 1);
         logger.warn('record waits; no attempt counted', {
@@ -446,18 +483,18 @@ export function createRouteHandler<K extends InboundDetailType>(
           metrics.addMetric(MetricName.RecordsFailed, MetricUnit.Count, 1);
           throw error;
         }
-        const { maxAttempts, maxReceiveCount } = queueOf().settings;
-        if (attempts >= maxAttempts || receiveCount >= maxReceiveCount) {
+        const seconds = retryDelaySeconds(attempts);
+        const settings = queueOf().settings;
+        if (attempts >= settings.maxAttempts || mustGiveUp(lifeOf(record, dependencies), seconds, settings)) {
           await giveUp(dependencies, record, event, { code: failure.code, message, attempts, receiveCount });
           return;
         }
-        const seconds = retryDelaySeconds(attempts);
         batch.delay(record, seconds);
         metrics.addMetric(MetricName.RecordsFailed, MetricUnit.Count, 1);
         logger.warn('record will be retried', {
           code: failure.code,
           attempt: attempts,
-          maxAttempts,
+          maxAttempts: settings.maxAttempts,
           retryInSeconds: seconds,
           error: error as Error,
         });
@@ -470,13 +507,17 @@ export function createRouteHandler<K extends InboundDetailType>(
     const { dependencies } = current;
     logger.removeKeys(RECORD_LOG_KEYS);
     logger.appendKeys({ messageId: record.messageId });
-    if (batch.wait) {
-      // The token is missing or refused: this record would fail the same way.
-      batch.delay(record, batch.wait.seconds);
+    // A record on its last chance is tried whatever the batch decided, so it can still give up
+    // with a SyncFailed instead of reaching the DLQ through the redrive policy, unreported.
+    const lastChance = (batch.wait !== undefined || batch.outOfTime()) && onLastChance(record, dependencies);
+    if (batch.wait && !lastChance) {
+      // The token is missing or refused: this record would fail the same way. It waits as long as
+      // its own receives say, not the record that found the problem.
+      batch.delay(record, waitSeconds(receiveCountOf(record)));
       metrics.addMetric(MetricName.RecordsWaiting, MetricUnit.Count, 1);
       throw new RecordHeldBack(batch.wait.code);
     }
-    if (batch.outOfTime()) {
+    if (batch.outOfTime() && !lastChance) {
       batch.delay(record, 0);
       metrics.addMetric(MetricName.RecordsDeferred, MetricUnit.Count, 1);
       logger.info('record not started: too little time left in this invocation');
@@ -528,11 +569,18 @@ export function createRouteHandler<K extends InboundDetailType>(
         return;
       }
     }
-    if (event.replayName !== undefined && dependencies.config.replayMarkerTtlSeconds !== undefined) {
+    // A replay, or a late arrival such as a redrive of a record that gave up, may carry an event a
+    // replay already applied under another id: its content marker says so (applied-events.ts).
+    const late =
+      Number(record.attributes?.SentTimestamp) - Date.parse(event.time) > LATE_ARRIVAL_SECONDS * 1000;
+    if (
+      (event.replayName !== undefined || late) &&
+      dependencies.config.replayMarkerTtlSeconds !== undefined
+    ) {
       const appliedBy = await appliedEventId(dependencies.store, event, dependencies.clock.now());
       if (appliedBy !== undefined) {
-        logger.info('replayed event already applied; nothing to do', {
-          replayName: event.replayName,
+        logger.info('event already applied (replayed or redriven); nothing to do', {
+          ...(event.replayName === undefined ? {} : { replayName: event.replayName }),
           appliedBy,
         });
         metrics.addMetric(MetricName.ReplaySkipped, MetricUnit.Count, 1);

@@ -14,6 +14,7 @@ export const ROUTE_QUEUE_ENV_VARS = [
   'DEAD_LETTER_QUEUE_URL',
   'MAX_RECEIVE_COUNT',
   'MAX_ATTEMPTS',
+  'QUEUE_RETENTION_SECONDS',
 ] as const;
 
 /** Message attributes on a record the handler kept in the dead-letter queue. */
@@ -33,10 +34,12 @@ export interface RouteQueueSettings {
   readonly queueUrl: string;
   /** The route's FIFO dead-letter queue. */
   readonly deadLetterQueueUrl: string;
-  /** The queue's redrive policy: the receive at which a record gives up whatever it waited for. */
+  /** The queue's redrive policy; the handler gives up a few receives before it (retry-schedule.ts). */
   readonly maxReceiveCount: number;
   /** Counted (retryable) failures before a record gives up. */
   readonly maxAttempts: number;
+  /** The queue's MessageRetentionPeriod: a waiting record gives up before SQS would delete it. */
+  readonly retentionSeconds: number;
 }
 
 const count = (name: string, max: number) =>
@@ -60,6 +63,7 @@ const envSchema = z.object({
   DEAD_LETTER_QUEUE_URL: queueUrl('URL of the route dead-letter queue'),
   MAX_RECEIVE_COUNT: count("the queue redrive policy's maxReceiveCount", 1000),
   MAX_ATTEMPTS: count('counted failures before a record gives up', 100),
+  QUEUE_RETENTION_SECONDS: count("the queue's MessageRetentionPeriod in seconds", 1_209_600),
 });
 
 /** Reads the route's queue settings at cold start; every bad variable is named in one error. */
@@ -78,6 +82,7 @@ export function routeQueueSettings(env: NodeJS.ProcessEnv = process.env): RouteQ
     deadLetterQueueUrl: parsed.data.DEAD_LETTER_QUEUE_URL,
     maxReceiveCount: parsed.data.MAX_RECEIVE_COUNT,
     maxAttempts: parsed.data.MAX_ATTEMPTS,
+    retentionSeconds: parsed.data.QUEUE_RETENTION_SECONDS,
   };
 }
 
@@ -146,9 +151,10 @@ export function sqsRouteQueue(settings: RouteQueueSettings): RouteQueue {
         import('@aws-sdk/client-sqs'),
         import('#functions/commons/clients/sqs.ts'),
       ]);
+      // By code points: cutting a surrogate pair would leave a value SQS refuses.
       const text = (value: string) => ({
         DataType: 'String',
-        StringValue: value.slice(0, MAX_ATTRIBUTE_TEXT),
+        StringValue: Array.from(value).slice(0, MAX_ATTRIBUTE_TEXT).join(''),
       });
       const number = (value: number) => ({ DataType: 'Number', StringValue: String(value) });
       await sqsClient().send(

@@ -274,6 +274,73 @@ describe('the connector app (example config)', () => {
     }
   });
 
+  it('gives each route function exactly its own queues and log group, the table, the bus for its source and the secret', () => {
+    const all = service.toJSON().Resources as Record<string, Resource>;
+    const stateExport = (name: RegExp) => ({ 'Fn::ImportValue': expect.stringMatching(name) });
+    for (const route of queueRoutes) {
+      // Prepare
+      const [functionId, fn] = Object.entries(all).find(
+        ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === route.description,
+      )!;
+      const roleId = referenced(fn.Properties.Role)!;
+      const mapping = Object.values(all).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::EventSourceMapping' &&
+          referenced(r.Properties.FunctionName) === functionId,
+      )!;
+      const ownQueue = referenced(mapping.Properties.EventSourceArn)!;
+      const ownDeadLetters = (all[ownQueue]!.Properties.RedrivePolicy as { deadLetterTargetArn: unknown })
+        .deadLetterTargetArn;
+      const ownLogGroup = referenced((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup)!;
+
+      // Act
+      const statements = policyStatements(service)
+        .filter(({ owner, type }) => {
+          if (type !== 'AWS::IAM::Policy') return false;
+          const roles = all[owner]!.Properties.Roles as unknown[];
+          return roles.some((role) => referenced(role) === roleId);
+        })
+        .map(({ statement }) => statement);
+      const byService = (prefix: string) =>
+        statements.filter((statement) => asList(statement.Action).every((a) => a.startsWith(prefix)));
+
+      // Assess
+      expect(byService('logs:').map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [ownLogGroup, 'Arn'] }]);
+      // Consume its queue (ChangeMessageVisibility included, for waits); send to its DLQ (give-ups).
+      const sqsStatements = byService('sqs:');
+      const onQueue = sqsStatements.filter((st) => referenced(st.Resource) === ownQueue);
+      const onDeadLetters = sqsStatements.filter(
+        (st) => JSON.stringify(st.Resource) === JSON.stringify(ownDeadLetters),
+      );
+      expect(sqsStatements).toHaveLength(2);
+      expect(onQueue).toHaveLength(1);
+      expect(asList(onQueue[0]!.Action)).toContain('sqs:ChangeMessageVisibility');
+      expect(onDeadLetters).toHaveLength(1);
+      expect(asList(onDeadLetters[0]!.Action)).toEqual([
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+      ]);
+      expect(byService('dynamodb:').map((st) => st.Resource)).toEqual([stateExport(/StateTable.*Arn/)]);
+      // PutEvents on the connector bus for the outbound source only (events:source).
+      expect(
+        byService('events:').map((st) => [st.Action, st.Resource, (st as { Condition?: unknown }).Condition]),
+      ).toEqual([
+        [
+          'events:PutEvents',
+          stateExport(/StateEventBus.*Arn/),
+          { StringEquals: { 'events:source': 'workforce.connector' } },
+        ],
+      ]);
+      // Reading the token only: no DescribeSecret.
+      expect(byService('secretsmanager:').map((st) => [st.Action, st.Resource])).toEqual([
+        ['secretsmanager:GetSecretValue', stateExport(/StateTokenSecret/)],
+      ]);
+      // Nothing else: six statements, one per resource the function touches.
+      expect(statements, route.functionName).toHaveLength(6);
+    }
+  });
+
   it('keeps the table on demand with point-in-time recovery, TTL and the sharded trial index', () => {
     const index = tableDefinition.globalSecondaryIndexes[0]!;
     stateful.hasResourceProperties('AWS::DynamoDB::Table', {

@@ -126,6 +126,7 @@ describe('connector config', () => {
     const environment = connectorEnvironment({
       partnerName: 'acme',
       provisioningUrls: { US: 'https://provisioning.example.com' },
+      allowedHostnameSuffixes: ['.example.com'],
       locationLookupResource: '',
     });
 
@@ -256,22 +257,24 @@ describe('connector config', () => {
       allowedHostnameSuffixes: ['.example.com'],
     };
 
-    // Act: 3 × 9 s + backoff leaves 30-second routes no time to start records.
-    const tooSlow = problemsOf(() => parseConnectorConfig({ ...base, httpTimeoutMs: 9000 }, { knownRoutes }));
+    // Act: 3 × 15 s + 2 × 5 s of pauses + wrap-up leaves 60-second routes no time to start records.
+    const tooSlow = problemsOf(() =>
+      parseConnectorConfig({ ...base, httpTimeoutMs: 15_000 }, { knownRoutes }),
+    );
     const raised = parseConnectorConfig(
       {
         ...base,
-        httpTimeoutMs: 9000,
-        routes: Object.fromEntries(knownRoutes.map((route) => [route.detailType, { timeoutSeconds: 60 }])),
+        httpTimeoutMs: 15_000,
+        routes: Object.fromEntries(knownRoutes.map((route) => [route.detailType, { timeoutSeconds: 90 }])),
       },
       { knownRoutes },
     );
 
     // Assess
-    const thirtySecondRoutes = knownRoutes.filter((route) => route.timeoutSeconds === 30);
-    expect(thirtySecondRoutes.length).toBeGreaterThan(0);
-    expect(tooSlow).toHaveLength(thirtySecondRoutes.length);
-    expect(tooSlow[0]).toMatch(/^httpTimeoutMs: one service call may take 33000 ms .* at least 38$/);
-    expect(raised.httpTimeoutMs).toBe(9000);
+    const sixtySecondRoutes = knownRoutes.filter((route) => route.timeoutSeconds === 60);
+    expect(sixtySecondRoutes.length).toBeGreaterThan(0);
+    expect(tooSlow).toHaveLength(sixtySecondRoutes.length);
+    expect(tooSlow[0]).toMatch(/^httpTimeoutMs: one service call may take 57000 ms .* at least 62$/);
+    expect(raised.httpTimeoutMs).toBe(15_000);
   });
 });

@@ -271,6 +271,12 @@ describe('a missing AWS region or credentials', () => {
     // Assess
     expect(awsSetupProblem(errors[0], 'redrive')).toMatch(/^no AWS region: pass --region/);
     expect(awsSetupProblem(errors[1], 'redrive')).toMatch(/^no AWS credentials: sign in first/);
+    expect(
+      awsSetupProblem(
+        new Error('Region not accepted: region="" is not a valid hostname component.'),
+        'redrive',
+      ),
+    ).toMatch(/^the AWS region is not one/);
     expect(awsSetupProblem(new Error('The specified queue does not exist.'), 'redrive')).toBeUndefined();
   });
 });

@@ -13,7 +13,9 @@ const fixtureRoute = (detailType: 'AccountCreated' | 'PlanChosen', functionName:
   entry: 'test/local/fixtures/echo-handler.ts',
   maxConcurrency: 2,
   maxAttempts: 2,
-  timeoutSeconds: 10,
+  // A short retention: the queue's redrive backstop comes after a few receives, not 686.
+  retentionSeconds: 3600,
+  timeoutSeconds: 40,
 });
 
 describe('local runtime with stand-in handlers', () => {
@@ -198,7 +200,7 @@ describe('local runtime with stand-in handlers', () => {
     const thrown = dlq.find((entry) => entry.body.includes('acct-poison'));
     const reported = dlq.find((entry) => entry.body.includes('acct-partial'));
     // Stand-in handlers keep nothing themselves: the queue's redrive policy is the backstop.
-    const receives = routeMaxReceiveCount(2);
+    const receives = routeMaxReceiveCount(2, 3600);
     expect(thrown).toMatchObject({
       queue: queueOf('AccountCreated', 'dead-letter')?.name,
       attempts: receives,

@@ -430,7 +430,16 @@ describe('npm start -- --serve --no-token: deploy first, set the token later', (
         }),
       );
       const eventId = answer.Entries?.[0]?.EventId ?? '?';
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Until the service has refused the token at least twice, so the event was tried and waited.
+      await eventually(async () => {
+        const requests = await getJson<Array<{ path: string; status: number }>>(
+          `${endpoints.sandbox}/_sandbox/requests`,
+        );
+        const refused = requests.filter(
+          (request) => request.status === 401 && request.path.endsWith('/signup'),
+        );
+        return refused.length >= 2 ? refused : undefined;
+      }, 'two refused signups');
       const whileWrong = (await outbound()).filter((event) => event.detail['causationId'] === eventId);
       const businessWhileWrong = await getBusiness(table, accountId);
       const atServiceWhileWrong = await getJson<Array<{ externalId?: string }>>(

@@ -100,10 +100,15 @@ function publishedFor(eventId: string): Published[] {
 }
 
 /** The FIFO message body the intake pipe writes for an event (contracts/envelope.ts). */
+/** The events' time; the pipe sends them to the FIFO queue a second later; the clock reads 5 s. */
+const EVENT_TIME = '2025-03-01T10:00:00Z';
+const SENT_AT = Date.parse('2025-03-01T10:00:01Z');
+
 function eventBridgeBody(
   detailType: string,
   detail: Record<string, unknown>,
   id: string = randomUUID(),
+  time = EVENT_TIME,
 ): string {
   return JSON.stringify({
     event: {
@@ -112,7 +117,7 @@ function eventBridgeBody(
       'detail-type': detailType,
       source: 'partner.app',
       account: '123456789012',
-      time: '2025-03-01T10:00:00Z',
+      time,
       region: 'us-east-1',
       resources: [],
       detail,
@@ -120,7 +125,7 @@ function eventBridgeBody(
   });
 }
 
-function sqsRecord(body: string, groupId: string, receiveCount = 1): SQSRecord {
+function sqsRecord(body: string, groupId: string, receiveCount = 1, sentAt = SENT_AT): SQSRecord {
   const messageId = randomUUID();
   return {
     messageId,
@@ -128,7 +133,7 @@ function sqsRecord(body: string, groupId: string, receiveCount = 1): SQSRecord {
     body,
     attributes: {
       ApproximateReceiveCount: String(receiveCount),
-      SentTimestamp: String(Date.now()),
+      SentTimestamp: String(sentAt),
       SenderId: 'AIDAEXAMPLE',
       ApproximateFirstReceiveTimestamp: String(Date.now()),
       SequenceNumber: String(Date.now()),
@@ -216,6 +221,7 @@ class FakeRouteQueue implements RouteQueue {
     deadLetterQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/change-plan-dlq.fifo',
     maxReceiveCount: 43,
     maxAttempts: 3,
+    retentionSeconds: 14 * 86_400,
   };
   readonly delays: Array<{ messageId: string; seconds: number }> = [];
   readonly kept: KeptRecord[] = [];
@@ -534,6 +540,100 @@ describe('createQueueHandler', () => {
     ]);
   });
 
+  it('gives up on a waiting record before the queue would delete it, with what it waited for', async () => {
+    // Prepare: sent almost 14 days ago (the route queues' retention); the next wait would outlive it.
+    const tokenRefused: UseCase<'PlanChosen'> = async () => {
+      throw new TokenRejectedError('the service refused the bearer token');
+    };
+    const { handler, queue } = await changePlanHandler({}, { useCase: tokenRefused });
+    const eventId = randomUUID();
+    const old = sqsRecord(
+      eventBridgeBody('PlanChosen', { accountId: 'acct-old', plan: 'PREMIUM' }, eventId),
+      'acct-old',
+      300,
+      Date.parse('2025-03-01T10:00:05Z') - (14 * 86_400 - 1800) * 1000,
+    );
+
+    // Act
+    const response = await handler(batch(old), context());
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(queue.kept).toEqual([expect.objectContaining({ code: 'TOKEN_REJECTED', receiveCount: 300 })]);
+    expect(publishedFor(eventId).map((event) => event.detail['code'])).toEqual(['RETRIES_EXHAUSTED']);
+  });
+
+  it('holds back the rest of a batch on a token problem, each record for its own wait, and tries one on its last chance', async () => {
+    // Prepare
+    const tokenRefused: UseCase<'PlanChosen'> = async () => {
+      throw new TokenRejectedError('the service refused the bearer token');
+    };
+    const { handler, queue } = await changePlanHandler({}, { useCase: tokenRefused });
+    const fresh = planChosen('acct-fresh');
+    const waitedLong = planChosen('acct-waited', randomUUID(), 8);
+    const lastChanceId = randomUUID();
+    // The handler gives up 5 receives before the redrive policy's 43 (retry-schedule.ts).
+    const lastChance = planChosen('acct-last-chance', lastChanceId, 38);
+
+    // Act
+    const response = await handler(batch(fresh, waitedLong, lastChance), context());
+
+    // Assess: held back, not tried: 1 min for a first receive, 30 min (the cap) after the 8th.
+    expect(queue.delayOf(fresh)).toBe(60);
+    expect(queue.delayOf(waitedLong)).toBe(1800);
+    // Tried although the batch waits, so it gives up with a SyncFailed instead of a silent move.
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      fresh.messageId,
+      waitedLong.messageId,
+    ]);
+    expect(queue.kept.map((kept) => kept.record.messageId)).toEqual([lastChance.messageId]);
+    expect(publishedFor(lastChanceId).map((event) => event.detail['code'])).toEqual(['RETRIES_EXHAUSTED']);
+  });
+
+  it('counts a short Retry-After the client already waited out, and waits a long one uncounted', async () => {
+    // Prepare
+    const throttled: UseCase<'PlanChosen'> = async ({ detail }) => {
+      const retryAfterMs = detail.accountId === 'acct-short' ? 1000 : 600_000;
+      throw new ServiceUnavailableError('answered 503', { status: 503, retryAfterMs });
+    };
+    const { handler, queue, store } = await changePlanHandler({}, { useCase: throttled });
+    const short = planChosen('acct-short');
+    const long = planChosen('acct-long');
+
+    // Act
+    await handler(batch(short, long), context());
+
+    // Assess
+    expect(queue.delayOf(short)).toBe(60);
+    expect(await readRecordAttempts(store, 'PlanChosen', short.messageId)).toMatchObject({ attempts: 1 });
+    expect(queue.delayOf(long)).toBe(600);
+    expect(await readRecordAttempts(store, 'PlanChosen', long.messageId)).toBeUndefined();
+  });
+
+  it('skips a late record (a redrive after a replay applied it) whose event was applied, and applies the same content at another time', async () => {
+    // Prepare
+    const { handler, calls } = await changePlanHandler({}, { config: { replayMarkerTtlSeconds: 86_400 } });
+    const detail = { accountId: 'acct-late', plan: 'PREMIUM' };
+    await handler(batch(sqsRecord(eventBridgeBody('PlanChosen', detail), 'acct-late')), context());
+    // The same event under another id (as a replay may give it), redriven an hour later.
+    const redriven = sqsRecord(eventBridgeBody('PlanChosen', detail), 'acct-late', 1, SENT_AT + 3_600_000);
+    // A new event with the same content, published later (A, B, then A again).
+    const again = sqsRecord(
+      eventBridgeBody('PlanChosen', detail, randomUUID(), '2025-03-01T11:00:00Z'),
+      'acct-late',
+      1,
+      SENT_AT + 3_600_000,
+    );
+
+    // Act
+    const responses = [await handler(batch(redriven), context()), await handler(batch(again), context())];
+
+    // Assess
+    for (const response of responses) expect(response.batchItemFailures).toEqual([]);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.eventId).toBe(JSON.parse(again.body).event.id);
+  });
+
   it('refuses an event id that comes back with another detail as EVENT_ID_REUSED', async () => {
     // Prepare
     const { handler, calls } = await changePlanHandler();
@@ -705,6 +805,7 @@ describe('createQueueHandler', () => {
       DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/change-plan-dlq.fifo',
       MAX_RECEIVE_COUNT: '43',
       MAX_ATTEMPTS: '5',
+      QUEUE_RETENTION_SECONDS: '1209600',
     });
     const { useCase, calls } = scriptedUseCase({});
     const handler = createQueueHandler({ route: { detailType: 'PlanChosen' }, useCase });

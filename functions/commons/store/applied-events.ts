@@ -10,13 +10,17 @@ import { epochSeconds, type Store } from './store.ts';
  * source event bus during a replay, it adds a metadata field to the event, replay-name", EventBridge
  * user guide, "Archiving and replaying events"). Whether it keeps its original `id` is not
  * documented, so the idempotency records (keyed on the id) cannot be relied on: every applied
- * event also leaves a marker keyed on its content (detail-type + detail), and a replayed event
- * whose content was applied before is acknowledged without running again. The marker lives as
- * long as the archive keeps events (`REPLAY_MARKER_TTL_SECONDS`).
+ * event also leaves a marker keyed on what identifies it apart from its id — detail-type, event
+ * `time` and detail — and a replayed event (or a late one, such as a redrive of a record that gave
+ * up after a replay applied it) whose marker exists is acknowledged without running again. The
+ * marker lives as long as the archive keeps events (`REPLAY_MARKER_TTL_SECONDS`).
  *
- * The content, not the time: the event time is what replays select on, but nothing documents
- * that it is kept either. The cost is that of two events with the same content where one was
- * applied and the other refused, a replay applies neither again (docs/reliability.md).
+ * The `time` is part of the key because replays select on it ("based on the time in the event",
+ * StartReplay: "Only events that occurred between the EventStartTime and EventEndTime are
+ * replayed"), so a replayed event carries its original time; and without it two events of the
+ * same content (A, B, then A again) would be taken for one. Should a replay ever change `time`,
+ * its events would run again: the use cases' own guards (claims, slots, markers around creates)
+ * still hold, but a plan or a field could be set back to an older value (docs/reliability.md).
  */
 
 /** Canonical JSON: object keys sorted at every level, so equal details give equal digests. */
@@ -31,20 +35,26 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function contentDigest(detailType: string, detail: unknown): string {
-  return createHash('sha256').update(detailType).update('\n').update(canonical(detail)).digest('hex');
+export function contentDigest(detailType: string, time: string, detail: unknown): string {
+  return createHash('sha256')
+    .update(detailType)
+    .update('\n')
+    .update(new Date(time).toISOString())
+    .update('\n')
+    .update(canonical(detail))
+    .digest('hex');
 }
 
 export async function markApplied(
   store: Store,
-  event: { id: string; detailType: string; detail: unknown },
+  event: { id: string; detailType: string; time: string; detail: unknown },
   options: { at: Date; ttlSeconds: number },
 ): Promise<void> {
   await store.doc.send(
     new PutCommand({
       TableName: store.tableName,
       Item: {
-        ...appliedEventKey(event.detailType, contentDigest(event.detailType, event.detail)),
+        ...appliedEventKey(event.detailType, contentDigest(event.detailType, event.time, event.detail)),
         eventId: event.id,
         appliedAt: options.at.toISOString(),
         ttl: epochSeconds(options.at) + options.ttlSeconds,
@@ -56,13 +66,13 @@ export async function markApplied(
 /** The id of the event that applied this content, when one did (and its marker has not expired). */
 export async function appliedEventId(
   store: Store,
-  event: { detailType: string; detail: unknown },
+  event: { detailType: string; time: string; detail: unknown },
   now: Date,
 ): Promise<string | undefined> {
   const { Item } = await store.doc.send(
     new GetCommand({
       TableName: store.tableName,
-      Key: appliedEventKey(event.detailType, contentDigest(event.detailType, event.detail)),
+      Key: appliedEventKey(event.detailType, contentDigest(event.detailType, event.time, event.detail)),
       ConsistentRead: true,
     }),
   );
