@@ -701,13 +701,7 @@ export class WorkforceConnector extends Construct {
   /** Alarms on what every function publishes without its service dimension (ConnectorMetric). */
   private createConnectorAlarms(namespace: string, partnerSyncFailedPerHour: number): void {
     const byClass = (value: string, period: Duration) =>
-      new cloudwatch.Metric({
-        namespace,
-        metricName: ConnectorMetric.SyncFailedByClass,
-        dimensionsMap: { class: value },
-        statistic: 'Sum',
-        period,
-      });
+      connectorMetric(namespace, ConnectorMetric.SyncFailedByClass, { class: value }, period);
     this.alarmOn(
       'SyncFailedOperator',
       { metric: byClass('operator', Duration.minutes(5)), threshold: 0 },
@@ -731,13 +725,7 @@ export class WorkforceConnector extends Construct {
     const tokenMetrics = Object.fromEntries(
       TOKEN_PROBLEM_CODES.map((code, index) => [
         `m${index}`,
-        new cloudwatch.Metric({
-          namespace,
-          metricName: ConnectorMetric.TokenProblems,
-          dimensionsMap: { code },
-          statistic: 'Sum',
-          period: Duration.minutes(5),
-        }),
+        connectorMetric(namespace, ConnectorMetric.TokenProblems, { code }, Duration.minutes(5)),
       ]),
     );
     this.alarmOn(
@@ -810,27 +798,17 @@ export class WorkforceConnector extends Construct {
       new cloudwatch.GraphWidget({
         title: 'SyncFailed by class, token problems',
         left: [
-          ...(['operator', 'partner'] as const).map(
-            (value) =>
-              new cloudwatch.Metric({
-                namespace,
-                metricName: ConnectorMetric.SyncFailedByClass,
-                dimensionsMap: { class: value },
-                statistic: 'Sum',
-                period,
-                label: `SyncFailed (${value})`,
-              }),
+          ...(['operator', 'partner'] as const).map((value) =>
+            connectorMetric(
+              namespace,
+              ConnectorMetric.SyncFailedByClass,
+              { class: value },
+              period,
+              `SyncFailed (${value})`,
+            ),
           ),
-          ...TOKEN_PROBLEM_CODES.map(
-            (code) =>
-              new cloudwatch.Metric({
-                namespace,
-                metricName: ConnectorMetric.TokenProblems,
-                dimensionsMap: { code },
-                statistic: 'Sum',
-                period,
-                label: code,
-              }),
+          ...TOKEN_PROBLEM_CODES.map((code) =>
+            connectorMetric(namespace, ConnectorMetric.TokenProblems, { code }, period, code),
           ),
         ],
         width: 12,
@@ -923,6 +901,24 @@ function tableAccessOf(access: TableAccess): TableAccess {
     tableActions: access.tableActions,
     ...(access.queriesTrialIndex ? { queriesTrialIndex: true } : {}),
   };
+}
+
+/** A connector-wide metric (metric-names.ts, ConnectorMetric: one dimension, no service), summed. */
+function connectorMetric(
+  namespace: string,
+  metricName: string,
+  dimensionsMap: Record<string, string>,
+  period: Duration,
+  label?: string,
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace,
+    metricName,
+    dimensionsMap,
+    statistic: 'Sum',
+    period,
+    ...(label ? { label } : {}),
+  });
 }
 
 /** A connector metric of one function (its Powertools `service` dimension), summed. */
