@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
 import { startWindowProblem } from '#functions/commons/retry-schedule.ts';
+import { serviceAssumptionsSchema } from '#functions/commons/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
 
 /**
@@ -201,6 +202,8 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
         .default('INFO'),
       // Left out, the functions' own defaults (functions/commons/config.ts) apply.
       httpTimeoutMs: wholeNumber().pipe(z.number().min(100).max(60_000)).optional(),
+      // What the client assumes where the spec is silent (docs/internals.md, "Open behaviours").
+      serviceAssumptions: serviceAssumptionsSchema.optional(),
       // How long the EventBridge archive keeps inbound events for a replay (npm run replay).
       archiveRetentionDays: wholeNumber()
         .pipe(z.number().min(1, { error: 'expected 1..3650' }).max(3650, { error: 'expected 1..3650' }))
@@ -306,6 +309,7 @@ export const CONFIG_FIELDS = [
   'logLevel',
   'httpTimeoutMs',
   'archiveRetentionDays',
+  'serviceAssumptions',
   'idempotencyTtlSeconds',
   'metricsBulkThreshold',
   'locationLookupResource',

@@ -112,6 +112,7 @@ export class ConnectorServiceStack extends Stack {
       ...(config.metricsBulkThreshold !== undefined
         ? { metricsBulkThreshold: config.metricsBulkThreshold }
         : {}),
+      ...(config.serviceAssumptions ? { serviceAssumptions: config.serviceAssumptions } : {}),
       locationLookupResource: config.locationLookupResource,
       areaLookupResource: config.areaLookupResource,
       ...props.connectorOverrides,

@@ -27,6 +27,10 @@ import {
   routeMaxReceiveCount,
   startWindowProblem,
 } from '#functions/commons/retry-schedule.ts';
+import {
+  type ServiceAssumptionsInput,
+  serviceAssumptionsSchema,
+} from '#functions/commons/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
 import {
   queueRoutes as defaultQueueRoutes,
@@ -102,6 +106,8 @@ export interface WorkforceConnectorProps {
   readonly logLevel?: string;
   /** @default - the functions' default */
   readonly httpTimeoutMs?: number;
+  /** What the service client assumes where the spec is silent. @default - the functions' defaults */
+  readonly serviceAssumptions?: ServiceAssumptionsInput;
   /** @default - the functions' default */
   readonly idempotencyTtlSeconds?: number;
   /** @default - the functions' default */
@@ -1014,6 +1020,10 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
   env.ALLOWED_HOSTNAME_SUFFIXES = props.allowedHostnameSuffixes.join(',');
   if (props.hourBudgetType) env.HOUR_BUDGET_TYPE = props.hourBudgetType;
   if (props.httpTimeoutMs !== undefined) env.HTTP_TIMEOUT_MS = String(props.httpTimeoutMs);
+  if (props.serviceAssumptions !== undefined) {
+    // Checked here too, so a construct user's mistake fails the synth, not a cold start.
+    env.SERVICE_ASSUMPTIONS = JSON.stringify(serviceAssumptionsSchema.parse(props.serviceAssumptions));
+  }
   if (props.idempotencyTtlSeconds !== undefined)
     env.IDEMPOTENCY_TTL_SECONDS = String(props.idempotencyTtlSeconds);
   if (props.metricsBulkThreshold !== undefined)

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/commons/errors.ts';
+import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/commons/service/assumptions.ts';
 
 /**
  * Settings every function reads from its environment at cold start. `loadConfig()` is called at
@@ -23,6 +24,7 @@ export const CONFIG_ENV_VARS = [
   'HTTP_TIMEOUT_MS',
   'IDEMPOTENCY_TTL_SECONDS',
   'REPLAY_MARKER_TTL_SECONDS',
+  'SERVICE_ASSUMPTIONS',
   'METRICS_BULK_THRESHOLD',
   'LOCATION_LOOKUP_RESOURCE',
   'AREA_LOOKUP_RESOURCE',
@@ -196,6 +198,22 @@ const envSchema = z.object({
   TRIAL_THRESHOLDS_DAYS: trialThresholds,
   HTTP_TIMEOUT_MS: positiveInt(5000, 900_000),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400, 31_536_000),
+  // JSON of the open behaviours the client assumes (service/assumptions.ts); unset: the defaults.
+  SERVICE_ASSUMPTIONS: optionalEnv.pipe(
+    z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        if (raw === undefined) return {};
+        try {
+          return JSON.parse(raw) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(serviceAssumptionsSchema),
+  ),
   // Unset: no archive to replay from, so no markers (store/applied-events.ts).
   REPLAY_MARKER_TTL_SECONDS: optionalEnv.pipe(
     z
@@ -227,6 +245,8 @@ export type ConnectorConfig = {
   trialThresholdsDays: number[];
   httpTimeoutMs: number;
   idempotencyTtlSeconds: number;
+  /** What the client assumes where the spec is silent (service/assumptions.ts). */
+  serviceAssumptions: ServiceAssumptions;
   /** How long a marker of an applied event stays (the archive's retention); unset: no markers. */
   replayMarkerTtlSeconds?: number;
   metricsBulkThreshold: number;
@@ -283,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     trialThresholdsDays: vars.TRIAL_THRESHOLDS_DAYS,
     httpTimeoutMs: vars.HTTP_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
+    serviceAssumptions: vars.SERVICE_ASSUMPTIONS,
     metricsBulkThreshold: vars.METRICS_BULK_THRESHOLD,
     locationLookupResource: vars.LOCATION_LOOKUP_RESOURCE,
     areaLookupResource: vars.AREA_LOOKUP_RESOURCE,

@@ -12,6 +12,7 @@ import {
 } from '#functions/commons/event-publisher.ts';
 import { ConnectorMetric, MetricName } from '#functions/commons/metric-names.ts';
 import { addConnectorMetric, logger, metrics } from '#functions/commons/observability.ts';
+import { serviceClientAssumptions } from '#functions/commons/service/assumptions.ts';
 import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
 import { createStore, type Store } from '#functions/commons/store/store.ts';
 import { tokenFromSecret } from '#functions/commons/token.ts';
@@ -77,6 +78,7 @@ export function buildFunctionDependencies(
     },
     timeoutMs: config.httpTimeoutMs,
     hourBudgetType: config.hourBudgetType,
+    ...serviceClientAssumptions(config.serviceAssumptions),
     logger: {
       debug: (message, attributes) => logger.debug(message, attributes ?? {}),
       warn: (message, attributes) => logger.warn(message, attributes ?? {}),

@@ -5,6 +5,10 @@ import {
   SignupOutcomeLostError,
   TimeoutError,
 } from '#functions/commons/errors.ts';
+import {
+  serviceAssumptionsSchema,
+  serviceClientAssumptions,
+} from '#functions/commons/service/assumptions.ts';
 import type { RequestInfo } from '#functions/commons/service/http.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
 
@@ -143,6 +147,27 @@ describe('signup after an ambiguous failure', () => {
     expect(error).toMatchObject({ code: 'SIGNUP_COMMITTED_UNCONFIRMED', status: 409 });
     expect(await businessesWith(request.businessData.externalId)).toHaveLength(1);
     expect(attempts).toHaveLength(2);
+  });
+
+  it('takes the duplicate codes the deployment names: others are plain refusals, and the business is not claimed', async () => {
+    // Prepare: a deployment that believes the service answers duplicates with another code.
+    const assumptions = serviceClientAssumptions(
+      serviceAssumptionsSchema.parse({
+        signupDuplicateCodes: ['DUPLICATE_PARTNER_REFERENCE'],
+        signupDuplicateMessagePatterns: [],
+      }),
+    );
+    const client = harness.client({ timeoutMs: 300, sleep: async () => undefined, ...assumptions });
+    const request = uniqueSignup('other-codes');
+    await injectOnce('drop-after-commit', '/connect');
+
+    // Act
+    const error = await client.provisioning.signup(request).catch((caught: unknown) => caught);
+
+    // Assess: the sandbox answers EXTERNAL_ID_NOT_UNIQUE/EMAIL_ALREADY_EXISTS, not a configured code.
+    expect(error).not.toBeInstanceOf(SignupOutcomeLostError);
+    expect(error).toMatchObject({ code: 'SERVICE_REJECTED' });
+    expect(await businessesWith(request.businessData.externalId)).toHaveLength(1);
   });
 
   it('returns the business from the single follow-up when the first attempt timed out uncommitted', async () => {

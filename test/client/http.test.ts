@@ -463,6 +463,31 @@ describe('http layer: answers a fix elsewhere cures', () => {
   );
 });
 
+describe('http layer: authentication', () => {
+  it('sends no Authorization header and reads no token for a request that needs none', async () => {
+    // Prepare: install calls of a deployment whose installs take no bearer token (installAuth none).
+    service = await startFakeService((_request, response) => replyJson(response, 200, { ok: true }));
+    let tokenReads = 0;
+    const { http } = client({
+      token: async () => {
+        tokenReads += 1;
+        return 'unit-token';
+      },
+    });
+
+    // Act
+    await http.send({ method: 'GET', url: `${service.url}/install`, safety: 'idempotent', auth: 'none' });
+    await http.send({ method: 'GET', url: `${service.url}/provisioning`, safety: 'idempotent' });
+
+    // Assess
+    expect(service.requests.map((request) => request.authorization)).toEqual([
+      undefined,
+      'Bearer unit-token',
+    ]);
+    expect(tokenReads).toBe(1);
+  });
+});
+
 describe('parseRetryAfter', () => {
   it('reads delta-seconds and HTTP dates and ignores garbage', () => {
     const now = Date.parse('2026-03-01T10:00:00Z');

@@ -211,4 +211,27 @@ describe('loadConfig', () => {
       ]),
     );
   });
+
+  it('reads the service assumptions as JSON over their defaults, naming a bad one', () => {
+    // Act
+    const byDefault = loadConfig(validEnv);
+    const set = loadConfig({
+      ...validEnv,
+      SERVICE_ASSUMPTIONS: JSON.stringify({ installAuth: 'none', signupDuplicateCodes: ['DUP'] }),
+    });
+    const notJson = errorOf(() => loadConfig({ ...validEnv, SERVICE_ASSUMPTIONS: '{nope' }));
+    const unknown = errorOf(() =>
+      loadConfig({ ...validEnv, SERVICE_ASSUMPTIONS: '{"installAuth":"basic"}' }),
+    );
+
+    // Assess
+    expect(byDefault.serviceAssumptions).toMatchObject({
+      installAuth: 'bearer',
+      signupDuplicateCodes: ['EXTERNAL_ID_NOT_UNIQUE', 'EMAIL_ALREADY_EXISTS'],
+      contractResource: 'EmploymentContract',
+    });
+    expect(set.serviceAssumptions).toMatchObject({ installAuth: 'none', signupDuplicateCodes: ['DUP'] });
+    expect(notJson.message).toMatch(/SERVICE_ASSUMPTIONS is not valid JSON/);
+    expect(unknown.message).toMatch(/SERVICE_ASSUMPTIONS installAuth:/);
+  });
 });

@@ -98,6 +98,8 @@ export interface ServiceRequest {
   url: string;
   body?: unknown;
   safety: RetrySafety;
+  /** `none`: no Authorization header and no token read (install calls may need none). @default 'bearer' */
+  auth?: 'bearer' | 'none';
 }
 
 export interface ServiceResponse {
@@ -134,7 +136,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const stats = { requests: 0, retries: 0 };
 
   async function send(request: ServiceRequest): Promise<ServiceResponse> {
-    let token = await options.token();
+    let token = request.auth === 'none' ? '' : await options.token();
     const target = describeUrl(request.url);
     let refreshedToken = false;
     for (let attempt = 1; ; attempt++) {
@@ -218,10 +220,8 @@ function attemptOnce(request: ServiceRequest, token: string, timeoutMs: number):
   const target = describeUrl(request.url);
   const isHttps = url.protocol === 'https:';
   const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    authorization: `Bearer ${token}`,
-  };
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (request.auth !== 'none') headers['authorization'] = `Bearer ${token}`;
   if (payload) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(payload.length);

@@ -79,6 +79,10 @@ export interface InstallClientOptions {
   hourBudgetType?: HourBudgetType;
   /** Spelling sent for agreed-hour cycles. @default 'per-form' */
   cycleSpelling?: CycleSpelling;
+  /** How install calls authenticate (the spec does not show it). @default 'bearer' */
+  auth?: 'bearer' | 'none';
+  /** QUERY resource of leave rules. @default 'LeaveRule' */
+  leaveRuleResource?: string;
   /** Fields tried for the new agreement id of setAwardFromLibrary. @default ['AgreementId', 'agreementId', 'Id', 'id'] */
   agreementIdFields?: string[];
   /** Fields tried for the new location id. @default ['Id', 'id', 'CompanyId', 'companyId'] */
@@ -161,7 +165,12 @@ export function createInstallClient(
     safety: RetrySafety,
     body?: unknown,
   ): Promise<unknown> {
-    const request: ServiceRequest = { method, url: addresses.installUrl(hostname, path), safety };
+    const request: ServiceRequest = {
+      method,
+      url: addresses.installUrl(hostname, path),
+      safety,
+      ...(options.auth === 'none' ? { auth: 'none' as const } : {}),
+    };
     if (body !== undefined) request.body = body;
     const response = await http.send(request);
     return unwrapOptionalEnvelope(response.body, `${method} ${path}`);

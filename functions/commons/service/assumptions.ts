@@ -1,0 +1,92 @@
+import * as z from 'zod';
+import type { ServiceClientConfig } from './client.ts';
+
+/**
+ * What the client assumes where the service's spec says "not shown", as one deploy setting
+ * (`serviceAssumptions` in the deployment config, `SERVICE_ASSUMPTIONS` for the functions): the
+ * defaults are the readings the sandbox implements; a deployment against the real service changes
+ * one without a code change. docs/internals.md, "Open behaviours", lists each with why.
+ */
+
+const names = (fallback: string[]) => z.array(z.string().min(1)).min(1).default(fallback);
+
+const resourceName = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' })
+    .default(fallback);
+
+const regexSource = z.string().refine(
+  (source) => {
+    try {
+      new RegExp(source, 'i');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected a regular expression' },
+);
+
+export const serviceAssumptionsSchema = z.strictObject({
+  /**
+   * Codes of a follow-up signup's refusal that prove the first, unanswered attempt committed (the
+   * spec names the conditions, not the codes): the e-mail and externalId duplicates.
+   */
+  signupDuplicateCodes: names(['EXTERNAL_ID_NOT_UNIQUE', 'EMAIL_ALREADY_EXISTS']),
+  /** The same, matched on the refusal's message (case-insensitive regular expressions). */
+  signupDuplicateMessagePatterns: z
+    .array(regexSource)
+    .default(['external\\s*id.*(not unique|already|exists|in use|duplicate)']),
+  /**
+   * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
+   * (an install reached through a network the partner controls).
+   */
+  installAuth: z.enum(['bearer', 'none']).default('bearer'),
+  /** Agreed-hour cycle spelling: each form's own (`per-form`), or one spelling for both. */
+  agreedHourCycleSpelling: z.enum(['per-form', 'full-form', 'simple-form']).default('per-form'),
+  /** Fields of setAwardFromLibrary's answer tried, in order, for the new agreement id. */
+  agreementIdFields: names(['AgreementId', 'agreementId', 'Id', 'id']),
+  /** Fields of the create-location answer tried for the new location id. */
+  locationIdFields: names(['Id', 'id', 'CompanyId', 'companyId']),
+  /** Fields of the create-area answer tried for the new area id. */
+  areaIdFields: names(['Id', 'id', 'OperationalUnitId', 'DepartmentId']),
+  /** QUERY resource of employment contracts (the spec names the record, not the resource). */
+  contractResource: resourceName('EmploymentContract'),
+  /** QUERY resource of pay rules. */
+  payRuleResource: resourceName('PayRule'),
+  /** Fields of a contract tried, in order, for its base pay rule id. */
+  basePayRuleFields: names(['BasePayRule']),
+  /** QUERY resource of leave rules (its use is implied by leave accrual). */
+  leaveRuleResource: resourceName('LeaveRule'),
+});
+
+export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
+export type ServiceAssumptionsInput = z.input<typeof serviceAssumptionsSchema>;
+
+export const defaultServiceAssumptions: ServiceAssumptions = serviceAssumptionsSchema.parse({});
+
+/** The parts of the service client's configuration the assumptions decide. */
+export function serviceClientAssumptions(
+  assumptions: ServiceAssumptions,
+): Pick<ServiceClientConfig, 'signupDuplicateRejections' | 'install'> {
+  return {
+    signupDuplicateRejections: {
+      codes: [...assumptions.signupDuplicateCodes],
+      messagePatterns: assumptions.signupDuplicateMessagePatterns.map((source) => new RegExp(source, 'i')),
+    },
+    install: {
+      auth: assumptions.installAuth,
+      cycleSpelling: assumptions.agreedHourCycleSpelling,
+      agreementIdFields: [...assumptions.agreementIdFields],
+      locationIdFields: [...assumptions.locationIdFields],
+      areaIdFields: [...assumptions.areaIdFields],
+      leaveRuleResource: assumptions.leaveRuleResource,
+      payRate: {
+        contractResource: assumptions.contractResource,
+        payRuleResource: assumptions.payRuleResource,
+        basePayRuleFields: [...assumptions.basePayRuleFields],
+      },
+    },
+  };
+}
