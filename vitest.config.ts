@@ -3,7 +3,6 @@ import { defineConfig } from 'vitest/config';
 // Two cores on CI: forks keep dynalite/sandbox servers isolated per file.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // This machine runs Node 20; Lambda runs Node 24. The SDK's Node-version notice is noise here.
@@ -12,5 +11,18 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]],
+    // Every test once against the sandbox's default mode, and the flows once more against its
+    // strict mode (sandbox/README.md "Strict mode"); the output names the project of each file.
+    projects: [
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'strict-sandbox',
+          include: ['test/flows/**/*.test.ts'],
+          env: { SANDBOX_STRICT: '1' },
+        },
+      },
+    ],
   },
 });

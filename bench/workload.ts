@@ -126,6 +126,9 @@ export function flowEvent(flow: FlowName, accountId: string, index: number): Inb
       return budgetSet(accountId);
     case 'PayReturnsRequested':
       return payReturnsRequested(accountId);
+    case 'PayRatesRequested':
+    case 'ReferenceDataRequested':
+      return { id: randomUUID(), detailType: flow, detail: { ...inboundSamples[flow], accountId } };
   }
 }
 

@@ -136,6 +136,18 @@ export const queueRoutes: readonly QueueRoute[] = [
     timeoutSeconds: 120,
     memorySizeMb: 512,
   }),
+  queueRoute(
+    'PayRatesRequested',
+    'pay-rates',
+    "Reports each employee agreement's effective hourly rate and where it comes from.",
+    // One QUERY per employee asked for (up to 100), then each contract and pay rule once.
+    { timeoutSeconds: 120, memorySizeMb: 512 },
+  ),
+  queueRoute(
+    'ReferenceDataRequested',
+    'reference-data',
+    "Reports the install's countries, states, leave rules, award library and agreed hours.",
+  ),
 ];
 
 export const scheduledFunctions: readonly ScheduledFunction[] = [

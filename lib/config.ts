@@ -210,6 +210,8 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
         .default(30),
       idempotencyTtlSeconds: wholeNumber().pipe(z.number().min(60).max(31_536_000)).optional(),
       metricsBulkThreshold: wholeNumber().pipe(z.number().min(1).max(366)).optional(),
+      // How long countries and states of an install are cached before they are read again.
+      referenceCacheMaxAgeSeconds: wholeNumber().pipe(z.number().min(60).max(31_536_000)).optional(),
       // QUERY resources that find a location / area whose create answer was lost; "" disables.
       locationLookupResource: lookupResource.default(DEFAULT_LOCATION_LOOKUP_RESOURCE),
       areaLookupResource: lookupResource.default(DEFAULT_AREA_LOOKUP_RESOURCE),
@@ -312,6 +314,7 @@ export const CONFIG_FIELDS = [
   'serviceAssumptions',
   'idempotencyTtlSeconds',
   'metricsBulkThreshold',
+  'referenceCacheMaxAgeSeconds',
   'locationLookupResource',
   'areaLookupResource',
 ] as const satisfies readonly (keyof ConnectorConfigInput)[];

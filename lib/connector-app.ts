@@ -112,6 +112,9 @@ export class ConnectorServiceStack extends Stack {
       ...(config.metricsBulkThreshold !== undefined
         ? { metricsBulkThreshold: config.metricsBulkThreshold }
         : {}),
+      ...(config.referenceCacheMaxAgeSeconds !== undefined
+        ? { referenceCacheMaxAgeSeconds: config.referenceCacheMaxAgeSeconds }
+        : {}),
       ...(config.serviceAssumptions ? { serviceAssumptions: config.serviceAssumptions } : {}),
       locationLookupResource: config.locationLookupResource,
       areaLookupResource: config.areaLookupResource,

@@ -112,6 +112,8 @@ export interface WorkforceConnectorProps {
   readonly idempotencyTtlSeconds?: number;
   /** @default - the functions' default */
   readonly metricsBulkThreshold?: number;
+  /** Seconds cached countries and states of an install are used before a new read. @default - the functions' default (7 days) */
+  readonly referenceCacheMaxAgeSeconds?: number;
   /**
    * QUERY resource the functions read locations from when a location create's answer was lost
    * (matched on CompanyName and Code); '' disables the lookup. @default 'Company'
@@ -1028,6 +1030,8 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
     env.IDEMPOTENCY_TTL_SECONDS = String(props.idempotencyTtlSeconds);
   if (props.metricsBulkThreshold !== undefined)
     env.METRICS_BULK_THRESHOLD = String(props.metricsBulkThreshold);
+  if (props.referenceCacheMaxAgeSeconds !== undefined)
+    env.REFERENCE_CACHE_MAX_AGE_SECONDS = String(props.referenceCacheMaxAgeSeconds);
   return env;
 }
 

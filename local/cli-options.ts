@@ -4,7 +4,7 @@ import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
 
 /** The options of `npm start`, read apart from the CLI so the defaults can be checked without starting anything. */
 
-export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--time-scale <s>] [--no-token]
+export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--time-scale <s>] [--no-token] [--strict]
 
   (no flag)                  replay the demo scenario from events/ on free ports and exit
   --serve                    stay up on fixed ports: sandbox ${SERVE_PORTS.sandbox}, DynamoDB ${SERVE_PORTS.dynamo}, events ${SERVE_PORTS.events};
@@ -15,7 +15,9 @@ export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-lev
   --log-level <LEVEL>        Powertools log level of the handlers (default ERROR, WARN with --serve)
   --time-scale <s>           scale of AWS waiting times such as visibility timeouts (default ${DEFAULT_TIME_SCALE})
   --no-token                 serve with the token secret as CloudFormation creates it (a placeholder
-                             the sandbox refuses), to rehearse setting the token after deploying`;
+                             the sandbox refuses), to rehearse setting the token after deploying
+  --strict                   run the sandbox in strict mode: it answers as the service's API allows
+                             rather than as a client hopes (sandbox/README.md "Strict mode")`;
 
 export interface StartOptions {
   readonly help: boolean;
@@ -27,6 +29,8 @@ export interface StartOptions {
   readonly timeScale: number;
   /** False: the token secret starts with a placeholder instead of the sandbox token. */
   readonly token: boolean;
+  /** The sandbox starts in strict mode. */
+  readonly strict: boolean;
 }
 
 export class StartUsageError extends Error {
@@ -72,6 +76,7 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     ...(logLevel === undefined ? {} : { logLevel }),
     timeScale,
     token: !values['no-token'],
+    strict: values.strict,
   };
 }
 
@@ -87,6 +92,7 @@ function parseStartArgv(argv: readonly string[]) {
       'log-level': { type: 'string' },
       'time-scale': { type: 'string' },
       'no-token': { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,

@@ -1,4 +1,4 @@
-import { parseStartArgs, START_USAGE } from './cli-options.ts';
+import { parseStartArgs, START_USAGE, type StartOptions } from './cli-options.ts';
 import { describeActivity } from './progress.ts';
 import { type LocalRuntime, startLocalRuntime } from './runtime.ts';
 import { formatSummary, runScenario } from './scenario.ts';
@@ -21,6 +21,7 @@ async function main(): Promise<number> {
     // The scenario moves the sandbox clock and runs the trial watch itself.
     schedules: options.serve ? 'sandbox-clock' : 'on-request',
     ...(options.token ? {} : { token: null }),
+    ...(options.strict ? { sandboxStrict: true } : {}),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     ...(options.verbose
       ? {
@@ -32,7 +33,7 @@ async function main(): Promise<number> {
       : {}),
   });
 
-  if (options.serve) return serve(runtime);
+  if (options.serve) return serve(runtime, options);
 
   try {
     console.log(
@@ -50,10 +51,10 @@ async function main(): Promise<number> {
   }
 }
 
-function serve(runtime: LocalRuntime): Promise<number> {
+function serve(runtime: LocalRuntime, options: StartOptions): Promise<number> {
   const { queues } = runtime.resources();
   console.log(`Local connector running from its synthesized template (Ctrl-C to stop)
-  sandbox     ${runtime.sandboxUrl}   (control: /_sandbox/clock, /_sandbox/businesses, ...)
+  sandbox     ${runtime.sandboxUrl}   (${options.strict ? 'strict mode; ' : ''}control: /_sandbox/clock, /_sandbox/mode, /_sandbox/businesses, ...)
   DynamoDB    ${runtime.dynamoEndpoint}   table ${runtime.tableName}
   AWS         ${runtime.eventsEndpoint}   EventBridge PutEvents (bus ${runtime.busName}), SQS, Secrets Manager (${runtime.tokenSecretName})
               GET /_local/outbound  /_local/dlq  /_local/resources  /_local/health

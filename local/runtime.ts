@@ -73,6 +73,8 @@ export interface LocalRuntimeOptions {
   readonly token?: string | null;
   /** Requests per second the sandbox accepts. @default no limit */
   readonly rateLimit?: number;
+  /** Starts the sandbox in strict mode (sandbox/README.md "Strict mode"). @default false */
+  readonly sandboxStrict?: boolean;
   /** Connector config fields over the example config (e.g. httpTimeoutMs). */
   readonly config?: Readonly<Record<string, unknown>>;
   /** Regions given a provisioning root at the sandbox. @default US, UK and AU */
@@ -246,6 +248,7 @@ async function start(
     port: ports.sandbox,
     token: sandboxToken,
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(options.sandboxStrict ? { strict: true } : {}),
     ...(typeof options.config?.['partnerName'] === 'string'
       ? { partner: options.config['partnerName'] }
       : {}),

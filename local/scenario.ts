@@ -239,6 +239,18 @@ function scenarioSteps(
       entries: async () => [await sample('PayReturnsRequested')],
     },
     {
+      kind: 'publish',
+      title: "PayRatesRequested: each agreement's hourly rate and where it comes from",
+      expects: 'PayRatesReported',
+      entries: async () => [await sample('PayRatesRequested')],
+    },
+    {
+      kind: 'publish',
+      title: 'ReferenceDataRequested: countries, states, leave rules, awards, agreed hours',
+      expects: 'ReferenceData',
+      entries: async () => [await sample('ReferenceDataRequested')],
+    },
+    {
       kind: 'trial-watch',
       title: `trial watch ${TRIAL_WATCH_DAYS[0]} days after signup`,
       daysAfterSignup: TRIAL_WATCH_DAYS[0],

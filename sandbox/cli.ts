@@ -1,8 +1,20 @@
 import { parseArgs } from 'node:util';
+import { ApiError } from './errors.ts';
+import { parseRegions, type RegionCode } from './mode.ts';
 import { startSandbox } from './server.ts';
 
 const usage =
-  'usage: npm run sandbox -- --port P [--host H] [--partner NAME] [--token TOKEN] [--rate-limit N]';
+  'usage: npm run sandbox -- --port P [--host H] [--partner NAME] [--token TOKEN] [--rate-limit N] [--strict] [--regions US,UK,AU]';
+
+function regionsOption(value: string | undefined): RegionCode[] | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseRegions(value);
+  } catch (error) {
+    console.error(`--regions: ${error instanceof ApiError ? error.message : String(error)}\n${usage}`);
+    process.exit(2);
+  }
+}
 
 function integerOption(
   value: string | undefined,
@@ -29,6 +41,8 @@ async function main(): Promise<void> {
         partner: { type: 'string' },
         token: { type: 'string' },
         'rate-limit': { type: 'string' },
+        strict: { type: 'boolean' },
+        regions: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -41,21 +55,28 @@ async function main(): Promise<void> {
     return;
   }
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const regions = regionsOption(text('regions'));
   const sandbox = await startSandbox({
     port: integerOption(text('port'), 'port', 0, 65_535) ?? 8787,
     host: text('host') ?? '127.0.0.1',
     partner: text('partner') ?? 'acme',
     token: text('token') ?? 'sandbox-token',
     rateLimit: integerOption(text('rate-limit'), 'rate-limit', 1, 1_000_000),
+    strict: values.strict === true,
+    ...(regions ? { regions } : {}),
   });
   const { partner } = sandbox.state.settings;
+  const mode = sandbox.state.mode.describe();
   console.log(`Sandbox listening on ${sandbox.url}`);
+  console.log(
+    `  mode:         ${mode.strict ? 'strict' : 'default'}; provisioning regions running: ${mode.regions.join(', ') || 'none'}`,
+  );
   console.log(
     `  signup:       ${sandbox.url}/connect/v1/partner/${partner}/signup (also under /regions/uk, /regions/au)`,
   );
   console.log(`  install base: ${sandbox.url}/installs/{hostname}`);
   console.log(
-    `  control:      ${sandbox.url}/_sandbox/{clock,faults,businesses,installs/{hostname},requests,reset}`,
+    `  control:      ${sandbox.url}/_sandbox/{clock,faults,mode,businesses,installs/{hostname}[/records/{Resource}],requests,reset}`,
   );
 
   let closing = false;

@@ -1,8 +1,10 @@
 import { invalid, notFound } from './errors.ts';
 import { faultPlanSchema } from './faults.ts';
 import { isObject } from './fields.ts';
-import { currentEdition } from './provisioning.ts';
+import { applyDueMetrics } from './install.ts';
+import { currentEdition, deleteLapsedBusinesses } from './provisioning.ts';
 import { json, type Route, type SandboxResponse } from './routing.ts';
+import { stageRecords } from './staging.ts';
 import type { SandboxState } from './state.ts';
 import { toIsoOffset } from './time.ts';
 
@@ -39,6 +41,7 @@ function configureFaults({ state, body }: ControlContext): SandboxResponse {
 }
 
 function listBusinesses({ state }: ControlContext): SandboxResponse {
+  deleteLapsedBusinesses(state);
   const now = state.clock.now();
   return json(
     200,
@@ -56,9 +59,21 @@ function listBusinesses({ state }: ControlContext): SandboxResponse {
 }
 
 function dumpInstall({ state }: ControlContext, [hostname = '']: string[]): SandboxResponse {
+  deleteLapsedBusinesses(state);
   const install = state.installs.get(hostname);
   if (!install) throw notFound(`install ${hostname} not found`);
-  return json(200, structuredClone(install.tables));
+  applyDueMetrics(install, state.clock.now());
+  // Bulk metrics not visible yet (strict mode) are listed apart, never in `Metric`.
+  const pending =
+    install.pendingMetrics.length === 0
+      ? {}
+      : {
+          _pendingMetrics: install.pendingMetrics.map((entry) => ({
+            visibleAt: toIsoOffset(entry.visibleAt),
+            record: entry.record,
+          })),
+        };
+  return json(200, structuredClone({ ...install.tables, ...pending }));
 }
 
 export const controlRoutes: ReadonlyArray<Route<ControlContext>> = [
@@ -80,6 +95,20 @@ export const controlRoutes: ReadonlyArray<Route<ControlContext>> = [
   },
   { method: 'GET', pattern: /^\/_sandbox\/businesses$/, handle: listBusinesses },
   { method: 'GET', pattern: /^\/_sandbox\/installs\/([^/]+)$/, handle: dumpInstall },
+  {
+    method: 'POST',
+    pattern: /^\/_sandbox\/installs\/([^/]+)\/records\/([^/]+)$/,
+    handle: ({ state, body }, [hostname = '', resource = '']) => {
+      const stored = stageRecords(state, hostname, resource, body);
+      return json(stored.status, stored.body);
+    },
+  },
+  { method: 'GET', pattern: /^\/_sandbox\/mode$/, handle: ({ state }) => json(200, state.mode.describe()) },
+  {
+    method: 'POST',
+    pattern: /^\/_sandbox\/mode$/,
+    handle: ({ state, body }) => json(200, state.mode.configure(body)),
+  },
   { method: 'GET', pattern: /^\/_sandbox\/requests$/, handle: ({ state }) => json(200, state.requestLog) },
   {
     method: 'POST',

@@ -12,6 +12,7 @@ import {
   requiredObject,
   requiredString,
 } from './fields.ts';
+import { STRICT_QUERY_MAX_RECORDS } from './mode.ts';
 import { type JoinResolver, parseQuery, runQuery } from './query.ts';
 import {
   dpMetaData,
@@ -22,10 +23,12 @@ import {
   type InstallRecord,
   type InstallResource,
   nextId,
+  REGION_TIME_ZONES,
   SLOT_PATTERN,
 } from './records.ts';
 import { json, type Route, type SandboxResponse } from './routing.ts';
 import {
+  type AwardLibraryEntry,
   agreementRecord,
   areaRecord,
   awardLibrary,
@@ -34,7 +37,7 @@ import {
   payRuleRecord,
 } from './seed.ts';
 import type { SandboxState } from './state.ts';
-import { toIsoOffset } from './time.ts';
+import { toIsoInZone, toIsoOffset } from './time.ts';
 
 export interface InstallContext {
   state: SandboxState;
@@ -46,7 +49,7 @@ export interface InstallContext {
  * QUERY resource names. The spec shows the first six; the others are calls it names without
  * a path, exposed through the same generic QUERY as a sandbox assumption.
  */
-const QUERYABLE: Readonly<Record<string, InstallResource>> = {
+export const QUERYABLE: Readonly<Record<string, InstallResource>> = {
   Country: 'Country',
   State: 'State',
   CustomFieldData: 'CustomFieldData',
@@ -64,8 +67,15 @@ const QUERYABLE: Readonly<Record<string, InstallResource>> = {
 
 const envelope = (data: unknown): SandboxResponse => json(200, { success: true, data });
 
+/** A record timestamp: UTC, or in strict mode the install's local time (any UTC offset is allowed). */
+function stamp(context: InstallContext, epochMs: number): string {
+  return context.state.mode.strict
+    ? toIsoInZone(epochMs, REGION_TIME_ZONES[context.install.region])
+    : toIsoOffset(epochMs);
+}
+
 function now(context: InstallContext): string {
-  return toIsoOffset(context.state.clock.now());
+  return stamp(context, context.state.clock.now());
 }
 
 function employeeOf(install: Install, rawId: string): InstallRecord {
@@ -78,14 +88,22 @@ function query(context: InstallContext, [resourceName = '']: string[]): SandboxR
   const resource = QUERYABLE[resourceName];
   if (!resource) throw notFound(`resource ${resourceName} not found`);
   const { install } = context;
+  const { strict } = context.state.mode;
   const joins: Record<string, JoinResolver> =
     resource === 'TimesheetPayReturn'
       ? {
-          TimesheetObject: (line) => findById(install, 'Timesheet', line.Timesheet),
+          TimesheetObject: (line) => {
+            const timesheet = findById(install, 'Timesheet', line.Timesheet);
+            // Strict: the response expands the timesheet's custom field data (the spec allows it).
+            if (!strict || !timesheet || typeof timesheet.CustomFieldData !== 'number') return timesheet;
+            const expanded = findById(install, 'CustomFieldData', timesheet.CustomFieldData);
+            return expanded ? { ...timesheet, CustomFieldData: expanded } : timesheet;
+          },
           PayRuleObject: (line) => findById(install, 'PayRule', line.PayRule),
         }
       : {};
-  return json(200, runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins));
+  const mode = strict ? { strict, maxRecords: STRICT_QUERY_MAX_RECORDS } : {};
+  return json(200, runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins, mode));
 }
 
 function writeEmployeeCustomFields(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
@@ -178,6 +196,8 @@ function setAgreedHour(context: InstallContext, [rawId = '']: string[]): Sandbox
       _DPMetaData: dpMetaData('AgreedHour'),
     });
   }
+  // Strict: the answer is "not shown"; the sandbox gives none at all.
+  if (context.state.mode.strict) return { status: 204, body: undefined };
   return envelope({ employeeId, agreedHour });
 }
 
@@ -222,7 +242,44 @@ function readMetricItem(install: Install, item: unknown, index: number): MetricI
   return { timestamp, type, value, location, area, reference, raw: item };
 }
 
-function saveMetrics(context: InstallContext): SandboxResponse {
+/** The metric a request item replaces: same location, area, employee (0), type and timestamp. */
+function sameMetric(record: InstallRecord, other: InstallRecord): boolean {
+  return (
+    record.location === other.location &&
+    record.area === other.area &&
+    record.employee === other.employee &&
+    record.type === other.type &&
+    record.timestamp === other.timestamp
+  );
+}
+
+/** Saves one metric now: a new record, or the new value on the record it replaces. */
+function applyMetric(install: Install, incoming: InstallRecord, modified: string): InstallRecord {
+  const existing = install.tables.Metric.find((metric) => sameMetric(metric, incoming));
+  if (existing) {
+    // Budgets replace, never add: same identity keeps its id and gets a new value.
+    Object.assign(existing, {
+      value: incoming.value,
+      reference: incoming.reference,
+      payload: incoming.payload,
+      modified,
+    });
+    return existing;
+  }
+  install.tables.Metric.push(incoming);
+  return incoming;
+}
+
+/** Bulk metrics whose time has come become visible, in the order they were accepted. */
+export function applyDueMetrics(install: Install, nowMs: number): void {
+  if (install.pendingMetrics.length === 0) return;
+  const due = install.pendingMetrics.filter((pending) => pending.visibleAt <= nowMs);
+  if (due.length === 0) return;
+  install.pendingMetrics = install.pendingMetrics.filter((pending) => pending.visibleAt > nowMs);
+  for (const pending of due) applyMetric(install, pending.record, toIsoOffset(pending.visibleAt));
+}
+
+function saveMetrics(context: InstallContext, delayMs = 0): SandboxResponse {
   const body = requireBodyObject(context.body);
   const data = body['data'];
   if (data === undefined || data === null) throw invalid('data is required');
@@ -230,45 +287,42 @@ function saveMetrics(context: InstallContext): SandboxResponse {
   const { install } = context;
   // Validate every item before writing any, so a rejected request leaves nothing half-saved.
   const items = data.map((item, index) => readMetricItem(install, item, index));
-  const timestamp = now(context);
+  const nowMs = context.state.clock.now();
+  // Metric timestamps are UTC in every mode (the spec says so for created/modified).
+  const timestamp = toIsoOffset(nowMs);
   const saved = items.map((item) => {
-    const area = item.area ?? 0;
-    const existing = install.tables.Metric.find(
-      (metric) =>
-        metric.location === item.location &&
-        metric.area === area &&
-        metric.employee === 0 &&
-        metric.type === item.type &&
-        metric.timestamp === String(item.timestamp),
-    );
-    const payload = JSON.stringify(item.raw);
-    if (existing) {
-      // Budgets replace, never add: same identity keeps its id and gets a new value.
-      Object.assign(existing, {
-        value: item.value,
-        reference: item.reference ?? null,
-        payload,
-        modified: timestamp,
-      });
-      return structuredClone(existing);
-    }
-    const record: InstallRecord = {
+    const incoming: InstallRecord = {
       timestamp: String(item.timestamp),
       employee: 0,
-      area,
+      area: item.area ?? 0,
       type: item.type,
       reference: item.reference ?? null,
       value: item.value,
       state: 'ACTUAL',
       location: item.location,
-      id: `mt_${String(nextId(install, 'Metric')).padStart(6, '0')}`,
+      id: '',
       created: timestamp,
       modified: '',
-      payload,
+      payload: JSON.stringify(item.raw),
       _DPMetaData: dpMetaData('Metric'),
     };
-    install.tables.Metric.push(record);
-    return structuredClone(record);
+    if (delayMs <= 0) {
+      if (!install.tables.Metric.some((metric) => sameMetric(metric, incoming))) {
+        incoming.id = `mt_${String(nextId(install, 'Metric')).padStart(6, '0')}`;
+      }
+      return structuredClone(applyMetric(install, incoming, timestamp));
+    }
+    // Accepted now, visible later: the id is the one the metric has or will have.
+    const known =
+      install.tables.Metric.find((metric) => sameMetric(metric, incoming)) ??
+      install.pendingMetrics.find((pending) => sameMetric(pending.record, incoming))?.record;
+    if (known) {
+      Object.assign(incoming, { id: known.id, created: known.created, modified: timestamp });
+    } else {
+      incoming.id = `mt_${String(nextId(install, 'Metric')).padStart(6, '0')}`;
+    }
+    install.pendingMetrics.push({ visibleAt: nowMs + delayMs, record: structuredClone(incoming) });
+    return incoming;
   });
   return envelope(saved);
 }
@@ -366,6 +420,29 @@ function getAward(_context: InstallContext, [code = '']: string[]): SandboxRespo
   return envelope(awardByCode(code));
 }
 
+/** The install's pay rule paying `hourlyRate` under an award (strict, non-US installs). */
+function ratePayRule(
+  install: Install,
+  entry: AwardLibraryEntry,
+  hourlyRate: number,
+  timestamp: string,
+): string {
+  const id = `${entry.BasePayRule}_${String(hourlyRate).replace('.', '_')}`;
+  if (!findById(install, 'PayRule', id)) {
+    install.tables.PayRule.push({
+      ...payRuleRecord({
+        Id: id,
+        PayTitle: `${String(entry.BasePayRuleObject.PayTitle)} (${hourlyRate})`,
+        HourlyRate: hourlyRate,
+        PayrollCategory: String(entry.BasePayRuleObject.PayrollCategory),
+      }),
+      Created: timestamp,
+      Modified: timestamp,
+    });
+  }
+  return id;
+}
+
 function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
   const body = requireBodyObject(context.body);
   const countryCode = requiredString(body, 'strCountryCode');
@@ -404,11 +481,20 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
       Modified: timestamp,
     });
   }
-  let contract = install.tables.EmploymentContract.find((candidate) => candidate.AwardCode === awardCode);
+  // Strict: BaseRate is for US installs only. Elsewhere the rate is kept on a pay rule of the
+  // install (one per award and rate), reached through the agreement's contract.
+  const withoutBaseRate = context.state.mode.strict && install.region !== 'us';
+  const basePayRule = withoutBaseRate
+    ? ratePayRule(install, entry, hourlyRate, timestamp)
+    : entry.BasePayRule;
+  let contract = install.tables.EmploymentContract.find(
+    (candidate) => candidate.AwardCode === awardCode && candidate.BasePayRule === basePayRule,
+  );
   if (!contract) {
     contract = {
       Id: nextId(install, 'EmploymentContract'),
       ...entry.SvcEmploymentContract,
+      BasePayRule: basePayRule,
       AwardCode: awardCode,
       Creator: INSTALL_OWNER.id,
       Created: timestamp,
@@ -430,7 +516,7 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
     Id: nextId(install, 'EmployeeAgreement'),
     EmployeeId: employeeId,
     Contract: contract.Id as number,
-    BaseRate: hourlyRate,
+    BaseRate: withoutBaseRate ? null : hourlyRate,
     CompanyName: company ? String(company.CompanyName) : null,
     StartDate: timestamp.slice(0, 10),
     Created: timestamp,
@@ -439,12 +525,12 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
   return envelope({ AgreementId: agreement.Id });
 }
 
-function readTransactionDate(body: JsonObject, nowMs: number): string {
+function readTransactionDate(context: InstallContext, body: JsonObject, nowMs: number): string {
   const value = body['TransactionDate'];
   if (value === undefined || value === null || value === '') throw invalid('TransactionDate is required');
-  if (value === 'now') return toIsoOffset(nowMs);
-  if (typeof value === 'number' && Number.isInteger(value)) return toIsoOffset(value * 1000);
-  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return toIsoOffset(Date.parse(value));
+  if (value === 'now') return stamp(context, nowMs);
+  if (typeof value === 'number' && Number.isInteger(value)) return stamp(context, value * 1000);
+  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return stamp(context, Date.parse(value));
   throw invalid("TransactionDate must be a timestamp or 'now'");
 }
 
@@ -457,7 +543,7 @@ function overwriteLeaveBalance(context: InstallContext): SandboxResponse {
   const employeeId = requiredInteger(body, 'Employee');
   const leaveRuleId = requiredInteger(body, 'LeaveRule');
   const nowMs = context.state.clock.now();
-  const transactionDate = readTransactionDate(body, nowMs);
+  const transactionDate = readTransactionDate(context, body, nowMs);
   const hours = requiredNumber(body, 'Hours');
   if (!findById(install, 'Employee', employeeId)) throw notFound(`employee ${employeeId} not found`);
   if (!findById(install, 'LeaveRule', leaveRuleId)) throw notFound(`leave rule ${leaveRuleId} not found`);
@@ -475,7 +561,7 @@ function overwriteLeaveBalance(context: InstallContext): SandboxResponse {
     LeaveRule: leaveRuleId,
     TransactionDate: transactionDate,
     Hours: hours,
-    Created: toIsoOffset(nowMs),
+    Created: stamp(context, nowMs),
   });
   install.tables.LeaveAccrual.push(record);
   return json(200, structuredClone(record));
@@ -492,8 +578,13 @@ export const installRoutes: ReadonlyArray<Route<InstallContext>> = [
   },
   { method: 'POST', pattern: /^\/api\/management\/v2\/agreed_hour\/([^/]+)$/, handle: setAgreedHour },
   { method: 'GET', pattern: /^\/api\/management\/v2\/agreed_hour\/([^/]+)$/, handle: getAgreedHour },
-  { method: 'POST', pattern: /^\/api\/v2\/metrics$/, handle: saveMetrics },
-  { method: 'POST', pattern: /^\/api\/v2\/metrics:bulk$/, handle: saveMetrics },
+  { method: 'POST', pattern: /^\/api\/v2\/metrics$/, handle: (context) => saveMetrics(context) },
+  {
+    method: 'POST',
+    pattern: /^\/api\/v2\/metrics:bulk$/,
+    // "Saved data may not be available for retrieval or display immediately."
+    handle: (context) => saveMetrics(context, context.state.mode.bulkMetricsDelayMs()),
+  },
   { method: 'PUT', pattern: /^\/api\/v1\/supervise\/company$/, handle: createLocation },
   { method: 'PUT', pattern: /^\/api\/v1\/supervise\/department$/, handle: createArea },
   { method: 'GET', pattern: /^\/api\/v1\/payroll\/listAwardsLibrary$/, handle: listAwards },

@@ -40,6 +40,36 @@ export function currentEdition(business: Business, now: number): Edition {
   return business.edition;
 }
 
+/**
+ * "While in SUBSCRIPTION_FREE a business may be deleted by the service": with a deletion delay
+ * set (strict mode: 30 days), a business free for that long is gone, with its install, the next
+ * time anyone looks. Like the trial expiry, it is applied lazily.
+ */
+export function deleteLapsedBusinesses(state: SandboxState): void {
+  const days = state.mode.freeBusinessDeletionDays();
+  if (days === null) return;
+  const now = state.clock.now();
+  for (const business of [...state.businesses.values()]) {
+    if (currentEdition(business, now) !== 'SUBSCRIPTION_FREE') continue;
+    const freeSince = business.cancelledAt ?? business.trialEndsAt;
+    if (now >= freeSince + days * DAY_MS) {
+      state.businesses.delete(business.hostname);
+      state.installs.delete(business.hostname);
+    }
+  }
+}
+
+/** Strict mode: a provisioning root the service does not run (UK and AU are "in development"). */
+export function assertRegionRuns(state: SandboxState, path: string): void {
+  const region = regionOf(/^\/regions\/(uk|au)(?:\/|$)/.exec(path)?.[1]);
+  if (state.mode.regionRuns(region)) return;
+  throw new ApiError(
+    503,
+    'REGION_NOT_RUNNING',
+    `the ${region.toUpperCase()} provisioning region is not running (only ${state.mode.regions().join(', ') || 'no region'} is)`,
+  );
+}
+
 function hostnameFor(state: SandboxState, portfolioName: string, region: Region): string {
   const slug =
     portfolioName
@@ -110,10 +140,11 @@ function signup(context: ProvisioningContext, params: string[]): SandboxResponse
     edition: 'SUBSCRIPTION_PRO_TRIAL',
     createdAt: now,
     trialEndsAt: now + TRIAL_DAYS * DAY_MS,
+    cancelledAt: null,
     billingAddress: null,
   };
   state.businesses.set(hostname, business);
-  state.installs.set(hostname, createInstall(hostname, region));
+  state.installs.set(hostname, createInstall(hostname, region, { strict: state.mode.strict }));
   return provisioningEnvelope({
     hostname,
     portfolioName,
@@ -167,12 +198,16 @@ function changePlan(context: ProvisioningContext, params: string[]): SandboxResp
       throw new ApiError(422, 'ADDRESS_REQUIRED', 'data.address is required to convert a US business');
     }
     business.edition = 'SUBSCRIPTION_PAID_PRO_PREMIUM';
+    business.cancelledAt = null;
     if (isObject(address)) business.billingAddress = { ...address };
   } else {
     if (edition !== 'SUBSCRIPTION_PAID_PRO_PREMIUM') {
       throw new ApiError(409, 'CANNOT_CANCEL', 'Only a paid premium subscription can be cancelled');
     }
     business.edition = 'SUBSCRIPTION_FREE';
+    business.cancelledAt = state.clock.now();
+    // Strict: the cancel answer is "not shown"; the sandbox answers success without data.
+    if (state.mode.strict) return provisioningEnvelope(null);
   }
   return provisioningEnvelope({
     hostname,

@@ -67,6 +67,21 @@ function matchesLike(value: unknown, pattern: string): boolean {
   return text === core;
 }
 
+/**
+ * Strict `lk`: SQL LIKE, case-insensitive, with an implicit `%` at both ends. `%` anywhere is any
+ * run of characters and `_` any one character, so a full name also finds the records that
+ * merely contain it ("With `lk`, more than one record can come back even for a full name").
+ */
+function matchesLikeBroadly(value: unknown, pattern: string): boolean {
+  if (typeof value !== 'string' && typeof value !== 'number') return false;
+  const source = [...pattern.toLowerCase()]
+    .map((character) =>
+      character === '%' ? '.*' : character === '_' ? '.' : character.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('');
+  return new RegExp(source, 's').test(String(value).toLowerCase());
+}
+
 function matchesEqual(value: unknown, data: Condition['data']): boolean {
   if (value === data) return true;
   // Ids travel as numbers or numeric strings depending on the caller; both identify the record.
@@ -74,27 +89,47 @@ function matchesEqual(value: unknown, data: Condition['data']): boolean {
   return comparable(value) && comparable(data) && String(value) === String(data);
 }
 
-function matches(record: InstallRecord, condition: Condition): boolean {
+function matches(record: InstallRecord, condition: Condition, strict: boolean): boolean {
   const value = record[condition.field];
   if (condition.type === 'eq') return matchesEqual(value, condition.data);
-  return condition.data !== null && matchesLike(value, String(condition.data));
+  if (condition.data === null) return false;
+  return strict
+    ? matchesLikeBroadly(value, String(condition.data))
+    : matchesLike(value, String(condition.data));
 }
 
-/** Several conditions are ANDed: the spec shows only single-condition searches. */
+export interface QueryMode {
+  /** Broad `lk`, conditions ORed, at most `maxRecords` records. @default false */
+  strict?: boolean;
+  maxRecords?: number;
+}
+
+/**
+ * Several conditions are ANDed: the spec shows only single-condition searches. In strict mode
+ * they are ORed (how they combine is "not shown", and OR returns the most) and the answer is cut
+ * after `maxRecords` records (the maximum per response is "not shown" either).
+ */
 export function runQuery(
   resource: string,
   records: readonly InstallRecord[],
   query: QueryRequest,
   availableJoins: Readonly<Record<string, JoinResolver>>,
+  mode: QueryMode = {},
 ): InstallRecord[] {
   for (const name of query.joins) {
     if (!(name in availableJoins)) throw invalid(`join ${name} is not available on ${resource}`);
   }
-  return records
-    .filter((record) => query.conditions.every((condition) => matches(record, condition)))
-    .map((record) => {
-      const copy = structuredClone(record);
-      for (const name of query.joins) copy[name] = structuredClone(availableJoins[name]?.(record) ?? null);
-      return copy;
-    });
+  const strict = mode.strict ?? false;
+  const selected = records.filter((record) =>
+    query.conditions.length === 0
+      ? true
+      : strict
+        ? query.conditions.some((condition) => matches(record, condition, true))
+        : query.conditions.every((condition) => matches(record, condition, false)),
+  );
+  return selected.slice(0, mode.maxRecords ?? selected.length).map((record) => {
+    const copy = structuredClone(record);
+    for (const name of query.joins) copy[name] = structuredClone(availableJoins[name]?.(record) ?? null);
+    return copy;
+  });
 }

@@ -23,13 +23,30 @@ export type InstallResource = (typeof INSTALL_RESOURCES)[number];
 export type InstallRecord = Record<string, unknown>;
 export type InstallTables = Record<InstallResource, InstallRecord[]>;
 
+/** A metrics:bulk item accepted but not yet visible (strict mode): applied at `visibleAt`. */
+export interface PendingMetric {
+  visibleAt: number;
+  record: InstallRecord;
+}
+
 export interface Install {
   hostname: string;
   region: Region;
+  /** Seeded with the strict seed (decided when the install is created). */
+  strictSeed: boolean;
   tables: InstallTables;
   /** Last id handed out per resource; ids are never reused, even after destructive writes. */
   lastIds: Record<InstallResource, number>;
+  /** Bulk metrics not visible yet, in the order they were accepted. */
+  pendingMetrics: PendingMetric[];
 }
+
+/** The local time zone of an install's records in strict mode. */
+export const REGION_TIME_ZONES: Readonly<Record<Region, string>> = {
+  us: 'America/New_York',
+  uk: 'Europe/London',
+  au: 'Australia/Sydney',
+};
 
 export const SLOT_COUNT = 128;
 export const SLOT_PATTERN = /^F(0[1-9]|[1-9][0-9]|1[01][0-9]|12[0-8])$/;

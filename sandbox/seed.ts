@@ -8,8 +8,10 @@ import {
   type InstallResource,
   type InstallTables,
   personInfo,
+  REGION_TIME_ZONES,
   type Region,
 } from './records.ts';
+import { toIsoInZone } from './time.ts';
 
 /**
  * Every install starts from the same records with the same ids, so connector tests can
@@ -19,7 +21,7 @@ const SEEDED_AT = '2026-01-05T09:00:00+00:00';
 
 const audit = { Creator: INSTALL_OWNER.id, Created: SEEDED_AT, Modified: SEEDED_AT };
 
-function countries(): InstallRecord[] {
+function countries(strict: boolean): InstallRecord[] {
   const rows: Array<[number, string, string, string, string, string, string | null]> = [
     [1, 'US', 'USA', 'North America', 'United States', '/^\\d{5}(-\\d{4})?$/', '(###) ###-####'],
     [2, 'AU', 'AUS', 'Oceania', 'Australia', '/^\\d{4}$/', '#### ### ###'],
@@ -27,6 +29,8 @@ function countries(): InstallRecord[] {
     [4, 'NZ', 'NZL', 'Oceania', 'New Zealand', '/^\\d{4}$/', null],
     [5, 'CA', 'CAN', 'North America', 'Canada', '/^[A-Z]\\d[A-Z] ?\\d[A-Z]\\d$/i', '(###) ###-####'],
   ];
+  // Strict: a full-name `lk` search for "United States" finds two countries.
+  if (strict) rows.push([6, 'UM', 'UMI', 'Oceania', 'United States Minor Outlying Islands', '', null]);
   return rows.map(([Id, Code, CodeA3, Region, Country, ZipValidatePreg, PhoneDisplayPreg]) => ({
     Id,
     Code,
@@ -42,7 +46,7 @@ function countries(): InstallRecord[] {
   }));
 }
 
-function states(): InstallRecord[] {
+function states(strict: boolean): InstallRecord[] {
   const byCountry: Array<[number, Array<[string, string]>]> = [
     [
       1,
@@ -84,15 +88,18 @@ function states(): InstallRecord[] {
       ],
     ],
   ];
+  // Strict: the code WA also belongs to Washington (US); only Country tells them apart. Added
+  // last so that every other state keeps its id.
+  if (strict) byCountry.push([2, [['WA', 'Western Australia']]]);
   const records: InstallRecord[] = [];
   for (const [country, list] of byCountry) {
-    list.forEach(([Code, State], index) => {
+    list.forEach(([Code, State]) => {
       records.push({
         Id: records.length + 1,
         Country: country,
         Code,
         Active: true,
-        SortOrder: index + 1,
+        SortOrder: records.filter((record) => record.Country === country).length + 1,
         State,
         ...audit,
         _DPMetaData: dpMetaData('State'),
@@ -133,17 +140,72 @@ function employees(): InstallRecord[] {
   }));
 }
 
-function customFieldData(): InstallRecord[] {
+function employeeOneCustomFieldData(): InstallRecord {
+  return {
+    Id: 1,
+    System: 'Employee',
+    ...emptySlots(),
+    F01: 'BADGE-0001',
+    F02: true,
+    ...audit,
+    _DPMetaData: dpMetaData('CustomFieldData'),
+  };
+}
+
+/**
+ * Strict: timesheet answers in every spelling the spec lists (with and without the comma before
+ * "I don't consent", on fields whose list has the other one), values it does not list, booleans
+ * where strings are expected and the reverse, empty strings, and slot values of both types.
+ * Only F01/F02 hold values, as in the default seed, so the free employee slots are the same.
+ */
+function strictTimesheetCustomFieldData(): InstallRecord[] {
   return [
     {
-      Id: 1,
-      System: 'Employee',
+      Id: 2,
+      System: 'Timesheet',
       ...emptySlots(),
-      F01: 'BADGE-0001',
+      F01: 'Yes, Manager Requested',
       F02: true,
+      fwwleavinglate: 'Yes, Schedule Change Accepted',
+      fwwcominginearly: "No I don't consent",
+      fwwcominginlate: "No, I don't consent",
+      fwwleavingearly: "No I don't consent",
+      fwwunscheduledshiftconsent: "No, I don't consent",
+      fwwunscheduledshifthours: '2.5',
+      fwwagreedtoextendshift: 'true',
+      fwwreceivedallmealbreaks: true,
+      fwwreceivedallrestbreaks: '',
+      leavinglate: 'Yes, Manager Requested',
       ...audit,
       _DPMetaData: dpMetaData('CustomFieldData'),
     },
+    {
+      Id: 3,
+      System: 'Timesheet',
+      ...emptySlots(),
+      F01: '',
+      F02: false,
+      fwwleavinglate: "No I don't consent",
+      fwwcominginearly: "No, I don't consent",
+      fwwcominginlate: 'Yes, Personal Reasons',
+      fwwleavingearly: "No, I don't consent",
+      fwwunscheduledshiftconsent: 'Yes, I requested this',
+      fwwunscheduledshifthours: true,
+      fwwagreedtoextendshift: '',
+      fwwreceivedallmealbreaks: false,
+      fwwreceivedallrestbreaks: 'No',
+      consent: true,
+      consent2: 'Yes',
+      ...audit,
+      _DPMetaData: dpMetaData('CustomFieldData'),
+    },
+  ];
+}
+
+function customFieldData(strict: boolean): InstallRecord[] {
+  if (strict) return [employeeOneCustomFieldData(), ...strictTimesheetCustomFieldData()];
+  return [
+    employeeOneCustomFieldData(),
     {
       Id: 2,
       System: 'Timesheet',
@@ -372,8 +434,9 @@ export function agreementRecord(input: {
   };
 }
 
-function employeeAgreements(): InstallRecord[] {
+function employeeAgreements(baseRates: boolean): InstallRecord[] {
   // Employees 2 and 4 have no BaseRate: their rate resolves through Contract → BasePayRule.
+  // Without base rates (strict, non-US installs) none has one.
   const rows: Array<[number, number, number | null]> = [
     [1, 1, 22.5],
     [2, 1, null],
@@ -387,7 +450,7 @@ function employeeAgreements(): InstallRecord[] {
       Id: employee,
       EmployeeId: employee,
       Contract: contract,
-      BaseRate: baseRate,
+      BaseRate: baseRates ? baseRate : null,
       CompanyName: LOCATION_NAMES[company] ?? null,
       StartDate: '2026-01-05',
       Created: SEEDED_AT,
@@ -697,7 +760,7 @@ function timesheet(input: TimesheetInput): InstallRecord {
   };
 }
 
-function timesheets(): InstallRecord[] {
+function timesheets(strict: boolean): InstallRecord[] {
   return [
     timesheet({
       Id: 1001,
@@ -736,7 +799,7 @@ function timesheets(): InstallRecord[] {
       cost: 231,
       forecastCost: 168,
       borrowedOrLent: { type: 'borrowed', fromCompany: 1, fromArea: 1 },
-      customFieldData: null,
+      customFieldData: strict ? 3 : null,
     }),
     timesheet({
       Id: 1004,
@@ -782,18 +845,27 @@ function timesheetPayReturns(): InstallRecord[] {
   }));
 }
 
-export function seedTables(): InstallTables {
-  return {
-    Country: countries(),
-    State: states(),
+export interface SeedOptions {
+  /** The strict seed (README "Strict mode"). @default false */
+  strict?: boolean;
+  region?: Region;
+}
+
+export function seedTables(options: SeedOptions = {}): InstallTables {
+  const strict = options.strict ?? false;
+  const region = options.region ?? 'us';
+  const tables: InstallTables = {
+    Country: countries(strict),
+    State: states(strict),
     Employee: employees(),
-    CustomFieldData: customFieldData(),
+    CustomFieldData: customFieldData(strict),
     EmploymentContract: employmentContracts(),
     PayRule: payRules(),
-    EmployeeAgreement: employeeAgreements(),
+    // BaseRate exists on US installs only (the spec's pay-rate resolution rule).
+    EmployeeAgreement: employeeAgreements(!strict || region === 'us'),
     LeaveRule: leaveRules(),
     LeaveAccrual: leaveAccruals(),
-    Timesheet: timesheets(),
+    Timesheet: timesheets(strict),
     TimesheetPayReturn: timesheetPayReturns(),
     Location: locations(),
     Area: areas(),
@@ -801,16 +873,35 @@ export function seedTables(): InstallTables {
     Metric: [],
     AgreedHour: [],
   };
+  if (strict) inLocalTime(tables, REGION_TIME_ZONES[region]);
+  return tables;
 }
 
-export function createInstall(hostname: string, region: Region): Install {
-  const tables = seedTables();
+const LOCAL_TIME_FIELDS = ['Created', 'Modified', 'TransactionDate'];
+
+/** Strict: the same instants, written with the install's local UTC offset. */
+function inLocalTime(tables: InstallTables, timeZone: string): void {
+  for (const records of Object.values(tables)) {
+    for (const record of records) {
+      for (const field of LOCAL_TIME_FIELDS) {
+        const value = record[field];
+        if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) {
+          record[field] = toIsoInZone(Date.parse(value), timeZone);
+        }
+      }
+    }
+  }
+}
+
+export function createInstall(hostname: string, region: Region, options: { strict?: boolean } = {}): Install {
+  const strictSeed = options.strict ?? false;
+  const tables = seedTables({ strict: strictSeed, region });
   const lastIds = {} as Record<InstallResource, number>;
   for (const resource of INSTALL_RESOURCES) {
     const numericIds = tables[resource].map((record) => record.Id).filter((id) => typeof id === 'number');
     lastIds[resource] = Math.max(0, ...numericIds);
   }
-  return { hostname, region, tables, lastIds };
+  return { hostname, region, strictSeed, tables, lastIds, pendingMetrics: [] };
 }
 
 export interface AwardLibraryEntry {

@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { controlRoutes } from './control.ts';
 import { ApiError, invalid, notFound } from './errors.ts';
-import { installRoutes } from './install.ts';
-import { provisioningRoutes } from './provisioning.ts';
+import { applyDueMetrics, installRoutes } from './install.ts';
+import type { RegionCode } from './mode.ts';
+import { assertRegionRuns, deleteLapsedBusinesses, provisioningRoutes } from './provisioning.ts';
 import { matchRoute, type RouteMatch, type SandboxResponse } from './routing.ts';
 import { SandboxState } from './state.ts';
 import { toIsoOffset } from './time.ts';
@@ -19,6 +20,10 @@ export interface SandboxOptions {
   token?: string;
   /** Requests per second on non-control paths before 429 RATE_LIMITED. @default no limit */
   rateLimit?: number;
+  /** Answer as the spec allows rather than as a client hopes (README "Strict mode"). @default false */
+  strict?: boolean;
+  /** Provisioning roots that answer; the others answer 503 REGION_NOT_RUNNING. @default strict: US; else all */
+  regions?: readonly RegionCode[];
 }
 
 export interface RunningSandbox {
@@ -79,6 +84,11 @@ function readBody(request: IncomingMessage): Promise<string> {
 
 function send(response: ServerResponse, result: SandboxResponse): void {
   if (response.headersSent || response.destroyed) return;
+  if (result.status === 204) {
+    response.writeHead(204, { ...result.headers });
+    response.end();
+    return;
+  }
   const payload = JSON.stringify(result.body) ?? 'null';
   response.writeHead(result.status, {
     'content-type': 'application/json; charset=utf-8',
@@ -115,6 +125,7 @@ function dispatchApi(
   const installPath = /^\/installs\/([^/]+)(\/.*)?$/.exec(path);
   const envelope: Envelope = installPath ? 'install' : 'provisioning';
   try {
+    deleteLapsedBusinesses(state);
     if (installPath) {
       const hostname = decodeURIComponent(installPath[1] ?? '');
       const rest = installPath[2] ?? '';
@@ -122,8 +133,11 @@ function dispatchApi(
       authorize(state, request.headers.authorization);
       const install = state.installs.get(hostname);
       if (!install) throw notFound(`install ${hostname} not found`);
+      applyDueMetrics(install, state.clock.now());
       return route.handle({ state, install, body: parseBody(text) }, params);
     }
+    // A root that is not running answers nothing else, not even 404 or 401.
+    assertRegionRuns(state, path);
     const { route, params } = resolveRoute(matchRoute(provisioningRoutes, method, path), method, path);
     authorize(state, request.headers.authorization);
     return route.handle({ state, body: parseBody(text) }, params);
@@ -246,6 +260,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     partner: opts.partner ?? 'acme',
     token: opts.token ?? 'sandbox-token',
     rateLimit: opts.rateLimit,
+    mode: {
+      strict: opts.strict ?? false,
+      ...(opts.regions ? { regions: opts.regions } : {}),
+    },
   });
   const runtime: ServerRuntime = { state, heldTimers: new Set() };
   const server = createServer((request, response) => {

@@ -1,4 +1,5 @@
 import { FaultInjector, RateLimiter } from './faults.ts';
+import { type ModeOptions, SandboxMode } from './mode.ts';
 import type { Install, Region } from './records.ts';
 import { SandboxClock } from './time.ts';
 
@@ -18,6 +19,8 @@ export interface Business {
   edition: Edition;
   createdAt: number;
   trialEndsAt: number;
+  /** When a cancel made the business SUBSCRIPTION_FREE (a trial running out is `trialEndsAt`). */
+  cancelledAt: number | null;
   billingAddress: Record<string, unknown> | null;
 }
 
@@ -33,6 +36,8 @@ export interface SandboxSettings {
   partner: string;
   token: string;
   rateLimit: number | undefined;
+  /** The mode the sandbox starts (and resets) with. */
+  mode?: ModeOptions;
 }
 
 /** Everything the sandbox knows; one instance per running server, all in memory. */
@@ -40,6 +45,7 @@ export class SandboxState {
   readonly clock = new SandboxClock();
   readonly faults = new FaultInjector();
   readonly rateLimiter: RateLimiter;
+  readonly mode: SandboxMode;
   readonly businesses = new Map<string, Business>();
   readonly installs = new Map<string, Install>();
   requestLog: RequestLogEntry[] = [];
@@ -47,12 +53,14 @@ export class SandboxState {
 
   constructor(readonly settings: SandboxSettings) {
     this.rateLimiter = new RateLimiter(settings.rateLimit);
+    this.mode = new SandboxMode(settings.mode);
   }
 
   reset(): void {
     this.clock.reset();
     this.faults.clear();
     this.rateLimiter.reset();
+    this.mode.reset();
     this.businesses.clear();
     this.installs.clear();
     this.requestLog = [];

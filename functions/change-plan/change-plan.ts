@@ -16,13 +16,13 @@ const TARGET_EDITION = { PREMIUM: PREMIUM_EDITION, FREE: FREE_EDITION } as const
  * changePlan — PlanChosen → change-plan (upgrade or cancel) → PlanChanged.
  *
  * Input: the PlanChosen detail (accountId, plan PREMIUM|FREE, billingAddress?).
- * Output: one `PlanChanged` {hostname, edition, previousEdition}; nothing when the mapping already
- * shows the chosen plan (the event is acknowledged without a call).
+ * Output: one `PlanChanged` {hostname, edition, previousEdition, billingStartsOn?}; nothing when the
+ * mapping already shows the chosen plan (the event is acknowledged without a call).
  *
  * Steps:
  * 1. Find the account's business; none yet, or a signup still PENDING/UNCONFIRMED → RetryableError
- *    BUSINESS_NOT_PROVISIONED: the AccountCreated may still be in flight, so the event waits in
- *    the queue (and reaches the DLQ after maxReceiveCount).
+ *    BUSINESS_NOT_PROVISIONED: the AccountCreated may still be in flight, so the event is retried
+ *    (and gives up with RETRIES_EXHAUSTED after its attempts).
  * 2. Already on the target edition → acknowledge, no call, nothing published (a redelivery or a
  *    repeated choice changes nothing).
  * 3. Rules checked before calling, so the service is not asked what it will refuse:
@@ -33,7 +33,9 @@ const TARGET_EDITION = { PREMIUM: PREMIUM_EDITION, FREE: FREE_EDITION } as const
  *    the target edition (an earlier attempt committed and its answer was lost, or the plan was
  *    changed at the service), the change counts as done; otherwise SyncFailed with the service's
  *    code.
- * 5. updateEdition (a converted business leaves the trial index), recordSyncSuccess, publish.
+ * 5. updateEdition (a converted business leaves the trial index), recordSyncSuccess, publish. An
+ *    upgrade during the trial says when billing starts: "when converted before the trial end,
+ *    billing starts the day after the trial end" (the service's subscription rules).
  */
 export async function changePlan(
   { detail }: UseCaseInput<PlanChosenDetail>,
@@ -90,14 +92,32 @@ export async function changePlan(
     syncedAt,
   });
   await recordSyncSuccess(store, detail.accountId, syncedAt);
+  const billingStartsOn =
+    business.edition === TRIAL_EDITION && edition === PREMIUM_EDITION
+      ? dayAfterTrialEnd(result.trialEndDate ?? business.trialEndDate, syncedAt)
+      : undefined;
   return [
     {
       detailType: 'PlanChanged',
-      detail: { hostname: business.hostname, edition, previousEdition: business.edition },
+      detail: {
+        hostname: business.hostname,
+        edition,
+        previousEdition: business.edition,
+        ...(billingStartsOn ? { billingStartsOn } : {}),
+      },
     },
   ];
 }
 
 function hasFilledField(address: PlanChosenDetail['billingAddress']): boolean {
   return address !== undefined && Object.values(address).some((value) => value !== undefined && value !== '');
+}
+
+/** The UTC day after the trial end, when the upgrade came before it; undefined otherwise. */
+export function dayAfterTrialEnd(trialEndDate: string | undefined, convertedAt: Date): string | undefined {
+  const end = trialEndDate ? Date.parse(trialEndDate) : Number.NaN;
+  if (!Number.isFinite(end) || convertedAt.getTime() >= end) return undefined;
+  const next = new Date(end);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
 }

@@ -26,6 +26,7 @@ export const CONFIG_ENV_VARS = [
   'REPLAY_MARKER_TTL_SECONDS',
   'SERVICE_ASSUMPTIONS',
   'METRICS_BULK_THRESHOLD',
+  'REFERENCE_CACHE_MAX_AGE_SECONDS',
   'LOCATION_LOOKUP_RESOURCE',
   'AREA_LOOKUP_RESOURCE',
   'POWERTOOLS_SERVICE_NAME',
@@ -36,6 +37,12 @@ export const CONFIG_ENV_VARS = [
 export type ConfigEnvVar = (typeof CONFIG_ENV_VARS)[number];
 
 export const REGIONS = ['US', 'UK', 'AU'] as const;
+
+/**
+ * How long countries and states read from an install are used before they are read again. The
+ * spec lets callers cache these ids and refresh them from time to time; they change rarely.
+ */
+export const DEFAULT_REFERENCE_CACHE_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
 /** The sandbox's resource names for locations and areas (the spec shows no path for either). */
 export const DEFAULT_LOCATION_LOOKUP_RESOURCE = 'Company';
@@ -224,6 +231,7 @@ const envSchema = z.object({
       .optional(),
   ),
   METRICS_BULK_THRESHOLD: positiveInt(31, 366),
+  REFERENCE_CACHE_MAX_AGE_SECONDS: positiveInt(DEFAULT_REFERENCE_CACHE_MAX_AGE_SECONDS, 31_536_000),
   LOCATION_LOOKUP_RESOURCE: lookupResource(DEFAULT_LOCATION_LOOKUP_RESOURCE),
   AREA_LOOKUP_RESOURCE: lookupResource(DEFAULT_AREA_LOOKUP_RESOURCE),
   POWERTOOLS_SERVICE_NAME: optionalEnv.transform((value) => value ?? 'workforce-connector'),
@@ -250,6 +258,8 @@ export type ConnectorConfig = {
   /** How long a marker of an applied event stays (the archive's retention); unset: no markers. */
   replayMarkerTtlSeconds?: number;
   metricsBulkThreshold: number;
+  /** Age after which cached countries and states of an install are read from the service again. */
+  referenceCacheMaxAgeSeconds: number;
   /** QUERY resource holding locations, matched on CompanyName (+ Code); null: no lookup. */
   locationLookupResource: string | null;
   /** QUERY resource holding areas, matched on Company + OperationalUnitName; null: no lookup. */
@@ -305,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
     serviceAssumptions: vars.SERVICE_ASSUMPTIONS,
     metricsBulkThreshold: vars.METRICS_BULK_THRESHOLD,
+    referenceCacheMaxAgeSeconds: vars.REFERENCE_CACHE_MAX_AGE_SECONDS,
     locationLookupResource: vars.LOCATION_LOOKUP_RESOURCE,
     areaLookupResource: vars.AREA_LOOKUP_RESOURCE,
     serviceName: vars.POWERTOOLS_SERVICE_NAME,

@@ -161,12 +161,19 @@ export class SignupOutcomeLostError extends PermanentError {
   }
 }
 
-/** The pay-rate rule could not reach an hourly rate (no contract, no base pay rule, no rate). */
-export class PayRateUnresolvedError extends PermanentError {
-  constructor(message: string) {
-    super('PAY_RATE_UNRESOLVED', message);
+/**
+ * A QUERY that must be complete answered the most records one answer holds (a deploy setting;
+ * the spec shows neither the maximum nor paging), so records may be missing.
+ */
+export class QueryLimitReachedError extends PermanentError {
+  constructor(resource: string, count: number) {
+    super(
+      'QUERY_LIMIT_REACHED',
+      `QUERY ${resource} answered ${count} records, the most one answer holds (serviceAssumptions.queryMaxRecords): the list may be cut, so it is not acted on`,
+    );
   }
 }
+
 
 /** Unknown errors (bugs, programming errors) are treated as permanent so they surface once. */
 export function isRetryable(err: unknown): boolean {

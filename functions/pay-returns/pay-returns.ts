@@ -2,6 +2,7 @@ import type { PayReturnsRequestedDetail } from '#functions/commons/contracts/inb
 import type {
   PayLine,
   PayReturnsReadyDetail,
+  TimesheetContext,
 } from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { ServiceRejectedError } from '#functions/commons/errors.ts';
@@ -9,7 +10,15 @@ import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/event-pu
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
-import { type JoinedTimesheetPayReturn, payRuleConfigSchema } from '#functions/commons/service/schemas.ts';
+import {
+  type CustomFieldData,
+  customFieldDataSchema,
+  FAIR_WORK_WEEK_VALUES,
+  type JoinedTimesheetPayReturn,
+  payRuleConfigSchema,
+  scheduleChangeFieldNames,
+  type TimesheetObject,
+} from '#functions/commons/service/schemas.ts';
 import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import { recordSyncSuccess } from '#functions/commons/store/business.ts';
 
@@ -37,8 +46,11 @@ const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(payRuleConfigS
  *    PAY_RETURN_QUERY_CONCURRENCY at once). A refusal → SyncFailed with the service's code.
  * 3. Normalize each line (payRuleLine); schedule-change premium lines (EventIds not null) carry
  *    the decoded event ids, the rule's eventTypes and its decoded Config.
- * 4. Totals over every line, rounded to 4 decimals to drop float noise.
- * 5. Fit each event under EventBridge's 256 KB entry limit (fitToEntryLimit): premium configs are
+ * 4. The timesheet's context from the joined TimesheetObject: employee, date, shift, area and its
+ *    location; when a line is a schedule-change premium, the timesheet's schedule-change answers
+ *    (its custom field data: expanded in the answer, or one QUERY by id), kept as given.
+ * 5. Totals over every line, rounded to 4 decimals to drop float noise.
+ * 6. Fit each event under EventBridge's 256 KB entry limit (fitToEntryLimit): premium configs are
  *    first trimmed to the keys the spec names, then trailing lines are cut; either sets
  *    `truncated: true` while totals still cover every line.
  */
@@ -49,16 +61,23 @@ export async function readPayReturns(
   const business = await provisionedBusinessOf(store, detail.accountId);
   const install = service.install(business.hostname);
 
-  const perTimesheet = await mapWithConcurrency(detail.timesheetIds, PAY_RETURN_QUERY_CONCURRENCY, (id) =>
-    payReturnsOf(install, id),
+  const perTimesheet = await mapWithConcurrency(
+    detail.timesheetIds,
+    PAY_RETURN_QUERY_CONCURRENCY,
+    async (id) => {
+      const records = await payReturnsOf(install, id);
+      return { records, context: await timesheetContextOf(install, records) };
+    },
   );
 
   const events = detail.timesheetIds.map((timesheetId, index) => {
-    const lines = (perTimesheet[index] ?? []).map(payRuleLine);
+    const read = perTimesheet[index];
+    const lines = (read?.records ?? []).map(payRuleLine);
     const ready: ReadyDetail = {
       accountId: detail.accountId,
       hostname: business.hostname,
       timesheetId,
+      ...(read?.context ? { timesheet: read.context } : {}),
       lines,
       totals: totalsOf(lines),
     };
@@ -84,6 +103,92 @@ async function payReturnsOf(
     }
     throw error;
   }
+}
+
+/** The names of the timesheet custom fields that explain schedule-change premiums. */
+const SCHEDULE_CHANGE_ANSWER_FIELDS: readonly string[] = [
+  ...Object.keys(FAIR_WORK_WEEK_VALUES),
+  ...scheduleChangeFieldNames,
+];
+
+/**
+ * What the pay lines of one timesheet are about, from the TimesheetObject joined to them (every
+ * line joins the same timesheet). Its schedule-change answers are read only when a line is a
+ * schedule-change premium: the custom field data record is expanded in the answer, or named by id
+ * and read with one QUERY. An answer the service adds later, or a value it starts to use, is kept.
+ */
+async function timesheetContextOf(
+  install: InstallClient,
+  records: readonly JoinedTimesheetPayReturn[],
+): Promise<TimesheetContext | undefined> {
+  const timesheet = records[0]?.TimesheetObject;
+  if (!timesheet) return undefined;
+  const context: TimesheetContext = { employeeId: timesheet.Employee, ...shiftOf(timesheet) };
+  if (records.some((record) => record.EventIds !== null)) {
+    const answers = answersOf(await customFieldDataOf(install, timesheet));
+    if (answers) context.scheduleChangeAnswers = answers;
+  }
+  return context;
+}
+
+function shiftOf(timesheet: TimesheetObject): Omit<TimesheetContext, 'employeeId'> {
+  const unit = timesheet._DPMetaData.OperationalUnitInfo;
+  const iso = (seconds: number | null | undefined) =>
+    typeof seconds === 'number' && Number.isFinite(seconds)
+      ? new Date(seconds * 1000).toISOString()
+      : undefined;
+  const start = iso(timesheet.StartTime);
+  const end = iso(timesheet.EndTime);
+  const areaId = timesheet.OperationalUnit ?? unit?.Id;
+  return {
+    ...(typeof timesheet.Date === 'string' ? { date: timesheet.Date } : {}),
+    ...(start ? { start } : {}),
+    ...(end ? { end } : {}),
+    ...(typeof areaId === 'number' && areaId > 0 ? { areaId } : {}),
+    ...(unit?.OperationalUnitName ? { areaName: unit.OperationalUnitName } : {}),
+    ...(typeof unit?.Company === 'number' && unit.Company > 0 ? { locationId: unit.Company } : {}),
+    ...(unit?.CompanyName ? { locationName: unit.CompanyName } : {}),
+  };
+}
+
+async function customFieldDataOf(
+  install: InstallClient,
+  timesheet: TimesheetObject,
+): Promise<CustomFieldData | undefined> {
+  const data = timesheet.CustomFieldData;
+  if (data === null || data === undefined) return undefined;
+  if (typeof data !== 'number') return data;
+  try {
+    const records = await install.query(
+      'CustomFieldData',
+      { conditions: [{ field: 'Id', type: 'eq', data }] },
+      customFieldDataSchema,
+    );
+    // Only the record with that id: an answer broader than the condition is not trusted.
+    return records.find((record) => record.Id === data);
+  } catch (error) {
+    if (error instanceof ServiceRejectedError) {
+      throw serviceRejection(`custom field data ${data} of timesheet ${timesheet.Id}`, error);
+    }
+    throw error;
+  }
+}
+
+function answersOf(
+  data: CustomFieldData | undefined,
+): Record<string, string | boolean | number | null> | undefined {
+  if (!data) return undefined;
+  const record = data as Record<string, unknown>;
+  const answers: Record<string, string | boolean | number | null> = {};
+  for (const name of SCHEDULE_CHANGE_ANSWER_FIELDS) {
+    const value = record[name];
+    if (value === undefined) continue;
+    answers[name] =
+      value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number'
+        ? value
+        : JSON.stringify(value);
+  }
+  return Object.keys(answers).length > 0 ? answers : undefined;
 }
 
 /** One pay line as partners see it; premium details only on schedule-change premium lines. */

@@ -236,6 +236,11 @@ function validDetail(
     }
     case 'SubscriptionStatusRequested':
       return { accountId };
+    // Reads without side effects, not drawn (FOLLOW_UP_WEIGHTS): there is nothing for the model to check.
+    case 'PayRatesRequested':
+      return { accountId, employeeIds: [random.pick(EMPLOYEE_IDS)] };
+    case 'ReferenceDataRequested':
+      return { accountId, kinds: ['COUNTRIES', 'STATES'] };
   }
 }
 

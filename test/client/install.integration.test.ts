@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   InvalidRequestError,
   isRetryable,
-  PayRateUnresolvedError,
   ServiceRejectedError,
 } from '#functions/commons/errors.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
@@ -169,19 +168,21 @@ describe('pay rates', () => {
   it('takes a numeric BaseRate as the rate', async () => {
     const [agreement] = await install.listEmployeeAgreements(1);
 
-    const rate = await install.resolvePayRate(agreement as NonNullable<typeof agreement>);
+    const resolution = await install.payRateResolver().resolve(agreement as NonNullable<typeof agreement>);
 
-    expect(rate).toEqual({ source: 'BaseRate', hourlyRate: 22.5 });
+    expect(resolution).toEqual({ resolved: true, rate: { source: 'BaseRate', hourlyRate: 22.5 } });
   });
 
   it('follows Contract → employment contract → base pay rule when BaseRate is null', async () => {
     const [agreement] = await install.listEmployeeAgreements(2);
 
-    const rate = await install.resolvePayRate(agreement as NonNullable<typeof agreement>);
+    const resolution = await install.payRateResolver().resolve(agreement as NonNullable<typeof agreement>);
 
     expect(agreement?.BaseRate).toBeNull();
-    expect(rate).toMatchObject({ source: 'PayRule', contractId: 1, payRuleId: 'pr_us_retail_base' });
-    expect(rate.hourlyRate).toBeGreaterThan(0);
+    expect(resolution).toMatchObject({
+      resolved: true,
+      rate: { source: 'PayRule', contractId: 1, payRuleId: 'pr_us_retail_base', hourlyRate: 18.5 },
+    });
   });
 
   it('lists every agreement of the install when no employee is given', async () => {
@@ -194,12 +195,16 @@ describe('pay rates', () => {
     const misconfigured = harness.client({ install: { payRate: { basePayRuleFields: ['NoSuchField'] } } });
     const [agreement] = await install.listEmployeeAgreements(4);
 
-    const error = await failure(
-      misconfigured.install(hostname).resolvePayRate(agreement as NonNullable<typeof agreement>),
-    );
+    const resolution = await misconfigured
+      .install(hostname)
+      .payRateResolver()
+      .resolve(agreement as NonNullable<typeof agreement>);
 
-    expect(error).toBeInstanceOf(PayRateUnresolvedError);
-    expect((error as Error).message).toContain('NoSuchField');
+    expect(resolution).toMatchObject({
+      resolved: false,
+      code: 'NO_BASE_PAY_RULE',
+      reason: expect.stringContaining('NoSuchField'),
+    });
   });
 
   it('lists the award library, reads one entry and sets it on an employee', async () => {

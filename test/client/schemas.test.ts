@@ -114,22 +114,28 @@ describe('decoding JSON held in strings', () => {
     expect(line.TimesheetObject.Metadata).toBeNull();
   });
 
-  it.each([
-    ['EventIds', { ...records.joinedPayReturn, EventIds: '["evt-1",' }, '[0].EventIds: is not valid JSON'],
-    [
-      'PayRuleObject.Config',
-      { ...records.joinedPayReturn, PayRuleObject: { ...records.payRuleObject, Config: '{oops' } },
-      '[0].PayRuleObject.Config: is not valid JSON',
-    ],
-    [
-      'TimesheetObject.Metadata',
-      { ...records.joinedPayReturn, TimesheetObject: { ...records.timesheetObject, Metadata: 'nope' } },
-      '[0].TimesheetObject.Metadata: is not valid JSON',
-    ],
-  ])('names %s when it holds bad JSON', (_field, line, expected) => {
+  it('names EventIds when it holds bad JSON: the connector relies on them', () => {
+    const line = { ...records.joinedPayReturn, EventIds: '["evt-1",' };
+
     const message = shapeError(joinedTimesheetPayReturnSchema.array(), [line]);
 
-    expect(message).toContain(expected);
+    expect(message).toContain('[0].EventIds: is not valid JSON');
+  });
+
+  it('keeps a Config or Metadata it cannot decode as given, under unparsed, instead of refusing the line', () => {
+    // Prepare: the connector only passes these on; the spec marks them as evolving.
+    const line = {
+      ...records.joinedPayReturn,
+      PayRuleObject: { ...records.payRuleObject, Config: '{oops' },
+      TimesheetObject: { ...records.timesheetObject, Metadata: 'nope' },
+    };
+
+    // Act
+    const parsed = parseResponse(joinedTimesheetPayReturnSchema, line, 'pay returns');
+
+    // Assess
+    expect(parsed.PayRuleObject.Config).toEqual({ unparsed: '{oops' });
+    expect(parsed.TimesheetObject.Metadata).toEqual({ unparsed: 'nope' });
   });
 
   it('refuses EventIds that are JSON but not an array of strings', () => {
@@ -270,5 +276,39 @@ describe('absent JSON fields', () => {
     );
 
     expect(line.EventIds).toBeNull();
+  });
+});
+
+describe('evolving timesheet data', () => {
+  it('keeps fair-work-week and schedule-change answers as given, listed, unlisted or of another type', () => {
+    // Prepare: both spellings the spec lists, a value it does not list, a boolean where a string is listed.
+    const record = {
+      ...records.customFieldData(),
+      System: 'Timesheet',
+      fwwcominginearly: "No I don't consent",
+      fwwleavingearly: "No, I don't consent",
+      fwwleavinglate: 'Yes, Schedule Change Accepted',
+      fwwunscheduledshifthours: true,
+      fwwreceivedallrestbreaks: 'No',
+      receivedallmealbreaks: 1,
+      somethingNewFromTheService: { nested: true },
+    };
+
+    // Act
+    const parsed = parseResponse(customFieldDataSchema, record, 'custom field data') as Record<
+      string,
+      unknown
+    >;
+
+    // Assess
+    expect(parsed).toMatchObject({
+      fwwcominginearly: "No I don't consent",
+      fwwleavingearly: "No, I don't consent",
+      fwwleavinglate: 'Yes, Schedule Change Accepted',
+      fwwunscheduledshifthours: true,
+      fwwreceivedallrestbreaks: 'No',
+      receivedallmealbreaks: 1,
+      somethingNewFromTheService: { nested: true },
+    });
   });
 });

@@ -524,6 +524,51 @@ const rejections: Rejection[] = [
     },
     path: 'detail.timesheetIds[2]',
   },
+  // PayRatesRequested
+  {
+    detailType: 'PayRatesRequested',
+    breaks: 'an employee id that is text',
+    mutate: (d) => {
+      d.employeeIds = [2, 'two'];
+    },
+    path: 'detail.employeeIds[1]',
+    value: 'two',
+  },
+  {
+    detailType: 'PayRatesRequested',
+    breaks: 'an employee listed twice',
+    mutate: (d) => {
+      d.employeeIds = [2, 4, 2];
+    },
+    path: 'detail.employeeIds[2]',
+  },
+  // ReferenceDataRequested
+  {
+    detailType: 'ReferenceDataRequested',
+    breaks: 'an unknown kind',
+    mutate: (d) => {
+      d.kinds = ['COUNTRIES', 'HOLIDAYS'];
+    },
+    path: 'detail.kinds[1]',
+    value: 'HOLIDAYS',
+  },
+  {
+    detailType: 'ReferenceDataRequested',
+    breaks: 'a three-letter country code',
+    mutate: (d) => {
+      d.countryCode = 'USA';
+    },
+    path: 'detail.countryCode',
+    value: 'USA',
+  },
+  {
+    detailType: 'ReferenceDataRequested',
+    breaks: 'AGREED_HOURS without employeeId',
+    mutate: (d) => {
+      delete d.employeeId;
+    },
+    path: 'detail.employeeId',
+  },
 ];
 
 describe('inbound contracts', () => {

@@ -53,6 +53,8 @@ describe('route table', () => {
       LocationCreated: 'provision-location',
       BudgetSet: 'save-budget',
       PayReturnsRequested: 'pay-returns',
+      PayRatesRequested: 'pay-rates',
+      ReferenceDataRequested: 'reference-data',
     });
   });
 

@@ -33,6 +33,8 @@ const STEPS: ReadonlyArray<{ detailType: string; result: string }> = [
   { detailType: 'LocationCreated', result: 'LocationProvisioned' },
   { detailType: 'BudgetSet', result: 'BudgetSaved' },
   { detailType: 'PayReturnsRequested', result: 'PayReturnsReady' },
+  { detailType: 'PayRatesRequested', result: 'PayRatesReported' },
+  { detailType: 'ReferenceDataRequested', result: 'ReferenceData' },
 ];
 
 async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
@@ -137,6 +139,76 @@ describe('npm start -- --serve', () => {
     });
     expect(install).toContain('Harbor Cafe Waterfront');
     expect(install).toContain('Front of House');
+  });
+
+  it('reports pay rates by origin for agreements staged in the sandbox', async () => {
+    // Prepare: a BaseRate (US: it is the rate), a contract's base pay rule, and a contract the
+    // install does not hold, staged through the sandbox's control API.
+    const staged = await fetch(
+      `${endpoints.sandbox}/_sandbox/installs/${demoAccount.hostname}/records/EmployeeAgreement`,
+      {
+        method: 'POST',
+        body: JSON.stringify([
+          { Id: 901, EmployeeId: 9, Contract: 1, BaseRate: 31, Active: true },
+          { Id: 902, EmployeeId: 10, Contract: 2, BaseRate: null, Active: true },
+          { Id: 903, EmployeeId: 11, Contract: 777, BaseRate: null, Active: true },
+        ]),
+      },
+    );
+    expect(staged.status).toBe(201);
+
+    // Act
+    const eventId = await publish(sampleEntry('PayRatesRequested', { employeeIds: [9, 10, 11] }));
+    const reported = await eventually(
+      async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+      'PayRatesReported',
+    );
+
+    // Assess
+    expect(reported['detail-type']).toBe('PayRatesReported');
+    const rates = reported.detail['rates'] as Array<Record<string, unknown>>;
+    expect(rates.map((rate) => [rate['agreementId'], rate['origin'], rate['hourlyRate']])).toEqual([
+      [901, 'BASE_RATE', 31],
+      [902, 'CONTRACT', 17.25],
+      [903, 'UNRESOLVED', null],
+    ]);
+    expect(rates[2]).toMatchObject({ reasonCode: 'CONTRACT_NOT_FOUND', contractId: 777 });
+  });
+
+  it('reads countries from the install once: later ReferenceDataRequested events answer from the table', async () => {
+    // Act: two more requests for countries after the one of the scenario above.
+    const answers: OutboundEvent[] = [];
+    for (let index = 0; index < 2; index += 1) {
+      const eventId = await publish(
+        sampleEntry('ReferenceDataRequested', {
+          kinds: ['COUNTRIES'],
+          countryCode: undefined,
+          employeeId: undefined,
+        }),
+      );
+      answers.push(
+        await eventually(
+          async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+          'ReferenceData',
+        ),
+      );
+    }
+    const requests = await getJson<Array<{ method: string; path: string }>>(
+      `${endpoints.sandbox}/_sandbox/requests`,
+    );
+
+    // Assess
+    const countryReads = requests.filter(
+      (request) => request.path === `/installs/${demoAccount.hostname}/api/v1/resource/Country/QUERY`,
+    );
+    expect(countryReads).toHaveLength(1);
+    expect(answers.map((answer) => answer['detail-type'])).toEqual(['ReferenceData', 'ReferenceData']);
+    expect(answers[1]?.detail['countries']).toEqual(
+      resultOf.get('ReferenceDataRequested')?.detail['countries'],
+    );
+    expect(answers[1]?.detail['countries']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'US', name: 'United States' })]),
+    );
   });
 
   it('records the business and its hostname mapping in the served DynamoDB table', async () => {

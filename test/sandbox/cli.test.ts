@@ -146,6 +146,34 @@ describe('sandbox CLI', () => {
     expect(limited[0]?.headers.get('retry-after')).toBe('1');
   });
 
+  it('starts strict with --strict and runs the provisioning roots --regions names', async () => {
+    // Prepare
+    const cli = startCli(['--port', '0', '--strict', '--regions', 'us,AU']);
+    const line = await cli.listening;
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0];
+
+    // Act
+    const mode = await fetch(`${url}/_sandbox/mode`);
+    const uk = await fetch(`${url}/regions/uk/connect/v1/partner/acme/signup`, { method: 'POST' });
+
+    // Assess
+    expect(await mode.json()).toMatchObject({ strict: true, regions: ['US', 'AU'] });
+    expect(uk.status).toBe(503);
+  });
+
+  it('refuses an unknown region with exit code 2', async () => {
+    // Act
+    const cli = startCli(['--regions', 'US,EU']);
+    cli.listening.catch(() => undefined);
+    const code = await new Promise<number | null>((resolve) =>
+      cli.process.once('exit', (exitCode) => resolve(exitCode)),
+    );
+
+    // Assess
+    expect(code).toBe(2);
+    expect(cli.output()).toContain('EU');
+  });
+
   it('refuses an invalid port with exit code 2', async () => {
     // Act
     const cli = startCli(['--port', 'eighty']);

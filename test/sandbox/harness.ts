@@ -1,4 +1,4 @@
-import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import { type RunningSandbox, type SandboxOptions, startSandbox } from '#sandbox/server.ts';
 
 export const TOKEN = 'sandbox-token';
 
@@ -80,7 +80,7 @@ export function client(sandbox: RunningSandbox) {
   return { call, signup, install };
 }
 
-export async function startTestSandbox(opts: { rateLimit?: number } = {}) {
+export async function startTestSandbox(opts: Pick<SandboxOptions, 'rateLimit' | 'strict' | 'regions'> = {}) {
   const sandbox = await startSandbox({ port: 0, ...opts });
   return { sandbox, ...client(sandbox) };
 }

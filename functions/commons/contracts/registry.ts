@@ -3,15 +3,19 @@ import * as accountCreated from './inbound/account-created.ts';
 import * as budgetSet from './inbound/budget-set.ts';
 import * as employeeChanged from './inbound/employee-changed.ts';
 import * as locationCreated from './inbound/location-created.ts';
+import * as payRatesRequested from './inbound/pay-rates-requested.ts';
 import * as payReturnsRequested from './inbound/pay-returns-requested.ts';
 import * as planChosen from './inbound/plan-chosen.ts';
+import * as referenceDataRequested from './inbound/reference-data-requested.ts';
 import * as subscriptionStatusRequested from './inbound/subscription-status-requested.ts';
 import * as budgetSaved from './outbound/budget-saved.ts';
 import * as businessProvisioned from './outbound/business-provisioned.ts';
 import * as employeeSynced from './outbound/employee-synced.ts';
 import * as locationProvisioned from './outbound/location-provisioned.ts';
+import * as payRatesReported from './outbound/pay-rates-reported.ts';
 import * as payReturnsReady from './outbound/pay-returns-ready.ts';
 import * as planChanged from './outbound/plan-changed.ts';
+import * as referenceData from './outbound/reference-data.ts';
 import * as subscriptionStatus from './outbound/subscription-status.ts';
 import * as syncFailed from './outbound/sync-failed.ts';
 import * as trialEnded from './outbound/trial-ended.ts';
@@ -36,6 +40,8 @@ export const inboundContracts = {
   LocationCreated: locationCreated,
   BudgetSet: budgetSet,
   PayReturnsRequested: payReturnsRequested,
+  PayRatesRequested: payRatesRequested,
+  ReferenceDataRequested: referenceDataRequested,
 } as const satisfies { [K in string]: EventContract<K> };
 
 /** Outbound contracts (connector → partner), keyed by detail-type. */
@@ -49,6 +55,8 @@ export const outboundContracts = {
   BudgetSaved: budgetSaved,
   PayReturnsReady: payReturnsReady,
   SubscriptionStatus: subscriptionStatus,
+  PayRatesReported: payRatesReported,
+  ReferenceData: referenceData,
   SyncFailed: syncFailed,
 } as const satisfies { [K in string]: EventContract<K> };
 

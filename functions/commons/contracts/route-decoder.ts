@@ -22,6 +22,8 @@ export const INBOUND_DETAIL_TYPES = [
   'LocationCreated',
   'BudgetSet',
   'PayReturnsRequested',
+  'PayRatesRequested',
+  'ReferenceDataRequested',
 ] as const satisfies readonly InboundDetailType[];
 
 /**

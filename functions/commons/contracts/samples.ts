@@ -125,6 +125,15 @@ export const inboundSamples: { readonly [K in InboundDetailType]: InboundDetailI
     reference: 'week-2025-10',
   },
   PayReturnsRequested: { accountId, timesheetIds: [...demoAccount.timesheetIds] },
+  // Employee 2 (its seeded agreement resolves through its contract, the pay rate set by
+  // EmployeeChanged through a BaseRate) and employee 4 (contract only).
+  PayRatesRequested: { accountId, employeeIds: [demoAccount.employeeId, 4] },
+  ReferenceDataRequested: {
+    accountId,
+    kinds: ['COUNTRIES', 'STATES', 'LEAVE_RULES', 'AWARDS', 'AGREED_HOURS'],
+    countryCode: 'US',
+    employeeId: demoAccount.employeeId,
+  },
 };
 
 const causationId = 'b7e3c0de-0000-4000-8000-000000000001';
@@ -232,6 +241,104 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     trialEndDate,
     conversionDate: '2025-03-05T09:00:00Z',
     status: 'ACTIVE',
+  },
+  PayRatesReported: {
+    accountId,
+    hostname,
+    causationId,
+    region: 'US',
+    baseRateApplies: true,
+    rates: [
+      {
+        agreementId: 2,
+        employeeId: demoAccount.employeeId,
+        active: true,
+        startDate: '2025-01-06',
+        endDate: null,
+        origin: 'CONTRACT',
+        hourlyRate: 18.5,
+        contractId: 1,
+        payRuleId: 'pr_us_retail_base',
+      },
+      {
+        agreementId: 42,
+        employeeId: demoAccount.employeeId,
+        active: true,
+        startDate: '2025-03-03',
+        endDate: null,
+        origin: 'BASE_RATE',
+        hourlyRate: 24.5,
+      },
+      {
+        agreementId: 4,
+        employeeId: 4,
+        active: true,
+        startDate: '2025-01-06',
+        endDate: null,
+        origin: 'UNRESOLVED',
+        hourlyRate: null,
+        reasonCode: 'NO_HOURLY_RATE',
+        reason: 'pay rule pr_us_salaried of employment contract 3 has no HourlyRate',
+        contractId: 3,
+        payRuleId: 'pr_us_salaried',
+      },
+    ],
+    employeesWithoutAgreements: [],
+    part: 1,
+    parts: 1,
+  },
+  ReferenceData: {
+    accountId,
+    hostname,
+    causationId,
+    kinds: ['COUNTRIES', 'STATES', 'LEAVE_RULES', 'AWARDS', 'AGREED_HOURS'],
+    countryCode: 'US',
+    countries: [
+      {
+        id: 1,
+        code: 'US',
+        codeA3: 'USA',
+        name: 'United States',
+        region: 'North America',
+        active: true,
+        sortOrder: 1,
+      },
+    ],
+    states: [
+      { id: 1, countryId: 1, code: 'CA', name: 'California', active: true, sortOrder: 1 },
+      { id: 2, countryId: 1, code: 'NY', name: 'New York', active: true, sortOrder: 2 },
+    ],
+    leaveRules: [
+      { id: 1, name: 'Annual Leave', fields: { Name: 'Annual Leave', Unit: 'HOURS', PaidLeave: true } },
+    ],
+    awards: [
+      {
+        awardCode: 'RetailAssoc2024x',
+        library: 'NEW',
+        name: 'Retail Associate',
+        award: 'US Retail Pay Rates 2024',
+        countryCode: 'us',
+      },
+      {
+        awardCode: 'MA000004',
+        library: 'OLD',
+        name: 'Retail Employee Level 1',
+        award: 'General Retail Industry Award 2020',
+        countryCode: 'au',
+      },
+    ],
+    agreedHours: {
+      employeeId: demoAccount.employeeId,
+      agreedHour: {
+        threshold: 38,
+        applyThreshold: false,
+        workPeriod: { cycle: 'WEEKLY', dayOfWeek: 'MONDAY' },
+        details: { weeks: [] },
+      },
+    },
+    asOf: { countries: '2025-03-03T09:08:00.000Z', states: '2025-03-03T09:08:00.000Z' },
+    part: 1,
+    parts: 1,
   },
   SyncFailed: {
     accountId,

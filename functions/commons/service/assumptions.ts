@@ -59,6 +59,13 @@ export const serviceAssumptionsSchema = z.strictObject({
   basePayRuleFields: names(['BasePayRule']),
   /** QUERY resource of leave rules (its use is implied by leave accrual). */
   leaveRuleResource: resourceName('LeaveRule'),
+  /**
+   * Most records one QUERY answers ("not shown", and the spec shows no paging). Unset: no limit
+   * is assumed. Set: a read that must see every record (the custom-field slot scan, an install's
+   * agreements, leave rules, countries, states) and gets this many fails with QUERY_LIMIT_REACHED
+   * rather than act on a list that may have been cut.
+   */
+  queryMaxRecords: z.int().min(1).nullable().default(null),
 });
 
 export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
@@ -82,6 +89,7 @@ export function serviceClientAssumptions(
       locationIdFields: [...assumptions.locationIdFields],
       areaIdFields: [...assumptions.areaIdFields],
       leaveRuleResource: assumptions.leaveRuleResource,
+      ...(assumptions.queryMaxRecords === null ? {} : { queryMaxRecords: assumptions.queryMaxRecords }),
       payRate: {
         contractResource: assumptions.contractResource,
         payRuleResource: assumptions.payRuleResource,

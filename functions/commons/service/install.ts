@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import {
   InvalidRequestError,
-  PayRateUnresolvedError,
+  QueryLimitReachedError,
   ResponseShapeError,
   ServiceRejectedError,
 } from '#functions/commons/errors.ts';
@@ -83,6 +83,11 @@ export interface InstallClientOptions {
   auth?: 'bearer' | 'none';
   /** QUERY resource of leave rules. @default 'LeaveRule' */
   leaveRuleResource?: string;
+  /**
+   * Most records one QUERY answers, when known: a read that must be complete and gets this many
+   * throws QueryLimitReachedError. @default no limit assumed
+   */
+  queryMaxRecords?: number;
   /** Fields tried for the new agreement id of setAwardFromLibrary. @default ['AgreementId', 'agreementId', 'Id', 'id'] */
   agreementIdFields?: string[];
   /** Fields tried for the new location id. @default ['Id', 'id', 'CompanyId', 'companyId'] */
@@ -95,6 +100,50 @@ export interface InstallClientOptions {
 export type PayRate =
   | { source: 'BaseRate'; hourlyRate: number }
   | { source: 'PayRule'; hourlyRate: number; contractId: number; payRuleId: string | number };
+
+/** Where the pay-rate rule ran out of data (the spec shows only the happy path). */
+export type UnresolvedPayRateCode =
+  | 'NO_CONTRACT'
+  | 'CONTRACT_NOT_FOUND'
+  | 'NO_BASE_PAY_RULE'
+  | 'PAY_RULE_NOT_FOUND'
+  | 'NO_HOURLY_RATE'
+  | 'LOOKUP_REFUSED'
+  | 'LOOKUP_UNREADABLE';
+
+export type PayRateResolution =
+  | { resolved: true; rate: PayRate }
+  | {
+      resolved: false;
+      code: UnresolvedPayRateCode;
+      /** Names the agreement, contract and pay rule ids involved; never a service message. */
+      reason: string;
+      contractId?: number;
+      payRuleId?: string | number;
+    };
+
+/**
+ * The pay-rate rule for many agreements at once: each employment contract and each pay rule is
+ * read at most once per resolver, however many agreements share it. Where the data ends (no
+ * contract, a lookup finding nothing or refused) the agreement is `resolved: false` with the
+ * reason; retryable failures (429, 5xx, timeouts) are thrown, as a retry can cure them.
+ */
+export interface PayRateResolver {
+  resolve(agreement: EmployeeAgreement): Promise<PayRateResolution>;
+}
+
+export interface PayRateResolverOptions {
+  /**
+   * Whether a numeric BaseRate is the rate. The spec's rule (BaseRate overrides the contract) is
+   * for US installs with the newer system only; elsewhere pass false and every rate comes through
+   * the contract. @default true
+   */
+  baseRateApplies?: boolean;
+}
+
+/** A leave rule: the spec shows no fields, so only the id is relied on; the rest passes through. */
+export const leaveRuleRecordSchema = z.looseObject({ Id: z.union([z.int(), z.string().min(1)]) });
+export type LeaveRuleRecord = z.output<typeof leaveRuleRecordSchema>;
 
 export interface LeaveBalanceOverwrite {
   employeeId: number;
@@ -124,7 +173,10 @@ export interface InstallClient {
   setAgreedHours(employeeId: number, agreedHour: AgreedHour): Promise<void>;
   getAgreedHours(employeeId: number): Promise<AgreedHour | null>;
   listEmployeeAgreements(employeeId?: number): Promise<EmployeeAgreement[]>;
-  resolvePayRate(agreement: EmployeeAgreement): Promise<PayRate>;
+  /** A resolver that reads each contract and pay rule once, for reporting many agreements. */
+  payRateResolver(options?: PayRateResolverOptions): PayRateResolver;
+  /** Every leave rule of the install (QUERY on the configured resource, default `LeaveRule`). */
+  listLeaveRules(): Promise<LeaveRuleRecord[]>;
   listAwards(): Promise<AwardLibraryListEntry[]>;
   getAward(awardCode: string): Promise<AwardLibraryEntry>;
   setAwardFromLibrary(
@@ -156,6 +208,8 @@ export function createInstallClient(
   const contractResource = options.payRate?.contractResource ?? 'EmploymentContract';
   const payRuleResource = options.payRate?.payRuleResource ?? 'PayRule';
   const basePayRuleFields = options.payRate?.basePayRuleFields ?? ['BasePayRule'];
+  const leaveRuleResource = options.leaveRuleResource ?? 'LeaveRule';
+  const queryMaxRecords = options.queryMaxRecords;
   // Validates the hostname now: a bad one never yields a client, let alone a request.
   addresses.installBaseUrl(hostname);
 
@@ -187,9 +241,27 @@ export function createInstallClient(
     return parseResponse(z.array(schema), payload, `QUERY ${resource}`);
   }
 
+  /**
+   * A QUERY whose answer must hold every matching record: with a known per-answer maximum, an
+   * answer that reaches it may have been cut, and acting on it (a slot taken but not listed, an
+   * agreement left out) would be wrong in silence.
+   */
+  async function queryComplete<T extends z.ZodType>(
+    resource: string,
+    queryOptions: QueryOptions,
+    schema: T,
+  ): Promise<Array<z.output<T>>> {
+    const records = await query(resource, queryOptions, schema);
+    if (queryMaxRecords !== undefined && records.length >= queryMaxRecords) {
+      throw new QueryLimitReachedError(resource, records.length);
+    }
+    return records;
+  }
+
   async function queryById<T extends z.ZodType>(resource: string, id: string | number, schema: T) {
-    const [record] = await query(resource, { conditions: [{ field: 'Id', type: 'eq', data: id }] }, schema);
-    return record;
+    const records = await query(resource, { conditions: [{ field: 'Id', type: 'eq', data: id }] }, schema);
+    // Only the record with that id: an answer broader than the condition is not trusted.
+    return records.find((record) => isRecord(record) && String(record['Id']) === String(id));
   }
 
   async function saveMetricsTo(path: string, items: MetricItem[]): Promise<MetricRecord[]> {
@@ -205,24 +277,37 @@ export function createInstallClient(
     hostname,
     query,
 
-    findCountries(filter = {}) {
+    // How several conditions combine is "not shown", and `lk` may answer more than the name: the
+    // answer is matched again here on every condition (`lk` as "contains", case-insensitive).
+    async findCountries(filter = {}) {
       const conditions: QueryCondition[] = [];
       if (filter.name !== undefined) conditions.push({ field: 'Country', type: 'lk', data: filter.name });
       if (filter.code !== undefined) conditions.push({ field: 'Code', type: 'eq', data: filter.code });
-      return query('Country', { conditions }, countrySchema);
+      const countries = await queryComplete('Country', { conditions }, countrySchema);
+      return countries.filter(
+        (country) =>
+          contains(country.Country, filter.name) &&
+          (filter.code === undefined || country.Code === filter.code),
+      );
     },
 
-    findStates(filter = {}) {
+    async findStates(filter = {}) {
       const conditions: QueryCondition[] = [];
       if (filter.name !== undefined) conditions.push({ field: 'State', type: 'lk', data: filter.name });
       if (filter.code !== undefined) conditions.push({ field: 'Code', type: 'eq', data: filter.code });
       if (filter.countryId !== undefined)
         conditions.push({ field: 'Country', type: 'eq', data: filter.countryId });
-      return query('State', { conditions }, stateSchema);
+      const states = await queryComplete('State', { conditions }, stateSchema);
+      return states.filter(
+        (state) =>
+          contains(state.State, filter.name) &&
+          (filter.code === undefined || state.Code === filter.code) &&
+          (filter.countryId === undefined || state.Country === filter.countryId),
+      );
     },
 
     listCustomFieldData() {
-      return query('CustomFieldData', {}, customFieldDataSchema);
+      return queryComplete('CustomFieldData', {}, customFieldDataSchema);
     },
 
     async writeEmployeeCustomField(employeeId, slot, value) {
@@ -273,35 +358,20 @@ export function createInstallClient(
         employeeId === undefined
           ? []
           : [{ field: 'EmployeeId', type: 'eq', data: validId(employeeId, 'employeeId') }];
-      return query('EmployeeAgreement', { conditions }, employeeAgreementSchema);
+      return queryComplete('EmployeeAgreement', { conditions }, employeeAgreementSchema);
     },
 
-    async resolvePayRate(agreement) {
-      // Rule 1: a numeric BaseRate overrides the employment contract.
-      if (typeof agreement.BaseRate === 'number')
-        return { source: 'BaseRate', hourlyRate: agreement.BaseRate };
-      // Rule 2: Contract → employment contract → its base pay rule → the pay rule's rate.
-      const contractId = agreement.Contract;
-      if (contractId === null) {
-        throw new PayRateUnresolvedError(`agreement ${agreement.Id} has neither a BaseRate nor a Contract`);
-      }
-      const contract = await queryById(contractResource, contractId, contractRecordSchema);
-      if (!contract) {
-        throw new PayRateUnresolvedError(
-          `employment contract ${contractId} of agreement ${agreement.Id} was not found`,
-        );
-      }
-      const payRuleId = firstId(contract, basePayRuleFields);
-      if (payRuleId === undefined) {
-        throw new PayRateUnresolvedError(
-          `employment contract ${contractId} has no base pay rule (tried ${basePayRuleFields.join(', ')})`,
-        );
-      }
-      const payRule = await queryById(payRuleResource, payRuleId, payRuleRecordSchema);
-      if (!payRule || typeof payRule.HourlyRate !== 'number') {
-        throw new PayRateUnresolvedError(`pay rule ${payRuleId} of contract ${contractId} has no HourlyRate`);
-      }
-      return { source: 'PayRule', hourlyRate: payRule.HourlyRate, contractId, payRuleId };
+    payRateResolver(resolverOptions = {}) {
+      return createPayRateResolver((resource, id, schema) => queryById(resource, id, schema), {
+        contractResource,
+        payRuleResource,
+        basePayRuleFields,
+        baseRateApplies: resolverOptions.baseRateApplies ?? true,
+      });
+    },
+
+    listLeaveRules() {
+      return queryComplete(leaveRuleResource, {}, leaveRuleRecordSchema);
     },
 
     async listAwards() {
@@ -379,6 +449,159 @@ export function createInstallClient(
       );
     },
   };
+}
+
+type LookupById = <T extends z.ZodType>(
+  resource: string,
+  id: string | number,
+  schema: T,
+) => Promise<z.output<T> | undefined>;
+
+/** One memoized lookup: the record, nothing found, or a refusal the rule reports instead of failing. */
+type Lookup<T> =
+  | { kind: 'found'; record: T }
+  | { kind: 'missing' }
+  | { kind: 'refused'; serviceCode?: string }
+  | { kind: 'unreadable' };
+
+function createPayRateResolver(
+  lookupById: LookupById,
+  settings: {
+    contractResource: string;
+    payRuleResource: string;
+    basePayRuleFields: readonly string[];
+    baseRateApplies: boolean;
+  },
+): PayRateResolver {
+  // Promises, not results: agreements resolved concurrently share one request per record.
+  const contracts = new Map<string, Promise<Lookup<z.output<typeof contractRecordSchema>>>>();
+  const payRules = new Map<string, Promise<Lookup<z.output<typeof payRuleRecordSchema>>>>();
+
+  function memoized<T extends z.ZodType>(
+    cache: Map<string, Promise<Lookup<z.output<T>>>>,
+    resource: string,
+    id: string | number,
+    schema: T,
+  ): Promise<Lookup<z.output<T>>> {
+    const key = `${typeof id}:${id}`;
+    let pending = cache.get(key);
+    if (!pending) {
+      pending = lookupById(resource, id, schema).then(
+        (record): Lookup<z.output<T>> =>
+          record === undefined ? { kind: 'missing' } : { kind: 'found', record },
+        (error: unknown): Lookup<z.output<T>> => {
+          // A refusal or an unreadable answer is where the data ends for this record; anything
+          // retryable fails the whole read, which a retry can cure.
+          if (error instanceof ServiceRejectedError) {
+            return error.serviceCode === undefined
+              ? { kind: 'refused' }
+              : { kind: 'refused', serviceCode: error.serviceCode };
+          }
+          if (error instanceof ResponseShapeError) return { kind: 'unreadable' };
+          throw error;
+        },
+      );
+      cache.set(key, pending);
+    }
+    return pending;
+  }
+
+  const failedLookup = (
+    lookup: { kind: 'refused'; serviceCode?: string } | { kind: 'unreadable' },
+    what: string,
+  ): { code: UnresolvedPayRateCode; reason: string } =>
+    lookup.kind === 'refused'
+      ? {
+          code: 'LOOKUP_REFUSED',
+          reason: `the service refused the lookup of ${what}${lookup.serviceCode ? ` (${lookup.serviceCode})` : ''}`,
+        }
+      : { code: 'LOOKUP_UNREADABLE', reason: `the answer to the lookup of ${what} could not be read` };
+
+  return {
+    async resolve(agreement) {
+      const baseRate = agreement.BaseRate;
+      // Rule 1 (US installs): a numeric BaseRate overrides the employment contract.
+      if (settings.baseRateApplies && typeof baseRate === 'number') {
+        return { resolved: true, rate: { source: 'BaseRate', hourlyRate: baseRate } };
+      }
+      // Rule 2: Contract → employment contract → its base pay rule → the pay rule's HourlyRate.
+      const contractId = agreement.Contract;
+      if (typeof contractId !== 'number' || contractId <= 0) {
+        const ignoredBaseRate =
+          typeof baseRate === 'number' ? ' (its BaseRate does not apply: the rule is for US installs)' : '';
+        return {
+          resolved: false,
+          code: 'NO_CONTRACT',
+          reason: `agreement ${agreement.Id} has no Contract${settings.baseRateApplies ? ' and no BaseRate' : ignoredBaseRate}`,
+        };
+      }
+      const contractName = `employment contract ${contractId}`;
+      const contract = await memoized(contracts, settings.contractResource, contractId, contractRecordSchema);
+      if (contract.kind === 'missing') {
+        return {
+          resolved: false,
+          code: 'CONTRACT_NOT_FOUND',
+          reason: `${contractName} of agreement ${agreement.Id} was not found (${settings.contractResource})`,
+          contractId,
+        };
+      }
+      if (contract.kind !== 'found')
+        return { resolved: false, ...failedLookup(contract, contractName), contractId };
+      const payRuleId = firstId(contract.record, settings.basePayRuleFields);
+      if (payRuleId === undefined) {
+        return {
+          resolved: false,
+          code: 'NO_BASE_PAY_RULE',
+          reason: `${contractName} has no base pay rule (looked for ${settings.basePayRuleFields.join(', ')})`,
+          contractId,
+        };
+      }
+      const payRuleName = `pay rule ${payRuleId} of ${contractName}`;
+      const payRule = await memoized(payRules, settings.payRuleResource, payRuleId, payRuleRecordSchema);
+      if (payRule.kind === 'missing') {
+        return {
+          resolved: false,
+          code: 'PAY_RULE_NOT_FOUND',
+          reason: `${payRuleName} was not found (${settings.payRuleResource})`,
+          contractId,
+          payRuleId,
+        };
+      }
+      if (payRule.kind !== 'found') {
+        return { resolved: false, ...failedLookup(payRule, payRuleName), contractId, payRuleId };
+      }
+      if (typeof payRule.record.HourlyRate !== 'number') {
+        return {
+          resolved: false,
+          code: 'NO_HOURLY_RATE',
+          reason: `${payRuleName} has no HourlyRate`,
+          contractId,
+          payRuleId,
+        };
+      }
+      return {
+        resolved: true,
+        rate: { source: 'PayRule', hourlyRate: payRule.record.HourlyRate, contractId, payRuleId },
+      };
+    },
+  };
+}
+
+/** `lk` read as "contains", case-insensitive, `%` as a wildcard; no name: anything matches. */
+function contains(value: string, name: string | undefined): boolean {
+  if (name === undefined) return true;
+  const parts = name
+    .toLowerCase()
+    .split('%')
+    .filter((part) => part !== '');
+  const text = value.toLowerCase();
+  let from = 0;
+  for (const part of parts) {
+    const at = text.indexOf(part, from);
+    if (at < 0) return false;
+    from = at + part.length;
+  }
+  return true;
 }
 
 /** `{ search: { s1, s2, ... }, join }`; no body at all when there is nothing to say (all records). */

@@ -32,6 +32,32 @@ const optionalUnknown = z.unknown().optional();
  * A field holding JSON text: decoded, then validated. null, absent or '' mean "no value" (null).
  * Bad JSON or a non-string is an issue on that very field, so the error names it.
  */
+/**
+ * A string holding a JSON object the connector only passes on (a pay rule's Config, a timesheet's
+ * Metadata): decoded when it can be; otherwise kept as given under `unparsed`, never a reason to
+ * fail the record.
+ */
+function lenientJsonObject<T extends z.ZodType<Record<string, unknown>>>(schema: T) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value): z.output<T> | null => {
+      if (value === undefined || value === null || value === '') return null;
+      // Every key of these objects is optional, so `{unparsed}` is one of them (an unknown key).
+      const unparsed = { unparsed: value } as unknown as z.output<T>;
+      let decoded: unknown = value;
+      if (typeof value === 'string') {
+        try {
+          decoded = JSON.parse(value);
+        } catch {
+          return unparsed;
+        }
+      }
+      const parsed = schema.safeParse(decoded);
+      return parsed.success ? parsed.data : unparsed;
+    });
+}
+
 function optionalJsonText<T extends z.ZodType>(schema: T) {
   return z
     .preprocess((value, ctx) => {
@@ -269,48 +295,40 @@ export function slotField(slot: number): SlotField {
   return `F${String(slot).padStart(2, '0')}`;
 }
 
-const slotValue = z.union([z.string(), z.boolean()]).nullable().optional();
+/**
+ * A custom field value as the install holds it: strings or booleans by the spec, read leniently
+ * (a number too) — a value of an unexpected type is kept, never a reason to fail a flow.
+ */
+const slotValue = z.union([z.string(), z.boolean(), z.number()]).nullable().optional();
 const slotShape = Object.fromEntries(
   Array.from({ length: CUSTOM_FIELD_SLOTS }, (_, index) => [slotField(index + 1), slotValue]),
 ) as Record<SlotField, typeof slotValue>;
 
-const consentAnswer = (values: readonly [string, ...string[]]) => z.union([z.enum(values), z.literal('')]);
+/**
+ * Fair-work-week answers. The spec lists the values (including the missing comma in "No I don't
+ * consent") but says these features are in ongoing development and new data elements appear, so
+ * they are read leniently: any string, boolean or number is kept as given, and
+ * `FAIR_WORK_WEEK_VALUES` says which values the spec lists (for docs and tests, never to refuse).
+ */
+const answerValue = z.union([z.string(), z.boolean(), z.number()]).nullable().optional();
 
-/** Values as the spec gives them, including the missing comma in "No I don't consent". */
-export const fairWorkWeekFieldsShape = {
-  fwwagreedtoextendshift: z
-    .union([z.boolean(), z.literal('')])
-    .nullable()
-    .optional(),
-  fwwcominginearly: consentAnswer(['Yes, Manager Requested', 'Yes, Personal Reasons', "No, I don't consent"])
-    .nullable()
-    .optional(),
-  fwwcominginlate: consentAnswer(['Yes, Manager Requested', 'Yes, Personal Reasons', "No I don't consent"])
-    .nullable()
-    .optional(),
-  fwwleavingearly: consentAnswer(['Yes, Manager Requested', 'Yes, Personal Reasons', "No I don't consent"])
-    .nullable()
-    .optional(),
-  fwwleavinglate: consentAnswer(['Yes, Manager Requested', 'Yes, Personal Reasons', "No I don't consent"])
-    .nullable()
-    .optional(),
-  fwwunscheduledshiftconsent: consentAnswer([
-    'Yes, Manager Requested',
-    'Yes, I requested this',
-    "No, I don't consent",
-  ])
-    .nullable()
-    .optional(),
-  fwwunscheduledshifthours: z.string().nullable().optional(),
-  fwwreceivedallmealbreaks: z
-    .union([z.boolean(), z.literal('')])
-    .nullable()
-    .optional(),
-  fwwreceivedallrestbreaks: z
-    .union([z.boolean(), z.literal('')])
-    .nullable()
-    .optional(),
-};
+export const FAIR_WORK_WEEK_VALUES = {
+  fwwagreedtoextendshift: [true, false, ''],
+  fwwcominginearly: ['Yes, Manager Requested', 'Yes, Personal Reasons', "No, I don't consent"],
+  fwwcominginlate: ['Yes, Manager Requested', 'Yes, Personal Reasons', "No I don't consent"],
+  fwwleavingearly: ['Yes, Manager Requested', 'Yes, Personal Reasons', "No I don't consent"],
+  fwwleavinglate: ['Yes, Manager Requested', 'Yes, Personal Reasons', "No I don't consent"],
+  fwwunscheduledshiftconsent: ['Yes, Manager Requested', 'Yes, I requested this', "No, I don't consent"],
+  fwwunscheduledshifthours: [],
+  fwwreceivedallmealbreaks: [true, false],
+  fwwreceivedallrestbreaks: [true, false],
+} as const satisfies Record<string, readonly (string | boolean)[]>;
+
+export type FairWorkWeekField = keyof typeof FAIR_WORK_WEEK_VALUES;
+
+export const fairWorkWeekFieldsShape = Object.fromEntries(
+  Object.keys(FAIR_WORK_WEEK_VALUES).map((name) => [name, answerValue]),
+) as Record<FairWorkWeekField, typeof answerValue>;
 
 export const scheduleChangeFieldNames = [
   'leavingearly',
@@ -330,7 +348,8 @@ const scheduleChangeShape = Object.fromEntries(
 export const customFieldDataSchema = z.lazy(() =>
   z.looseObject({
     Id: int,
-    System: z.enum(['Employee', 'Timesheet']),
+    /** `Employee` or `Timesheet` by the spec; another value is kept, not refused. */
+    System: z.string(),
     ...slotShape,
     ...scheduleChangeShape,
     ...fairWorkWeekFieldsShape,
@@ -517,6 +536,16 @@ export const awardLibraryListEntrySchema = z.lazy(() =>
   }),
 );
 export type AwardLibraryListEntry = z.infer<typeof awardLibraryListEntrySchema>;
+
+/**
+ * Which pay rate library an award code belongs to: the spec says new-library codes are
+ * mixed-case alphanumeric and other formats (such as `MA000004`) belong to the old library.
+ */
+export function awardLibraryOf(awardCode: string): 'NEW' | 'OLD' {
+  return /^[A-Za-z0-9]+$/.test(awardCode) && /[a-z]/.test(awardCode) && /[A-Z]/.test(awardCode)
+    ? 'NEW'
+    : 'OLD';
+}
 
 export const awardLibraryEntrySchema = z.lazy(() =>
   z.looseObject({
@@ -756,7 +785,7 @@ export const timesheetObjectSchema = z.lazy(() =>
     AutoTimeApproved: optionalUnknown,
     AutoPayRuleApproved: optionalUnknown,
     /** A string holding JSON with borrowed_or_lent and forecast_cost; decoded here. */
-    Metadata: optionalJsonText(timesheetMetadataSchema),
+    Metadata: lenientJsonObject(timesheetMetadataSchema),
     ParentId: optionalUnknown,
     Creator: int.nullable().optional(),
     Created: timestamp.nullable().optional(),
@@ -773,7 +802,7 @@ export type TimesheetObject = z.infer<typeof timesheetObjectSchema>;
  * Keys of PayRuleObject.Config. The spec lists the keys and a few values, not their types, so
  * values are typed as JSON scalars except the list-shaped ones; unknown keys are kept.
  */
-const configScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]).optional();
+const configScalar = z.unknown().optional();
 export const scheduleChangeEventTypes = [
   'TIME_ADDED',
   'TIME_CHANGED_TOTAL_CHANGED',
@@ -783,7 +812,7 @@ export const scheduleChangeEventTypes = [
 export const payRuleConfigSchema = z.looseObject({
   phEndTime: configScalar,
   /** Values seen: TIME_ADDED, TIME_CHANGED_TOTAL_CHANGED, TIME_CHANGED_TOTAL_SAME, LOCATION_CHANGED. */
-  eventTypes: z.array(z.string()).nullable().optional(),
+  eventTypes: z.array(z.unknown()).nullable().optional(),
   leavingLate: configScalar,
   phStartTime: configScalar,
   comingInLate: configScalar,
@@ -863,7 +892,7 @@ export const payRuleObjectSchema = z.lazy(() =>
     CtId: optionalUnknown,
     CrId: optionalUnknown,
     /** A string holding JSON; decoded here. */
-    Config: optionalJsonText(payRuleConfigSchema),
+    Config: lenientJsonObject(payRuleConfigSchema),
     _DPMetaData: dpMetaDataSchema,
   }),
 );

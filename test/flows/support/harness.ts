@@ -31,19 +31,30 @@ import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder
 import { createStore, type Store } from '#functions/commons/store/store.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
+import { STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
 
 export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 
+/**
+ * `SANDBOX_STRICT=1` runs every flow against the sandbox in strict mode (sandbox/README.md
+ * "Strict mode"): it answers as the service's spec allows rather than as a client hopes. `npm test`
+ * runs the flows twice, once per mode (vitest.config.ts, project `strict-sandbox`).
+ */
+export const SANDBOX_STRICT = process.env['SANDBOX_STRICT'] === '1';
+
 export interface FlowHarnessOptions {
   /**
-   * Regions given a provisioning root. The sandbox serves all three; production runs only US,
-   * so a test of REGION_NOT_AVAILABLE passes ['US']. @default ['US', 'UK', 'AU'] (as the local runtime)
+   * Regions given a provisioning root. The sandbox serves all three (in strict mode exactly
+   * these); production runs only US, so a test of REGION_NOT_AVAILABLE passes ['US'].
+   * @default ['US', 'UK', 'AU'] (as the local runtime)
    */
   provisioningRegions?: readonly ProvisioningRegion[];
   /** POWERTOOLS_LOG_LEVEL for the handlers. @default 'SILENT' (set FLOW_LOG_LEVEL to see logs) */
   logLevel?: string;
   /** Connector config fields (connector.config.example.json) over the local runtime's. */
   config?: Readonly<Record<string, unknown>>;
+  /** The sandbox's mode. @default strict when SANDBOX_STRICT=1 */
+  sandboxStrict?: boolean;
 }
 
 export interface PublishedEvent {
@@ -97,11 +108,32 @@ export interface SandboxRequest {
 }
 
 export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
+  const strict = options.sandboxStrict ?? SANDBOX_STRICT;
   const runtime = await startLocalRuntime({
     logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
     ...(options.provisioningRegions ? { provisioningRegions: options.provisioningRegions } : {}),
-    ...(options.config ? { config: options.config } : {}),
+    // Against the strict sandbox the deployment knows its QUERY maximum, as one against the real
+    // service would once it is known (serviceAssumptions.queryMaxRecords).
+    ...(strict || options.config
+      ? {
+          config: {
+            ...(strict ? { serviceAssumptions: { queryMaxRecords: STRICT_QUERY_MAX_RECORDS } } : {}),
+            ...options.config,
+          },
+        }
+      : {}),
+    ...(strict ? { sandboxStrict: true } : {}),
   });
+  if (strict) {
+    // The strict sandbox runs the US provisioning root only. The flows that provision UK or AU
+    // stand for a deployment whose configured roots all run, so the sandbox runs exactly those
+    // (the answer of a root that is not running is tested in test/sandbox/strict.test.ts).
+    const response = await fetch(`${runtime.sandboxUrl}/_sandbox/mode`, {
+      method: 'POST',
+      body: JSON.stringify({ regions: options.provisioningRegions ?? ['US', 'UK', 'AU'] }),
+    });
+    if (!response.ok) throw new Error(`the sandbox refused its regions: ${await response.text()}`);
+  }
   const client = new DynamoDBClient({
     endpoint: runtime.dynamoEndpoint,
     region: runtime.region,

@@ -1,0 +1,34 @@
+import * as z from 'zod';
+import { accountId, firstDuplicateIndex, positiveId } from '../fields.ts';
+import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
+
+/** The default source; a deployment may configure another, which the decoder and publisher take. */
+export const source = DEFAULT_INBOUND_SOURCE;
+export const detailType = 'PayRatesRequested';
+export const version = '1';
+export const description =
+  "The partner asks for the install's pay rates: per employee agreement, the effective hourly rate and where it comes from; answered with PayRatesReported. Without employeeIds, every agreement of the install.";
+
+export const schema = z
+  .strictObject({
+    accountId,
+    /**
+     * Install employee ids whose agreements to report (each one QUERY of the install); left out,
+     * every agreement of the install. Bounded like PayReturnsRequested's timesheets, so one
+     * record cannot make an unbounded number of calls.
+     */
+    employeeIds: z.array(positiveId).min(1).max(100).optional(),
+  })
+  .superRefine((detail, ctx) => {
+    const duplicate = detail.employeeIds === undefined ? undefined : firstDuplicateIndex(detail.employeeIds);
+    if (duplicate !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['employeeIds', duplicate],
+        message: 'employee id listed more than once',
+      });
+    }
+  });
+
+export type PayRatesRequestedDetail = z.output<typeof schema>;
+export type PayRatesRequestedDetailInput = z.input<typeof schema>;

@@ -1,0 +1,16 @@
+/**
+ * PayRatesRequested → each employee agreement's effective hourly rate and its origin.
+ *
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: reportPayRates → secondary
+ * adapters: service client, store, publisher.
+ */
+import * as payRatesRequested from '#functions/commons/contracts/inbound/pay-rates-requested.ts';
+import * as payRatesReported from '#functions/commons/contracts/outbound/pay-rates-reported.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import { reportPayRates } from './pay-rates.ts';
+
+export const handler = createRouteHandler({
+  contract: payRatesRequested,
+  publishes: [payRatesReported],
+  useCase: reportPayRates,
+});

@@ -1,0 +1,17 @@
+/**
+ * ReferenceDataRequested → the install's countries, states, leave rules, award library and an
+ * employee's agreed hours, as asked.
+ *
+ * primary adapter: SQS FIFO batch (createRouteHandler) → use case: reportReferenceData →
+ * secondary adapters: service client, store (reference cache), publisher.
+ */
+import * as referenceDataRequested from '#functions/commons/contracts/inbound/reference-data-requested.ts';
+import * as referenceData from '#functions/commons/contracts/outbound/reference-data.ts';
+import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import { reportReferenceData } from './reference-data.ts';
+
+export const handler = createRouteHandler({
+  contract: referenceDataRequested,
+  publishes: [referenceData],
+  useCase: reportReferenceData,
+});

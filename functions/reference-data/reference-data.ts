@@ -1,0 +1,273 @@
+import type {
+  ReferenceDataRequestedDetail,
+  ReferenceKind,
+} from '#functions/commons/contracts/inbound/reference-data-requested.ts';
+import {
+  type AwardEntry,
+  type CountryEntry,
+  countryEntry,
+  type LeaveRuleEntry,
+  type ReferenceDataDetail,
+  type StateEntry,
+  stateEntry,
+} from '#functions/commons/contracts/outbound/reference-data.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import { detailRoomBytes, splitIntoParts } from '#functions/commons/event-parts.ts';
+import type { OutboundEvent } from '#functions/commons/event-publisher.ts';
+import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
+import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import type { InstallClient, LeaveRuleRecord } from '#functions/commons/service/install.ts';
+import { awardLibraryOf } from '#functions/commons/service/schemas.ts';
+import { serviceRejection } from '#functions/commons/service-rejection.ts';
+import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+import {
+  getCachedReferenceList,
+  putCachedReferenceList,
+  type ReferenceCacheKind,
+} from '#functions/commons/store/reference-cache.ts';
+import type { Store } from '#functions/commons/store/store.ts';
+
+const DETAIL_TYPE = 'ReferenceData';
+
+/** The runtime fills causationId with the inbound event id. */
+type AnswerDetail = Omit<ReferenceDataDetail, 'causationId'>;
+
+/** The country code asked for is none of the install's countries: no retry changes that. */
+export class UnknownCountryError extends PermanentError {
+  constructor(countryCode: string) {
+    super(
+      'UNKNOWN_COUNTRY',
+      `country code ${countryCode} is not one of the install's countries (QUERY Country)`,
+    );
+  }
+}
+
+/**
+ * reportReferenceData — ReferenceDataRequested → the install's reference lists → ReferenceData.
+ *
+ * Input: the ReferenceDataRequested detail (accountId, kinds, countryCode with STATES, employeeId
+ * with AGREED_HOURS).
+ * Output: `ReferenceData` {hostname, kinds, countries?, states?, leaveRules?, awards?,
+ * agreedHours?, asOf?, part, parts}: each list present exactly when its kind was asked for.
+ *
+ * Steps:
+ * 1. Resolve the account's install from the table; no ACTIVE business → RetryableError.
+ * 2. Read each kind asked for, side by side:
+ *    - COUNTRIES and STATES from the table when read from the service less than
+ *      REFERENCE_CACHE_MAX_AGE_SECONDS ago (the spec lets callers cache these ids and refresh them
+ *      from time to time), else one QUERY of every record, written back to the table. `asOf` says
+ *      when each was read. STATES with a countryCode keeps that country's states (by the country's
+ *      id; the code is matched case-insensitively), an unknown code → SyncFailed UNKNOWN_COUNTRY.
+ *    - LEAVE_RULES: QUERY of the leave-rule resource (fields not shown: passed through as given).
+ *    - AWARDS: listAwardsLibrary; each entry's library is read from its code (mixed-case
+ *      alphanumeric: NEW, anything else: OLD).
+ *    - AGREED_HOURS: the employee's agreed-hour profile, null when the service has none.
+ *    A refusal → SyncFailed with the service's code; retryable failures retry the event whole.
+ * 3. Split the lists over parts that each fit one EventBridge entry; agreedHours rides on part 1.
+ */
+export async function reportReferenceData(
+  { detail }: UseCaseInput<ReferenceDataRequestedDetail>,
+  { store, service, clock, config, logger }: Dependencies,
+): Promise<OutboundEvent[]> {
+  const business = await provisionedBusinessOf(store, detail.accountId);
+  const install = service.install(business.hostname);
+  const cache = {
+    store,
+    hostname: business.hostname,
+    maxAgeSeconds: config.referenceCacheMaxAgeSeconds,
+    now: () => clock.now(),
+    onTooLarge: (kind: ReferenceCacheKind, bytes: number) =>
+      logger.warn('reference list too large to cache; it is read from the service each time', {
+        kind,
+        bytes,
+      }),
+  };
+  const asked = new Set<ReferenceKind>(detail.kinds);
+  // STATES filtered by country needs the countries too: one read (or cache hit) serves both.
+  let countriesRead: Promise<Cached<CountryEntry>> | undefined;
+  const countries = () => {
+    countriesRead ??= cachedList(cache, 'COUNTRIES', countryEntry.array(), async () =>
+      (await readOrRefuse('reading countries', () => install.findCountries())).map(countryOf),
+    );
+    return countriesRead;
+  };
+
+  const [countryList, stateList, leaveRules, awards, agreedHours] = await Promise.all([
+    asked.has('COUNTRIES') ? countries() : undefined,
+    asked.has('STATES') ? statesOf(install, cache, countries, detail.countryCode) : undefined,
+    asked.has('LEAVE_RULES')
+      ? readOrRefuse('reading leave rules', () => install.listLeaveRules()).then((rules) =>
+          rules.map(leaveRuleOf),
+        )
+      : undefined,
+    asked.has('AWARDS')
+      ? readOrRefuse('reading the award library', () => install.listAwards()).then((entries) =>
+          entries.map(
+            (entry): AwardEntry => ({
+              awardCode: entry.AwardCode,
+              library: awardLibraryOf(entry.AwardCode),
+              ...(entry.Name ? { name: entry.Name } : {}),
+              ...(entry.Award ? { award: entry.Award } : {}),
+              ...(entry.CountryCode ? { countryCode: entry.CountryCode } : {}),
+            }),
+          ),
+        )
+      : undefined,
+    asked.has('AGREED_HOURS') && detail.employeeId !== undefined
+      ? agreedHoursOf(install, detail.employeeId)
+      : undefined,
+  ]);
+
+  const asOf = {
+    ...(countryList ? { countries: countryList.fetchedAt } : {}),
+    ...(stateList ? { states: stateList.fetchedAt } : {}),
+  };
+  const base = {
+    accountId: detail.accountId,
+    hostname: business.hostname,
+    kinds: [...detail.kinds],
+    ...(detail.countryCode === undefined ? {} : { countryCode: detail.countryCode }),
+    ...(Object.keys(asOf).length > 0 ? { asOf } : {}),
+  };
+  const lists: {
+    countries?: CountryEntry[];
+    states?: StateEntry[];
+    leaveRules?: LeaveRuleEntry[];
+    awards?: AwardEntry[];
+  } = {
+    ...(countryList ? { countries: countryList.entries } : {}),
+    ...(stateList ? { states: stateList.entries } : {}),
+    ...(leaveRules ? { leaveRules } : {}),
+    ...(awards ? { awards } : {}),
+  };
+  const parts = splitIntoParts(
+    base,
+    lists as Record<string, readonly unknown[]>,
+    detailRoomBytes(config.outboundSource, DETAIL_TYPE),
+    agreedHours === undefined ? {} : { agreedHours },
+  );
+  await recordSyncSuccess(store, detail.accountId, clock.now());
+  return parts.map((part) => ({ detailType: DETAIL_TYPE, detail: part as unknown as AnswerDetail }));
+}
+
+interface CacheSettings {
+  store: Store;
+  hostname: string;
+  maxAgeSeconds: number;
+  now: () => Date;
+  onTooLarge: (kind: ReferenceCacheKind, bytes: number) => void;
+}
+
+interface Cached<T> {
+  entries: T[];
+  /** When the service was read for this list. */
+  fetchedAt: string;
+}
+
+/**
+ * The list from the table when fresh and readable, else from `read` (then written back). A
+ * cached list that no longer matches the entry schema is read again rather than trusted.
+ */
+async function cachedList<T>(
+  cache: CacheSettings,
+  kind: ReferenceCacheKind,
+  schema: { safeParse(value: unknown): { success: true; data: T[] } | { success: false } },
+  read: () => Promise<T[]>,
+): Promise<Cached<T>> {
+  const hit = await getCachedReferenceList(cache.store, cache.hostname, kind, {
+    maxAgeSeconds: cache.maxAgeSeconds,
+    now: cache.now(),
+  });
+  if (hit) {
+    const parsed = schema.safeParse(hit.entries);
+    if (parsed.success) return { entries: parsed.data, fetchedAt: hit.fetchedAt };
+  }
+  const fetchedAt = cache.now();
+  const entries = await read();
+  const written = await putCachedReferenceList(
+    cache.store,
+    cache.hostname,
+    kind,
+    { entries, fetchedAt },
+    { maxAgeSeconds: cache.maxAgeSeconds },
+  );
+  if (!written.cached) cache.onTooLarge(kind, written.bytes);
+  return { entries, fetchedAt: fetchedAt.toISOString() };
+}
+
+async function statesOf(
+  install: InstallClient,
+  cache: CacheSettings,
+  countries: () => Promise<Cached<CountryEntry>>,
+  countryCode: string | undefined,
+): Promise<Cached<StateEntry>> {
+  // Every state is cached (one QUERY), filtered here: one item serves every country asked for.
+  const all = await cachedList(cache, 'STATES', stateEntry.array(), async () =>
+    (await readOrRefuse('reading states', () => install.findStates())).map(
+      (state): StateEntry => ({
+        id: state.Id,
+        countryId: state.Country,
+        code: state.Code,
+        name: state.State,
+        ...(state.Active === undefined ? {} : { active: state.Active }),
+        ...(typeof state.SortOrder === 'number' ? { sortOrder: state.SortOrder } : {}),
+      }),
+    ),
+  );
+  if (countryCode === undefined) return all;
+  const wanted = countryCode.toUpperCase();
+  const country = (await countries()).entries.find((entry) => entry.code.toUpperCase() === wanted);
+  if (!country) throw new UnknownCountryError(countryCode);
+  return { entries: all.entries.filter((state) => state.countryId === country.id), fetchedAt: all.fetchedAt };
+}
+
+function countryOf(country: Awaited<ReturnType<InstallClient['findCountries']>>[number]): CountryEntry {
+  return {
+    id: country.Id,
+    code: country.Code,
+    name: country.Country,
+    ...(country.CodeA3 ? { codeA3: country.CodeA3 } : {}),
+    ...(country.Region ? { region: country.Region } : {}),
+    ...(country.Active === undefined ? {} : { active: country.Active }),
+    ...(typeof country.SortOrder === 'number' ? { sortOrder: country.SortOrder } : {}),
+  };
+}
+
+/** Fields the spec does not show; the first one holding a string names the rule. */
+const LEAVE_RULE_NAME_FIELDS = ['Name', 'LeaveRule', 'Description', 'Code'] as const;
+
+/** Plain fields pass through as given; objects, arrays and metadata (`_DPMetaData`) are left out. */
+export function leaveRuleOf(record: LeaveRuleRecord): LeaveRuleEntry {
+  const fields: LeaveRuleEntry['fields'] = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'Id' || key.startsWith('_')) continue;
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
+      fields[key] = value as string | number | boolean | null;
+    }
+  }
+  const nameField = LEAVE_RULE_NAME_FIELDS.find(
+    (field) => typeof record[field] === 'string' && record[field] !== '',
+  );
+  return { id: record.Id, ...(nameField ? { name: record[nameField] as string } : {}), fields };
+}
+
+async function agreedHoursOf(
+  install: InstallClient,
+  employeeId: number,
+): Promise<AnswerDetail['agreedHours']> {
+  const agreedHour = await readOrRefuse(`reading the agreed hours of employee ${employeeId}`, () =>
+    install.getAgreedHours(employeeId),
+  );
+  return { employeeId, agreedHour: agreedHour as Record<string, unknown> | null };
+}
+
+/** A refusal of a read is where the answer ends: SyncFailed with the service's code and what was read. */
+async function readOrRefuse<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ServiceRejectedError) throw serviceRejection(what, error);
+    throw error;
+  }
+}
