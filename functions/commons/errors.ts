@@ -174,7 +174,6 @@ export class QueryLimitReachedError extends PermanentError {
   }
 }
 
-
 /** Unknown errors (bugs, programming errors) are treated as permanent so they surface once. */
 export function isRetryable(err: unknown): boolean {
   return err instanceof RetryableError;

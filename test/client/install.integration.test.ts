@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  InvalidRequestError,
-  isRetryable,
-  ServiceRejectedError,
-} from '#functions/commons/errors.ts';
+import { InvalidRequestError, isRetryable, ServiceRejectedError } from '#functions/commons/errors.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
 import type { AgreedHour } from '#functions/commons/service/schemas.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
