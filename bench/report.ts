@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { ColdStartResult } from './cold-start.ts';
 import type { CostPerMillion } from './cost.ts';
+import { DRIFT_DUE_PER_RUN, type DriftWatchScale } from './drift-watch-scale.ts';
 import type { CallCount, FlowOverhead } from './overhead.ts';
+import type { BudgetCost } from './request-budget.ts';
 import { round } from './stats.ts';
 import type { Throughput } from './throughput.ts';
 import { DUE_PER_RUN, type TrialWatchScale } from './trial-watch-scale.ts';
@@ -17,12 +19,17 @@ export interface ResultRow {
 }
 
 export const GOALS = {
+  /** One conditional update per call, plus the reads and retries of contended takes. */
+  budgetRequestsPerCall: 2,
   coldStartRatio: 1.15,
   sizeRatio: 1.15,
   overheadRatio: 1.25,
   trialWatchTimeRatio: 1.5,
   /** "due + small constant": one empty page per trial shard at most. */
   trialWatchExtraItems: 16,
+  driftWatchTimeRatio: 1.5,
+  /** "due + small constant": the unconfirmed-signups count and one empty page per drift shard at most. */
+  driftWatchExtraItems: 17,
   memoryHeadroom: 1.5,
 } as const;
 
@@ -114,6 +121,35 @@ export function trialWatchRows(results: readonly TrialWatchScale[]): ResultRow[]
   return rows;
 }
 
+/** Issue #15: the drift watch reads only the businesses due, however many are tracked. */
+export function driftWatchRows(results: readonly DriftWatchScale[]): ResultRow[] {
+  const limit = DRIFT_DUE_PER_RUN + GOALS.driftWatchExtraItems;
+  const rows: ResultRow[] = results.map((result) => ({
+    section: '4b drift watch',
+    item: `${result.tracked} tracked, ${DRIFT_DUE_PER_RUN} due`,
+    figure: `${round(result.timeMsMedian, 0)} ms, ${result.itemsReadReported} items read (recorded ${result.itemsReadRecorded}), ${result.checked} checked, ${result.failed} failed, ${result.serviceCalls} service calls`,
+    goal: `items ≤ ${DRIFT_DUE_PER_RUN}+${GOALS.driftWatchExtraItems}, all due checked`,
+    pass:
+      result.itemsReadReported <= limit &&
+      result.itemsReadRecorded <= limit &&
+      result.checked === DRIFT_DUE_PER_RUN &&
+      result.failed === 0,
+  }));
+  const smallest = results[0];
+  const largest = results.at(-1);
+  if (smallest && largest && largest !== smallest) {
+    const ratio = largest.timeMsMedian / smallest.timeMsMedian;
+    rows.push({
+      section: '4b drift watch',
+      item: `time ${largest.tracked}/${smallest.tracked}`,
+      figure: `${round(ratio)}`,
+      goal: `≤ ${GOALS.driftWatchTimeRatio}`,
+      pass: ratio <= GOALS.driftWatchTimeRatio,
+    });
+  }
+  return rows;
+}
+
 export function throughputRows(result: Throughput): ResultRow[] {
   return [
     {
@@ -180,5 +216,16 @@ export function costRows(costs: readonly CostPerMillion[]): ResultRow[] {
       `SQS ${cost.sqs.toFixed(2)}, EventBridge ${cost.eventBridge.toFixed(2)}, DynamoDB ${cost.dynamoDb.toFixed(2)})`,
     goal: '—',
     pass: undefined,
+  }));
+}
+
+/** Issue #15: the shared request budget's bookkeeping per service call (no waits). */
+export function requestBudgetRows(results: readonly BudgetCost[]): ResultRow[] {
+  return results.map((result) => ({
+    section: '7 request budget',
+    item: `${result.workers} worker${result.workers === 1 ? '' : 's'} on one bucket, ${result.takes} calls`,
+    figure: `${round(result.requestsPerTake)} DynamoDB requests per call, ${round(result.msPerTakeMedian)} ms median (dynalite)`,
+    goal: `≤ ${GOALS.budgetRequestsPerCall} requests per call`,
+    pass: result.requestsPerTake <= GOALS.budgetRequestsPerCall,
   }));
 }

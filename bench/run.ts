@@ -1,8 +1,8 @@
 /**
  * `npm run bench` (issue #9): cold start and bundle size against references built in the same run,
  * per-event overhead against a raw replay, service calls per event against the spec's minimum, the
- * trial watch at scale, throughput and memory. Prints one table (figure, goal, pass/fail) and writes
- * bench/results.json. `--quick` runs the same with smaller sizes (under a minute).
+ * trial and drift watches at scale, throughput and memory. Prints one table (figure, goal,
+ * pass/fail) and writes bench/results.json. `--quick` runs the same with smaller sizes (under a minute).
  *
  * Every figure that decides a goal is a ratio of two measurements taken in the same run, because
  * absolute times on a shared two-core machine are noise.
@@ -12,20 +12,24 @@ import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type ColdStartResult, measureColdStarts } from './cold-start.ts';
 import { type CostPerMillion, costPerMillionEvents, PRICES } from './cost.ts';
+import { type DriftWatchScale, measureDriftWatchScale } from './drift-watch-scale.ts';
 import { startBenchEnvironment } from './environment.ts';
 import { type CallCount, type FlowOverhead, measureCallsPerEvent, measureOverhead } from './overhead.ts';
 import {
   callRows,
   coldStartRows,
   costRows,
+  driftWatchRows,
   formatTable,
   memoryRows,
   overheadRows,
   type ResultRow,
+  requestBudgetRows,
   throughputRows,
   trialWatchRows,
   writeResults,
 } from './report.ts';
+import { type BudgetCost, measureRequestBudgetCost } from './request-budget.ts';
 import { measureThroughput, type Throughput } from './throughput.ts';
 import { measureTrialWatchScale, type TrialWatchScale } from './trial-watch-scale.ts';
 import type { FlowName } from './workload.ts';
@@ -41,6 +45,8 @@ export interface BenchSizes {
   readonly throughputAccounts: number;
   readonly throughputFollowUps: readonly FlowName[];
   readonly budgetDays: readonly number[];
+  /** Takes of the request budget measured per worker count. @default 200 */
+  readonly budgetTakes?: number;
 }
 
 export const FULL_SIZES: BenchSizes = {
@@ -72,13 +78,22 @@ export const QUICK_SIZES: BenchSizes = {
   budgetDays: [7, 60, 366],
 };
 
-export type BenchSection = 'cold-start' | 'overhead' | 'calls' | 'trial-watch' | 'throughput';
+export type BenchSection =
+  | 'cold-start'
+  | 'overhead'
+  | 'calls'
+  | 'trial-watch'
+  | 'drift-watch'
+  | 'throughput'
+  | 'budget';
 export const ALL_SECTIONS: readonly BenchSection[] = [
   'cold-start',
   'overhead',
   'calls',
   'trial-watch',
+  'drift-watch',
   'throughput',
+  'budget',
 ];
 
 export interface BenchResults {
@@ -95,7 +110,9 @@ export interface BenchResults {
   readonly overhead?: readonly FlowOverhead[];
   readonly calls?: readonly CallCount[];
   readonly trialWatch?: readonly TrialWatchScale[];
+  readonly driftWatch?: readonly DriftWatchScale[];
   readonly throughput?: Throughput;
+  readonly requestBudget?: readonly BudgetCost[];
 }
 
 export async function runBench(
@@ -159,18 +176,30 @@ export async function runBench(
         runsPerSize: sizes.trialWatchRuns,
       }),
     );
+    // Same sizes as the trial watch (issue #15: reads per run O(due) at 1k/10k/100k tracked).
+    const driftWatch = await timed('drift-watch', 'drift watch at scale', () =>
+      measureDriftWatchScale(environment, {
+        sizes: sizes.trialWatchSizes,
+        runsPerSize: sizes.trialWatchRuns,
+      }),
+    );
     const throughput = await timed('throughput', 'throughput', () =>
       measureThroughput(environment, {
         accounts: sizes.throughputAccounts,
         followUps: sizes.throughputFollowUps,
       }),
     );
+    const requestBudget = await timed('budget', 'request budget cost per service call', () =>
+      measureRequestBudgetCost(environment, { takes: sizes.budgetTakes ?? 200, workers: [1, 5] }),
+    );
     const costs = overhead ? costPerMillionEvents(overhead, trialWatch) : undefined;
     if (coldStarts) rows.push(...coldStartRows(coldStarts));
     if (overhead) rows.push(...overheadRows(overhead));
     if (calls) rows.push(...callRows(calls));
     if (trialWatch) rows.push(...trialWatchRows(trialWatch));
+    if (driftWatch) rows.push(...driftWatchRows(driftWatch));
     if (throughput) rows.push(...throughputRows(throughput));
+    if (requestBudget) rows.push(...requestBudgetRows(requestBudget));
     if (coldStarts) rows.push(...memoryRows(coldStarts));
     if (costs) rows.push(...costRows(costs));
     results = {
@@ -178,7 +207,9 @@ export async function runBench(
       ...(overhead ? { overhead } : {}),
       ...(calls ? { calls } : {}),
       ...(trialWatch ? { trialWatch } : {}),
+      ...(driftWatch ? { driftWatch } : {}),
       ...(throughput ? { throughput } : {}),
+      ...(requestBudget ? { requestBudget } : {}),
       ...(costs ? { costs, prices: PRICES } : {}),
     };
   } finally {

@@ -55,7 +55,8 @@ function businessItem(accountId: string, trialEnd: Date, at: string) {
   };
 }
 
-async function batchWrite(tableName: string, requests: Record<string, unknown>[]): Promise<void> {
+/** Writes the requests 25 at a time, 8 batches in flight, until nothing is left unprocessed. */
+export async function batchWrite(tableName: string, requests: Record<string, unknown>[]): Promise<void> {
   const client = dynamoDbDocumentClient();
   const chunks: Record<string, unknown>[][] = [];
   for (let start = 0; start < requests.length; start += 25) chunks.push(requests.slice(start, start + 25));

@@ -19,8 +19,10 @@ export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 
 
 export interface TableAccess {
   readonly tableActions: readonly TableAction[];
-  /** Queries the trial index (the only index). @default false */
+  /** Queries the trial index. @default false */
   readonly queriesTrialIndex?: boolean;
+  /** Queries the drift index (the drift watch's due list). @default false */
+  readonly queriesDriftIndex?: boolean;
 }
 
 /** Key reads and writes: the store's items, idempotency records, retry budgets, replay markers. */
@@ -85,8 +87,8 @@ const queueDefaults = {
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   maxConcurrency: 5,
   tableActions: ITEM_ACTIONS,
-  // One service call may take 27 s at worst (3 × 5 s timeout + 2 × 5 s Retry-After + wrap-up;
-  // retry-schedule.ts): 60 s leaves room to start records after it.
+  // One service call may take 30 s at worst (3 × (1 s budget wait + 5 s timeout) + 2 × 5 s
+  // Retry-After + wrap-up; retry-schedule.ts): 60 s leaves room to start records after it.
   timeoutSeconds: 60,
   memorySizeMb: 256,
 } as const;
@@ -162,6 +164,21 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     description: 'Polls trials ending soon and announces TrialExpiring / TrialEnded.',
     tableActions: ITEM_AND_QUERY_ACTIONS,
     queriesTrialIndex: true,
+    failureMetric: MetricName.TrialWatchFailed,
+  },
+  {
+    functionName: 'drift-watch',
+    entry: 'functions/drift-watch/handler.ts',
+    handlerExport: 'handler',
+    // Checks the businesses due this run (1/24 of them per hourly run with the 24-hour cadence).
+    timeoutSeconds: 300,
+    memorySizeMb: 256,
+    defaultSchedule: 'rate(1 hour)',
+    description:
+      'Compares the businesses due a check with the service and announces BusinessEditionChanged / BusinessGone.',
+    tableActions: ITEM_AND_QUERY_ACTIONS,
+    queriesDriftIndex: true,
+    // The scheduled watches' metric of items a run could not handle (per function dimension).
     failureMetric: MetricName.TrialWatchFailed,
   },
 ];

@@ -5,6 +5,7 @@ import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '
 import { startWindowProblem } from '#functions/commons/retry-schedule.ts';
 import { serviceAssumptionsSchema } from '#functions/commons/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
+import { requestBudgetSettingsSchema } from '#functions/commons/store/request-budget.ts';
 
 /**
  * The deployment configuration of the connector app (`bin/app.ts`): one JSON file merged with
@@ -169,6 +170,21 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
           error: 'expected an EventBridge schedule expression: "rate(1 hour)" or "cron(...)"',
         })
         .default('rate(1 hour)'),
+      // The drift watch: every tracked business is compared with the service once per
+      // `everyHours`, spread over that period; `schedule` is how often the watch runs.
+      driftWatch: z
+        .strictObject({
+          everyHours: wholeNumber()
+            .pipe(z.number().min(1, { error: 'expected 1..744' }).max(744, { error: 'expected 1..744' }))
+            .default(24),
+          schedule: z
+            .string()
+            .regex(/^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$/, {
+              error: 'expected an EventBridge schedule expression: "rate(1 hour)" or "cron(...)"',
+            })
+            .default('rate(1 hour)'),
+        })
+        .default({ everyHours: 24, schedule: 'rate(1 hour)' }),
       routes: z
         .record(z.string(), routeOverrideSchema)
         .superRefine((routes, ctx) => {
@@ -204,6 +220,8 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
       httpTimeoutMs: wholeNumber().pipe(z.number().min(100).max(60_000)).optional(),
       // What the client assumes where the spec is silent (docs/internals.md, "Open behaviours").
       serviceAssumptions: serviceAssumptionsSchema.optional(),
+      // The shared request budget (docs/performance.md); "off" sends calls unmetered.
+      requestBudget: z.union([z.literal('off'), requestBudgetSettingsSchema]).optional(),
       // How long the EventBridge archive keeps inbound events for a replay (npm run replay).
       archiveRetentionDays: wholeNumber()
         .pipe(z.number().min(1, { error: 'expected 1..3650' }).max(3650, { error: 'expected 1..3650' }))
@@ -303,6 +321,7 @@ export const CONFIG_FIELDS = [
   'outboundSource',
   'trialThresholdsDays',
   'trialWatchSchedule',
+  'driftWatch',
   'routes',
   'hourBudgetType',
   'alarms',
@@ -312,6 +331,7 @@ export const CONFIG_FIELDS = [
   'httpTimeoutMs',
   'archiveRetentionDays',
   'serviceAssumptions',
+  'requestBudget',
   'idempotencyTtlSeconds',
   'metricsBulkThreshold',
   'referenceCacheMaxAgeSeconds',

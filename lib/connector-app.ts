@@ -81,7 +81,11 @@ export class ConnectorServiceStack extends Stack {
       inboundSource: config.inboundSource,
       outboundSource: config.outboundSource,
       trialThresholdsDays: config.trialThresholdsDays,
-      schedules: { 'trial-watch': events.Schedule.expression(config.trialWatchSchedule) },
+      driftCheckEveryHours: config.driftWatch.everyHours,
+      schedules: {
+        'trial-watch': events.Schedule.expression(config.trialWatchSchedule),
+        'drift-watch': events.Schedule.expression(config.driftWatch.schedule),
+      },
       routeOverrides: config.routes,
       // Imports are re-made in this stack: an imported ARN built in the other stack would drag
       // that stack's pseudo parameters across as exports.
@@ -116,6 +120,7 @@ export class ConnectorServiceStack extends Stack {
         ? { referenceCacheMaxAgeSeconds: config.referenceCacheMaxAgeSeconds }
         : {}),
       ...(config.serviceAssumptions ? { serviceAssumptions: config.serviceAssumptions } : {}),
+      ...(config.requestBudget !== undefined ? { requestBudget: config.requestBudget } : {}),
       locationLookupResource: config.locationLookupResource,
       areaLookupResource: config.areaLookupResource,
       ...props.connectorOverrides,

@@ -13,7 +13,7 @@ import {
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { TRIAL_INDEX_NAME } from '#functions/commons/store/table.ts';
+import { DRIFT_INDEX_NAME, TRIAL_INDEX_NAME } from '#functions/commons/store/table.ts';
 import type { TableAccess } from '#functions/routes.ts';
 import { HANDLER_SOURCE_METADATA, type HandlerSource } from './handler-source.ts';
 
@@ -124,15 +124,18 @@ export interface TableBinding extends TableAccess {
 
 /**
  * Grants exactly the DynamoDB actions the function uses (`functions/routes.ts` declares them;
- * the bundle test checks them against its code) on the connector table, and the trial index only
- * to the function that queries it; sets TABLE_NAME. No Scan, no Batch* and no DescribeTable:
+ * the bundle test checks them against its code) on the connector table, and the trial and drift
+ * indexes only to the function that queries them; sets TABLE_NAME. No Scan, no Batch* and no DescribeTable:
  * the store never uses them.
  */
 export function bindTable(
   fn: lambda.Function,
-  { table, tableActions, queriesTrialIndex }: TableBinding,
+  { table, tableActions, queriesTrialIndex, queriesDriftIndex }: TableBinding,
 ): void {
-  const indexArns = queriesTrialIndex ? [`${table.tableArn}/index/${TRIAL_INDEX_NAME}`] : [];
+  const indexArns = [
+    ...(queriesTrialIndex ? [`${table.tableArn}/index/${TRIAL_INDEX_NAME}`] : []),
+    ...(queriesDriftIndex ? [`${table.tableArn}/index/${DRIFT_INDEX_NAME}`] : []),
+  ];
   iam.Grant.addToPrincipal({
     grantee: fn,
     actions: tableActions.map((action) => `dynamodb:${action}`),

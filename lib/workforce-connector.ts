@@ -33,6 +33,10 @@ import {
 } from '#functions/commons/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
 import {
+  type RequestBudgetSettingsInput,
+  requestBudgetSettingsSchema,
+} from '#functions/commons/store/request-budget.ts';
+import {
   queueRoutes as defaultQueueRoutes,
   refusalFunction as defaultRefusalFunction,
   scheduledFunctions as defaultScheduledFunctions,
@@ -73,6 +77,8 @@ export interface WorkforceConnectorProps {
   readonly outboundSource?: string;
   /** @default [7, 3, 1] */
   readonly trialThresholdsDays?: readonly number[];
+  /** Every tracked business is compared with the service this often (drift watch). @default 24 */
+  readonly driftCheckEveryHours?: number;
   /** Schedule per scheduled function name. @default - each function's `defaultSchedule` */
   readonly schedules?: Readonly<Record<string, events.Schedule>>;
   /** Per detail-type tuning on top of the route table. @default - none */
@@ -108,6 +114,11 @@ export interface WorkforceConnectorProps {
   readonly httpTimeoutMs?: number;
   /** What the service client assumes where the spec is silent. @default - the functions' defaults */
   readonly serviceAssumptions?: ServiceAssumptionsInput;
+  /**
+   * The request budget every service call takes from (rates and bursts per provisioning root, per
+   * install and optionally overall), or 'off'. @default - the functions' default (docs/performance.md)
+   */
+  readonly requestBudget?: RequestBudgetSettingsInput | 'off';
   /** @default - the functions' default */
   readonly idempotencyTtlSeconds?: number;
   /** @default - the functions' default */
@@ -879,6 +890,34 @@ export class WorkforceConnector extends Construct {
         }),
       );
     }
+    // Signups whose answer was lost (UNCONFIRMED): the drift watch counts them on every run.
+    const driftWatch = this.schedules.find(({ scheduled }) => scheduled.functionName === 'drift-watch');
+    if (driftWatch) {
+      const service = driftWatch.scheduled.functionName;
+      dashboard.addWidgets(
+        new cloudwatch.SingleValueWidget({
+          title: 'Unconfirmed signups (npm run signups -- --unconfirmed; runbook in docs/deploy.md)',
+          metrics: [
+            new cloudwatch.Metric({
+              namespace,
+              metricName: MetricName.UnconfirmedSignups,
+              dimensionsMap: { service },
+              statistic: 'Maximum',
+              period: Duration.hours(1),
+              label: 'Unconfirmed signups',
+            }),
+          ],
+          width: 8,
+        }),
+        new cloudwatch.GraphWidget({
+          title: 'Drift: changes the service made on its own',
+          left: [MetricName.BusinessEditionChangedAnnounced, MetricName.BusinessGoneAnnounced].map((name) =>
+            serviceMetric(namespace, name, service, Duration.hours(1)),
+          ),
+          width: 16,
+        }),
+      );
+    }
     for (const { scheduled, function: fn } of this.schedules) {
       dashboard.addWidgets(
         new cloudwatch.GraphWidget({
@@ -908,6 +947,7 @@ function tableAccessOf(access: TableAccess): TableAccess {
   return {
     tableActions: access.tableActions,
     ...(access.queriesTrialIndex ? { queriesTrialIndex: true } : {}),
+    ...(access.queriesDriftIndex ? { queriesDriftIndex: true } : {}),
   };
 }
 
@@ -1010,6 +1050,7 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
     INBOUND_SOURCE: props.inboundSource ?? 'partner.app',
     OUTBOUND_SOURCE: props.outboundSource ?? 'workforce.connector',
     TRIAL_THRESHOLDS_DAYS: (props.trialThresholdsDays ?? [7, 3, 1]).join(','),
+    DRIFT_CHECK_EVERY_HOURS: String(props.driftCheckEveryHours ?? 24),
     POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
     // Always set: the empty string (lookup disabled) must reach the function as such.
@@ -1025,6 +1066,13 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
   if (props.serviceAssumptions !== undefined) {
     // Checked here too, so a construct user's mistake fails the synth, not a cold start.
     env.SERVICE_ASSUMPTIONS = JSON.stringify(serviceAssumptionsSchema.parse(props.serviceAssumptions));
+  }
+  if (props.requestBudget !== undefined) {
+    // Checked here too, so a construct user's mistake fails the synth, not a cold start.
+    env.REQUEST_BUDGET =
+      props.requestBudget === 'off'
+        ? 'off'
+        : JSON.stringify(requestBudgetSettingsSchema.parse(props.requestBudget));
   }
   if (props.idempotencyTtlSeconds !== undefined)
     env.IDEMPOTENCY_TTL_SECONDS = String(props.idempotencyTtlSeconds);

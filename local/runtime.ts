@@ -645,6 +645,16 @@ async function start(
       }),
     },
     { method: 'GET', path: '/_local/outbound', handle: () => outbound() },
+    // What the operator commands (npm run signups / resolve-signup -- --local) run with: the drift
+    // watch's environment as the template gives it, local endpoints and credentials included.
+    {
+      method: 'GET',
+      path: '/_local/environment',
+      handle: () => {
+        const fn = functionNamed('drift-watch');
+        return { function: fn.name, environment: { ...fn.environment, ...runtimeVariables(fn) } };
+      },
+    },
     { method: 'GET', path: '/_local/dlq', handle: () => dlq() },
     { method: 'GET', path: '/_local/resources', handle: () => resources() },
     {

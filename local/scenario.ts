@@ -8,7 +8,8 @@ import type { LocalRuntime, OutboundEvent } from './runtime.ts';
  * The demo replay of `npm start`: the sample events of `events/inbound/` published in scenario
  * order with the real EventBridge client, each step waiting until the connector is idle and
  * checking that the expected result event came back. A second account stays on its trial so that
- * moving the sandbox clock gives the trial watch something to announce.
+ * moving the sandbox clock gives the trial watch something to announce; at the end the service
+ * deletes that (now free) business and the drift watch announces BusinessGone.
  */
 
 const EVENTS_DIR = fileURLToPath(new URL('../events/inbound/', import.meta.url));
@@ -72,7 +73,16 @@ interface TrialWatchStep {
   readonly expects: ReadonlyArray<{ accountId: string; detailType: string }>;
 }
 
-type Step = PublishStep | TrialWatchStep;
+/** The service changes a business on its own, then every schedule runs once (the drift watch). */
+interface DriftStep {
+  readonly kind: 'drift';
+  readonly title: string;
+  /** What the service does, through the sandbox's control API. */
+  readonly change: (context: StepContext) => Promise<void>;
+  readonly expects: ReadonlyArray<{ accountId: string; detailType: string }>;
+}
+
+type Step = PublishStep | TrialWatchStep | DriftStep;
 
 interface StepContext {
   readonly runtime: LocalRuntime;
@@ -116,9 +126,15 @@ export async function runScenario(
           await runtime.waitForIdle();
           failures.push(...checkResults(runtime, ids, step.expects));
         } else {
-          await moveSandboxClock(runtime.sandboxUrl, step.daysAfterSignup - clockDays);
-          clockDays = step.daysAfterSignup;
-          await runtime.runTrialWatch();
+          if (step.kind === 'trial-watch') {
+            await moveSandboxClock(runtime.sandboxUrl, step.daysAfterSignup - clockDays);
+            clockDays = step.daysAfterSignup;
+            await runtime.runTrialWatch();
+          } else {
+            await step.change({ runtime, outbound: runtime.outbound() });
+            // Every schedule once, as POST /_local/scheduled does: the drift watch among them.
+            await runtime.runSchedules();
+          }
           await runtime.waitForIdle();
           const produced = runtime.outbound().slice(outboundBefore);
           for (const expected of step.expects) {
@@ -128,7 +144,7 @@ export async function runScenario(
                 event.detail['accountId'] === expected.accountId,
             );
             if (!found)
-              failures.push(`trial watch announced no ${expected.detailType} for ${expected.accountId}`);
+              failures.push(`${step.kind} announced no ${expected.detailType} for ${expected.accountId}`);
           }
         }
       } catch (error) {
@@ -261,6 +277,24 @@ function scenarioSteps(
       title: `trial watch ${TRIAL_WATCH_DAYS[1]} days after signup`,
       daysAfterSignup: TRIAL_WATCH_DAYS[1],
       expects: [{ accountId: TRIAL_ACCOUNT.accountId, detailType: 'TrialEnded' }],
+    },
+    {
+      kind: 'drift',
+      title: 'the service deletes the lapsed free business; the drift watch notices',
+      change: async ({ runtime, outbound }) => {
+        const provisioned = outbound.find(
+          (event) =>
+            event['detail-type'] === 'BusinessProvisioned' &&
+            event.detail['accountId'] === TRIAL_ACCOUNT.accountId,
+        );
+        const hostname = provisioned?.detail['hostname'];
+        if (typeof hostname !== 'string') throw new Error(`${TRIAL_ACCOUNT.accountId} was never provisioned`);
+        const response = await fetch(`${runtime.sandboxUrl}/_sandbox/businesses/${hostname}`, {
+          method: 'DELETE',
+        });
+        if (!response.ok) throw new Error(`the sandbox did not delete ${hostname}: ${response.status}`);
+      },
+      expects: [{ accountId: TRIAL_ACCOUNT.accountId, detailType: 'BusinessGone' }],
     },
   ];
 }

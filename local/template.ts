@@ -91,6 +91,12 @@ export function localConnectorConfig(options: LocalConfigOptions): ConnectorConf
       installUrlTemplate: `${sandbox}/installs/{hostname}`,
       // The sandbox names every install <name>.<region>.sandbox.test.
       allowedHostnameSuffixes: ['.sandbox.test'],
+      // The budget runs locally as deployed (its table requests included), with rates the sandbox,
+      // unlimited unless started with --rate-limit, never reaches; chaos sets it to that limit.
+      requestBudget: {
+        provisioning: { ratePerSecond: 500, burst: 100 },
+        install: { ratePerSecond: 500, burst: 100 },
+      },
       ...options.overrides,
     },
     {

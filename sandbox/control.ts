@@ -5,7 +5,7 @@ import { applyDueMetrics } from './install.ts';
 import { currentEdition, deleteLapsedBusinesses } from './provisioning.ts';
 import { json, type Route, type SandboxResponse } from './routing.ts';
 import { stageRecords } from './staging.ts';
-import type { SandboxState } from './state.ts';
+import type { Business, Edition, SandboxState } from './state.ts';
 import { toIsoOffset } from './time.ts';
 
 export interface ControlContext {
@@ -40,22 +40,77 @@ function configureFaults({ state, body }: ControlContext): SandboxResponse {
   return json(200, state.faults.describe());
 }
 
+function businessView(business: Business, now: number) {
+  return {
+    hostname: business.hostname,
+    partner: business.partner,
+    externalId: business.externalId,
+    portfolioName: business.portfolioName,
+    email: business.email,
+    edition: currentEdition(business, now),
+    trialEndDate: toIsoOffset(business.trialEndsAt),
+    conversionDate: '',
+  };
+}
+
 function listBusinesses({ state }: ControlContext): SandboxResponse {
   deleteLapsedBusinesses(state);
   const now = state.clock.now();
   return json(
     200,
-    [...state.businesses.values()].map((business) => ({
-      hostname: business.hostname,
-      partner: business.partner,
-      externalId: business.externalId,
-      portfolioName: business.portfolioName,
-      email: business.email,
-      edition: currentEdition(business, now),
-      trialEndDate: toIsoOffset(business.trialEndsAt),
-      conversionDate: '',
-    })),
+    [...state.businesses.values()].map((business) => businessView(business, now)),
   );
+}
+
+function existingBusiness(state: SandboxState, hostname: string): Business {
+  deleteLapsedBusinesses(state);
+  const business = state.businesses.get(hostname);
+  if (!business) throw notFound(`business ${hostname} not found`);
+  return business;
+}
+
+/**
+ * The service deletes a business and its install on its own ("while in SUBSCRIPTION_FREE a
+ * business may be deleted by the service"): from now on subscription-status and change-plan
+ * answer HOSTNAME_NOT_LINKED and the install is gone. Any edition may be deleted here, so a test
+ * need not wait for a trial to lapse.
+ */
+function deleteBusiness({ state }: ControlContext, [hostname = '']: string[]): SandboxResponse {
+  const business = existingBusiness(state, hostname);
+  const view = businessView(business, state.clock.now());
+  state.businesses.delete(hostname);
+  state.installs.delete(hostname);
+  return json(200, { deleted: view });
+}
+
+const EDITIONS: readonly Edition[] = [
+  'SUBSCRIPTION_PRO_TRIAL',
+  'SUBSCRIPTION_FREE',
+  'SUBSCRIPTION_PAID_PRO_PREMIUM',
+];
+
+/**
+ * The edition changes at the service without the partner (support, the business owner in the
+ * product). FREE starts the free period now (strict mode's deletion counts from it); a trial can
+ * only be set back while its end is still ahead, since the service ends a lapsed trial at once.
+ */
+function changeEdition({ state, body }: ControlContext, [hostname = '']: string[]): SandboxResponse {
+  const business = existingBusiness(state, hostname);
+  const edition = isObject(body) ? body['edition'] : undefined;
+  if (typeof edition !== 'string' || !(EDITIONS as readonly string[]).includes(edition)) {
+    throw invalid(`edition must be one of ${EDITIONS.join(', ')}`);
+  }
+  const now = state.clock.now();
+  if (edition === 'SUBSCRIPTION_PRO_TRIAL' && now >= business.trialEndsAt) {
+    throw invalid(
+      `the trial of ${hostname} ended at ${toIsoOffset(business.trialEndsAt)}; it cannot be resumed`,
+    );
+  }
+  const previous = currentEdition(business, now);
+  business.edition = edition as Edition;
+  business.cancelledAt =
+    edition === 'SUBSCRIPTION_FREE' ? (previous === 'SUBSCRIPTION_FREE' ? business.cancelledAt : now) : null;
+  return json(200, { previousEdition: previous, ...businessView(business, now) });
 }
 
 function dumpInstall({ state }: ControlContext, [hostname = '']: string[]): SandboxResponse {
@@ -94,6 +149,8 @@ export const controlRoutes: ReadonlyArray<Route<ControlContext>> = [
     },
   },
   { method: 'GET', pattern: /^\/_sandbox\/businesses$/, handle: listBusinesses },
+  { method: 'DELETE', pattern: /^\/_sandbox\/businesses\/([^/]+)$/, handle: deleteBusiness },
+  { method: 'POST', pattern: /^\/_sandbox\/businesses\/([^/]+)\/edition$/, handle: changeEdition },
   { method: 'GET', pattern: /^\/_sandbox\/installs\/([^/]+)$/, handle: dumpInstall },
   {
     method: 'POST',

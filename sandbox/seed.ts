@@ -155,7 +155,8 @@ function employeeOneCustomFieldData(): InstallRecord {
 /**
  * Strict: timesheet answers in every spelling the spec lists (with and without the comma before
  * "I don't consent", on fields whose list has the other one), values it does not list, booleans
- * where strings are expected and the reverse, empty strings, and slot values of both types.
+ * where strings are expected and the reverse, empty strings, slot values of both types, and a
+ * fair-work-week field the spec does not name.
  * Only F01/F02 hold values, as in the default seed, so the free employee slots are the same.
  */
 function strictTimesheetCustomFieldData(): InstallRecord[] {
@@ -196,6 +197,8 @@ function strictTimesheetCustomFieldData(): InstallRecord[] {
       fwwreceivedallrestbreaks: 'No',
       consent: true,
       consent2: 'Yes',
+      // A fair-work-week element the spec does not list yet ("new data elements appear").
+      fwwschedulechangenotice: 'Yes, Manager Requested',
       ...audit,
       _DPMetaData: dpMetaData('CustomFieldData'),
     },

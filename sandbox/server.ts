@@ -6,7 +6,7 @@ import { applyDueMetrics, installRoutes } from './install.ts';
 import type { RegionCode } from './mode.ts';
 import { assertRegionRuns, deleteLapsedBusinesses, provisioningRoutes } from './provisioning.ts';
 import { matchRoute, type RouteMatch, type SandboxResponse } from './routing.ts';
-import { SandboxState } from './state.ts';
+import { type RequestLogEntry, SandboxState } from './state.ts';
 import { toIsoOffset } from './time.ts';
 
 export interface SandboxOptions {
@@ -175,10 +175,16 @@ async function serveApi(
   const { state } = runtime;
   const method = request.method ?? 'GET';
   const envelope: Envelope = path.startsWith('/installs/') ? 'install' : 'provisioning';
-  const log = (status: number) =>
-    state.requestLog.push({ time: toIsoOffset(state.clock.now()), method, path, status });
-  const answer = (result: SandboxResponse) => {
-    log(result.status);
+  const log = (status: number, cause?: RequestLogEntry['cause']) =>
+    state.requestLog.push({
+      time: toIsoOffset(state.clock.now()),
+      method,
+      path,
+      status,
+      ...(cause ? { cause } : {}),
+    });
+  const answer = (result: SandboxResponse, cause?: RequestLogEntry['cause']) => {
+    log(result.status, cause);
     send(response, result);
   };
 
@@ -196,31 +202,38 @@ async function serveApi(
         envelope,
         new ApiError(429, 'RATE_LIMITED', 'too many requests', { 'retry-after': RETRY_AFTER_SECONDS }),
       ),
+      'rate-limit',
     );
     return;
   }
   const fault = state.faults.draw(path);
   if (fault === '429') {
-    answer({
-      status: 429,
-      body: errorBody(envelope, 'RATE_LIMITED', 'too many requests (injected fault)'),
-      headers: { 'retry-after': RETRY_AFTER_SECONDS },
-    });
+    answer(
+      {
+        status: 429,
+        body: errorBody(envelope, 'RATE_LIMITED', 'too many requests (injected fault)'),
+        headers: { 'retry-after': RETRY_AFTER_SECONDS },
+      },
+      '429',
+    );
     return;
   }
   if (fault === '500') {
-    answer({ status: 500, body: errorBody(envelope, 'INTERNAL_ERROR', 'internal error (injected fault)') });
+    answer(
+      { status: 500, body: errorBody(envelope, 'INTERNAL_ERROR', 'internal error (injected fault)') },
+      '500',
+    );
     return;
   }
   if (fault === 'timeout') {
-    log(0);
+    log(0, 'timeout');
     holdWithoutAnswer(runtime, request, response);
     return;
   }
   const result = dispatchApi(state, request, path, text);
   if (fault === 'drop-after-commit') {
     // The change is applied; only the answer is lost, as when a connection dies mid-response.
-    log(0);
+    log(0, 'drop-after-commit');
     request.socket.destroy();
     return;
   }

@@ -30,6 +30,8 @@ export interface RequestLogEntry {
   path: string;
   /** 0 when the sandbox never answered (timeout or drop-after-commit faults). */
   status: number;
+  /** Why the answer is not the API's own: `rate-limit` (over `--rate-limit`), or the injected fault's kind. */
+  cause?: 'rate-limit' | '429' | '500' | 'timeout' | 'drop-after-commit';
 }
 
 export interface SandboxSettings {

@@ -4,7 +4,7 @@ import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
- *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json FILE]
+ *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json] [--report FILE]
  *
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
@@ -12,7 +12,7 @@ import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
  */
 
 const USAGE =
-  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json FILE]';
+  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json] [--report FILE]';
 
 function numberOption(
   values: Record<string, string | boolean | undefined>,
@@ -48,7 +48,11 @@ function formatReport(report: ChaosReport): string {
         .map(([code, n]) => `${code} ${n}`)
         .join(', ') || 'none'
     })`,
-    `  kept for redrive    ${report.keptForRedrive}  (in a dead-letter queue, each also reported with SyncFailed)`,
+    `  kept for redrive    ${report.keptForRedrive}  (in a dead-letter queue, each also reported with SyncFailed; by cause: ${
+      Object.entries(report.deadLetteredByCause)
+        .map(([cause, n]) => `${cause} ${n}`)
+        .join(', ') || 'none'
+    })`,
     `  records that gave up without a SyncFailed: ${report.gaveUpWithoutSyncFailed}`,
     `  no-op (by design)   ${report.acknowledgedNoOp}`,
     `  lost                ${report.lost}`,
@@ -62,8 +66,8 @@ function formatReport(report: ChaosReport): string {
         .map(([name, n]) => `${name} ${n}`)
         .join(', ') || 'none'
     }`,
-    `  retries             ${report.retries.total}  (429 ${report.retries.status429}, 5xx ${report.retries.status500}, no answer ${report.retries.noAnswer}, redeliveries ${report.retries.redeliveries})`,
-    `  service requests    ${report.requests.total}  (accepted ${report.requests.accepted}; accepted/s mean ${report.requests.meanAcceptedPerSecond}, peak ${report.requests.peakAcceptedPerSecond})`,
+    `  retries             ${report.retries.total}  (429 ${report.retries.status429} of which rate limiter ${report.retries.rateLimited}, 5xx ${report.retries.status500}, no answer ${report.retries.noAnswer}, redeliveries ${report.retries.redeliveries})`,
+    `  service requests    ${report.requests.total}  (accepted ${report.requests.accepted}; accepted/s over the ${report.requests.busySeconds} busy seconds ${report.requests.busyMeanAcceptedPerSecond}, over the whole run ${report.requests.meanAcceptedPerSecond}, peak ${report.requests.peakAcceptedPerSecond})`,
     `  wall time           ${(report.wallTimeMs / 1000).toFixed(1)} s`,
   ];
   for (const lost of report.lostEvents.slice(0, 20))
@@ -92,7 +96,8 @@ async function main(): Promise<number> {
       'rate-limit': { type: 'string' },
       seed: { type: 'string' },
       'log-level': { type: 'string' },
-      json: { type: 'string' },
+      json: { type: 'boolean' },
+      report: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -119,12 +124,14 @@ async function main(): Promise<number> {
     ...(values['log-level'] === undefined ? {} : { logLevel: values['log-level'] }),
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
-  if (values.json !== undefined) {
+  if (values.report !== undefined) {
     // The token is a random one made for this run; it goes to the file so a scan can look for it.
-    writeFileSync(values.json, JSON.stringify(report, null, 2));
+    writeFileSync(values.report, JSON.stringify(report, null, 2));
   }
   const { token: _token, personalData: _personalData, ...printable } = report;
   process.stdout.write(`${formatReport({ ...printable, token: '', personalData: [] })}\n`);
+  // Last line: the verdict as one JSON object, for scripts and release checks.
+  if (values.json) process.stdout.write(`${JSON.stringify(verdictOf(report))}\n`);
   return report.passed ? 0 : 1;
 }
 
@@ -135,3 +142,28 @@ main().then(
     process.exit(2);
   },
 );
+
+/** The verdict of a run in one object (`--json`): what release checks read. */
+export function verdictOf(report: ChaosReport) {
+  return {
+    passed: report.passed,
+    sent: report.sent,
+    applied: report.applied,
+    lost: report.lost,
+    duplicated: report.duplicates.total,
+    gaveUpWithoutSyncFailed: report.gaveUpWithoutSyncFailed,
+    deadLettered: { total: report.keptForRedrive, byCause: { throttling: 0, ...report.deadLetteredByCause } },
+    syncFailed: report.syncFailed,
+    requests: report.requests.total,
+    answers429: report.retries.rateLimited,
+    injected429: report.retries.status429 - report.retries.rateLimited,
+    acceptedPerSecond: {
+      busyMean: report.requests.busyMeanAcceptedPerSecond,
+      busySeconds: report.requests.busySeconds,
+      mean: report.requests.meanAcceptedPerSecond,
+      peak: report.requests.peakAcceptedPerSecond,
+    },
+    rateLimit: report.options.rateLimit,
+    wallTimeSeconds: Math.round(report.wallTimeMs / 100) / 10,
+  };
+}

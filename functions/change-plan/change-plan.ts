@@ -5,7 +5,12 @@ import { provisionedBusinessOf } from '#functions/commons/provisioned-business.t
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
 import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess, TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
+import {
+  notePlanChangeRequested,
+  recordSyncSuccess,
+  TRIAL_EDITION,
+  updateEdition,
+} from '#functions/commons/store/business.ts';
 
 const PREMIUM_EDITION = 'SUBSCRIPTION_PAID_PRO_PREMIUM';
 const FREE_EDITION = 'SUBSCRIPTION_FREE';
@@ -58,6 +63,8 @@ export async function changePlan(
     );
   }
 
+  // Before the call: the drift watch must not take the change this call makes for its own.
+  await notePlanChangeRequested(store, detail.accountId, clock.now());
   let result: Awaited<ReturnType<typeof service.provisioning.upgrade>>;
   try {
     result =
@@ -90,11 +97,12 @@ export async function changePlan(
     edition,
     ...(result.trialEndDate ? { trialEndDate: result.trialEndDate } : {}),
     syncedAt,
+    settlesPlanChange: true,
   });
   await recordSyncSuccess(store, detail.accountId, syncedAt);
   const billingStartsOn =
     business.edition === TRIAL_EDITION && edition === PREMIUM_EDITION
-      ? dayAfterTrialEnd(result.trialEndDate ?? business.trialEndDate, syncedAt)
+      ? dayAfterTrialEnd(result.trialEndDate ?? business.trialEndDate, conversionTimeOf(result) ?? syncedAt)
       : undefined;
   return [
     {
@@ -111,6 +119,16 @@ export async function changePlan(
 
 function hasFilledField(address: PlanChosenDetail['billingAddress']): boolean {
   return address !== undefined && Object.values(address).some((value) => value !== undefined && value !== '');
+}
+
+/**
+ * When the service says the business converted (`conversionDate`, e.g. in the subscription-status
+ * answer that confirms an earlier attempt whose answer was lost); undefined when it does not say.
+ */
+function conversionTimeOf(result: object): Date | undefined {
+  const value = 'conversionDate' in result ? result.conversionDate : undefined;
+  const time = typeof value === 'string' && value !== '' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(time) ? new Date(time) : undefined;
 }
 
 /** The UTC day after the trial end, when the upgrade came before it; undefined otherwise. */

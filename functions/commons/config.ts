@@ -1,6 +1,10 @@
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/commons/errors.ts';
 import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/commons/service/assumptions.ts';
+import {
+  type RequestBudgetSettings,
+  requestBudgetSettingsSchema,
+} from '#functions/commons/store/request-budget.ts';
 
 /**
  * Settings every function reads from its environment at cold start. `loadConfig()` is called at
@@ -21,10 +25,12 @@ export const CONFIG_ENV_VARS = [
   'ALLOWED_HOSTNAME_SUFFIXES',
   'HOUR_BUDGET_TYPE',
   'TRIAL_THRESHOLDS_DAYS',
+  'DRIFT_CHECK_EVERY_HOURS',
   'HTTP_TIMEOUT_MS',
   'IDEMPOTENCY_TTL_SECONDS',
   'REPLAY_MARKER_TTL_SECONDS',
   'SERVICE_ASSUMPTIONS',
+  'REQUEST_BUDGET',
   'METRICS_BULK_THRESHOLD',
   'REFERENCE_CACHE_MAX_AGE_SECONDS',
   'LOCATION_LOOKUP_RESOURCE',
@@ -203,8 +209,27 @@ const envSchema = z.object({
       .transform((value) => value ?? 'budget_StaffHour'),
   ),
   TRIAL_THRESHOLDS_DAYS: trialThresholds,
+  // How often the drift watch compares every tracked business with the service (store/drift-schedule.ts).
+  DRIFT_CHECK_EVERY_HOURS: positiveInt(24, 24 * 31),
   HTTP_TIMEOUT_MS: positiveInt(5000, 900_000),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400, 31_536_000),
+  // JSON of the shared request budget (store/request-budget.ts); unset: the defaults; "off": none.
+  REQUEST_BUDGET: optionalEnv.pipe(
+    z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        if (raw === undefined) return {};
+        if (raw === 'off') return null;
+        try {
+          return JSON.parse(raw) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'is not valid JSON (or "off")' });
+          return z.NEVER;
+        }
+      })
+      .pipe(requestBudgetSettingsSchema.nullable()),
+  ),
   // JSON of the open behaviours the client assumes (service/assumptions.ts); unset: the defaults.
   SERVICE_ASSUMPTIONS: optionalEnv.pipe(
     z
@@ -251,10 +276,14 @@ export type ConnectorConfig = {
   allowedHostnameSuffixes?: string[];
   hourBudgetType: 'budget_StaffHour' | 'budget_hour';
   trialThresholdsDays: number[];
+  /** Every tracked business is compared with the service this often (the drift watch). */
+  driftCheckEveryHours: number;
   httpTimeoutMs: number;
   idempotencyTtlSeconds: number;
   /** What the client assumes where the spec is silent (service/assumptions.ts). */
   serviceAssumptions: ServiceAssumptions;
+  /** The shared request budget every service call takes from; null: none (calls go unmetered). */
+  requestBudget: RequestBudgetSettings | null;
   /** How long a marker of an applied event stays (the archive's retention); unset: no markers. */
   replayMarkerTtlSeconds?: number;
   metricsBulkThreshold: number;
@@ -311,9 +340,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     installUrlTemplate: vars.INSTALL_URL_TEMPLATE,
     hourBudgetType: vars.HOUR_BUDGET_TYPE,
     trialThresholdsDays: vars.TRIAL_THRESHOLDS_DAYS,
+    driftCheckEveryHours: vars.DRIFT_CHECK_EVERY_HOURS,
     httpTimeoutMs: vars.HTTP_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
     serviceAssumptions: vars.SERVICE_ASSUMPTIONS,
+    requestBudget: vars.REQUEST_BUDGET,
     metricsBulkThreshold: vars.METRICS_BULK_THRESHOLD,
     referenceCacheMaxAgeSeconds: vars.REFERENCE_CACHE_MAX_AGE_SECONDS,
     locationLookupResource: vars.LOCATION_LOOKUP_RESOURCE,

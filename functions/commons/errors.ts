@@ -57,6 +57,16 @@ export class ServiceUnavailableError extends RetryableError {
 }
 
 /**
+ * The connector's own request budget has no request for this call soon enough (the service was
+ * not called). Records wait for `retryAfterMs` on their queue without using an attempt.
+ */
+export class ThrottledError extends RetryableError {
+  constructor(message: string, retryAfterMs: number) {
+    super('THROTTLED', message, { retryAfterMs });
+  }
+}
+
+/**
  * The bearer token cannot be used yet: a configuration problem that setting or fixing the token
  * cures (it is not set after a deploy, or was rotated). Retryable, and records wait for the fix
  * instead of using up their attempts (route-handler.ts).

@@ -10,8 +10,8 @@ import { MAX_ENTRY_BYTES } from '#functions/commons/event-publisher.ts';
  * request's context, the lists are cut between entries, and `part` / `parts` number them.
  */
 
-/** Time (14 bytes) and the causationId the runtime adds (an event id, at most 128 characters, with its key). */
-const RUNTIME_ALLOWANCE_BYTES = 14 + 160;
+/** Time (14 bytes). The use cases put causationId (the event id) in the context themselves, so it is measured. */
+const RUNTIME_ALLOWANCE_BYTES = 14;
 
 /** Bytes a detail's JSON may take in an entry of this source and detail-type. */
 export function detailRoomBytes(source: string, detailType: string): number {

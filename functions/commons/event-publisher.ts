@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { describeIssues } from '#functions/commons/contracts/issues.ts';
 import type { EventContract, OutboundDetailType } from '#functions/commons/contracts/registry.ts';
-import { RetryableError } from '#functions/commons/errors.ts';
+import { PermanentError, RetryableError } from '#functions/commons/errors.ts';
 
 /**
  * The only module that builds EventBridge entries. Every detail is checked against its outbound
@@ -53,10 +53,14 @@ export const MAX_ENTRY_BYTES = 256 * 1024;
 export const MAX_ENTRIES_PER_PUT = 10;
 
 /** Bug in the connector: an outbound detail that breaks its contract, or an entry EventBridge cannot take. */
-export class OutboundEventError extends Error {
+/**
+ * An outbound event the connector built breaks its contract or EventBridge's size limit: a retry
+ * builds the same event, so it is permanent (the record ends in SyncFailed OUTBOUND_EVENT_INVALID).
+ */
+export class OutboundEventError extends PermanentError {
   readonly detailType: string;
   constructor(detailType: string, message: string) {
-    super(message);
+    super('OUTBOUND_EVENT_INVALID', message);
     this.name = 'OutboundEventError';
     this.detailType = detailType;
   }

@@ -14,6 +14,7 @@ import { ConnectorMetric, MetricName } from '#functions/commons/metric-names.ts'
 import { addConnectorMetric, logger, metrics } from '#functions/commons/observability.ts';
 import { serviceClientAssumptions } from '#functions/commons/service/assumptions.ts';
 import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
+import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
 import { createStore, type Store } from '#functions/commons/store/store.ts';
 import { tokenFromSecret } from '#functions/commons/token.ts';
 
@@ -56,6 +57,7 @@ export function buildFunctionDependencies(
   if (existing) return existing;
 
   const token = tokenFromSecret(config.tokenSecretId);
+  const store = createStore({ tableName: config.tableName, client: dynamoDbClient() });
   const service = createServiceClient({
     partnerName: config.partnerName,
     provisioningUrls: config.provisioningUrls,
@@ -78,6 +80,17 @@ export function buildFunctionDependencies(
     },
     timeoutMs: config.httpTimeoutMs,
     hourBudgetType: config.hourBudgetType,
+    ...(config.requestBudget
+      ? {
+          budget: createRequestBudget({
+            store,
+            settings: config.requestBudget,
+            onTake: ({ waitedMs }) => {
+              if (waitedMs > 0) metrics.addMetric(MetricName.BudgetWaitMs, MetricUnit.Milliseconds, waitedMs);
+            },
+          }),
+        }
+      : {}),
     ...serviceClientAssumptions(config.serviceAssumptions),
     logger: {
       debug: (message, attributes) => logger.debug(message, attributes ?? {}),
@@ -91,7 +104,7 @@ export function buildFunctionDependencies(
 
   const dependencies: Dependencies = {
     config,
-    store: createStore({ tableName: config.tableName, client: dynamoDbClient() }),
+    store,
     service,
     publisher: createEventPublisher({
       contracts: publishes,

@@ -25,6 +25,8 @@ export const MetricName = {
   SyncFailed: 'SyncFailed',
   ServiceCalls: 'ServiceCalls',
   ServiceRetries: 'ServiceRetries',
+  /** Milliseconds service calls waited in process for the shared request budget. */
+  BudgetWaitMs: 'BudgetWaitMs',
   EventsPublished: 'EventsPublished',
   /** Events a route received that the refusal rule answers (no usable accountId, no route). */
   RefusedByRule: 'RefusedByRule',
@@ -32,6 +34,12 @@ export const MetricName = {
   EventsRefused: 'EventsRefused',
   /** Businesses the trial watch could not check in a run (the next run tries again). */
   TrialWatchFailed: 'TrialWatchFailed',
+  /** Edition changes made at the service without a PlanChosen, announced by the drift watch. */
+  BusinessEditionChangedAnnounced: 'BusinessEditionChangedAnnounced',
+  /** Businesses the service no longer links to the partner, announced by the drift watch. */
+  BusinessGoneAnnounced: 'BusinessGoneAnnounced',
+  /** Signups whose answer was lost (UNCONFIRMED), counted by every watch run: resolve them. */
+  UnconfirmedSignups: 'UnconfirmedSignups',
 } as const;
 
 /**

@@ -1,5 +1,5 @@
 import { type Edition, edition, type Region, region } from '#functions/commons/contracts/fields.ts';
-import { RetryableError } from '#functions/commons/errors.ts';
+import { PermanentError, RetryableError } from '#functions/commons/errors.ts';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import type { Store } from '#functions/commons/store/store.ts';
 
@@ -15,10 +15,18 @@ export interface ProvisionedBusiness {
  * The account's business, for flows that act on an existing one. Not there yet (no record, or a
  * signup still PENDING or UNCONFIRMED) is retryable: events of one account are published in
  * order but AccountCreated may still be retrying, so the event goes back to the queue and, if the
- * business never appears, to the DLQ after maxReceiveCount, from where it can be redriven.
+ * business never appears, to the DLQ after maxReceiveCount, from where it can be redriven. A GONE
+ * business (the service deleted it) is permanent: SyncFailed BUSINESS_GONE.
  */
 export async function provisionedBusinessOf(store: Store, accountId: string): Promise<ProvisionedBusiness> {
   const business = await getBusiness(store, accountId);
+  if (business?.status === 'GONE') {
+    // The drift watch found the hostname unlinked (BusinessGone): no call goes to a dead install.
+    throw new PermanentError(
+      'BUSINESS_GONE',
+      `account ${accountId}'s business ${business.hostname ?? ''} is gone at the service (BusinessGone since ${business.goneAt ?? 'unknown'}); nothing is sent to it`,
+    );
+  }
   if (business?.status !== 'ACTIVE' || business.hostname === undefined) {
     throw new RetryableError(
       'BUSINESS_NOT_PROVISIONED',

@@ -1,4 +1,4 @@
-import { defaultRetryPolicy, type RetryPolicy } from '#functions/commons/service/http.ts';
+import { BUDGET_MAX_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from '#functions/commons/service/http.ts';
 
 /**
  * When a record that failed is tried again, and how much of a function's time one record needs.
@@ -115,7 +115,7 @@ export const RECORD_WRAP_UP_MS = 2000;
 
 /**
  * The time one service call can take in the worst case the HTTP client allows: every attempt
- * running to its timeout, with the longest pause between them (its backoff, or a Retry-After it
+ * waiting its longest for the request budget and running to its timeout, with the longest pause between them (its backoff, or a Retry-After it
  * waits out in process), plus the record's wrap-up. A batch starts no record with less time left
  * than this (route-handler.ts), and the deployment config refuses an HTTP timeout whose reserve
  * does not fit a route's function timeout. A record that makes several calls can still run over:
@@ -126,7 +126,11 @@ export function recordTimeReserveMs(
   policy: Pick<RetryPolicy, 'maxAttempts' | 'maxDelayMs' | 'maxRetryAfterMs'> = defaultRetryPolicy,
 ): number {
   const longestPause = Math.max(policy.maxDelayMs, policy.maxRetryAfterMs);
-  return policy.maxAttempts * httpTimeoutMs + (policy.maxAttempts - 1) * longestPause + RECORD_WRAP_UP_MS;
+  return (
+    policy.maxAttempts * (httpTimeoutMs + BUDGET_MAX_WAIT_MS) +
+    (policy.maxAttempts - 1) * longestPause +
+    RECORD_WRAP_UP_MS
+  );
 }
 
 /** A route needs this much time beyond one service call's worst case to start its records at all. */
@@ -143,5 +147,5 @@ export function startWindowProblem(
 ): string | undefined {
   const reserveMs = recordTimeReserveMs(httpTimeoutMs);
   if (reserveMs + MIN_START_WINDOW_MS <= route.timeoutSeconds * 1000) return undefined;
-  return `one service call may take ${reserveMs} ms (3 attempts × the HTTP timeout of ${httpTimeoutMs} ms, pauses and wrap-up), which leaves ${route.detailType}'s ${route.timeoutSeconds} s function timeout less than ${MIN_START_WINDOW_MS / 1000} s to start records; lower httpTimeoutMs or raise routes.${route.detailType}.timeoutSeconds to at least ${Math.ceil((reserveMs + MIN_START_WINDOW_MS) / 1000)}`;
+  return `one service call may take ${reserveMs} ms (3 attempts × the HTTP timeout of ${httpTimeoutMs} ms and the budget's wait, pauses and wrap-up), which leaves ${route.detailType}'s ${route.timeoutSeconds} s function timeout less than ${MIN_START_WINDOW_MS / 1000} s to start records; lower httpTimeoutMs or raise routes.${route.detailType}.timeoutSeconds to at least ${Math.ceil((reserveMs + MIN_START_WINDOW_MS) / 1000)}`;
 }

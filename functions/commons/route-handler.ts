@@ -25,7 +25,12 @@ import {
   type InboundContract,
   type InboundEvent,
 } from '#functions/commons/contracts/route-decoder.ts';
-import { ConnectorError, PermanentError, TokenProblemError } from '#functions/commons/errors.ts';
+import {
+  ConnectorError,
+  PermanentError,
+  ThrottledError,
+  TokenProblemError,
+} from '#functions/commons/errors.ts';
 import { type OutboundEvent, outboundContractsOf } from '#functions/commons/event-publisher.ts';
 import { buildFunctionDependencies, type Dependencies } from '#functions/commons/function-dependencies.ts';
 import { MetricName } from '#functions/commons/metric-names.ts';
@@ -200,6 +205,16 @@ function classify(error: unknown, event: InboundEvent, receiveCount: number): Fa
   if (error instanceof IdempotencyAlreadyInProgressError) return { kind: 'in-progress' };
   if (error instanceof TokenProblemError) {
     return { kind: 'wait', code: error.code, seconds: waitSeconds(receiveCount), stopsBatch: true };
+  }
+  // The connector's own request budget had no request soon enough: nothing was sent, and the
+  // record waits on its queue for the budget (ChangeMessageVisibility), uncounted.
+  if (error instanceof ThrottledError) {
+    return {
+      kind: 'wait',
+      code: error.code,
+      seconds: Math.min(MAX_WAIT_SECONDS, Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000))),
+      stopsBatch: false,
+    };
   }
   // A pause the client did not wait out in process (http.ts, maxRetryAfterMs): the service asked
   // for it, so it is not the record's failure. A short Retry-After the client already waited out

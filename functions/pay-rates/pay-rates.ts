@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '#functions/commons/concurrency.ts';
 import type { PayRatesRequestedDetail } from '#functions/commons/contracts/inbound/pay-rates-requested.ts';
 import type {
@@ -24,9 +25,6 @@ import { recordSyncSuccess } from '#functions/commons/store/business.ts';
 export const PAY_RATE_READ_CONCURRENCY = 4;
 
 const DETAIL_TYPE = 'PayRatesReported';
-
-/** The runtime fills causationId with the inbound event id. */
-type ReportedDetail = Omit<PayRatesReportedDetail, 'causationId'>;
 
 /**
  * reportPayRates — PayRatesRequested → the install's employee agreements → each one's effective
@@ -57,7 +55,7 @@ type ReportedDetail = Omit<PayRatesReportedDetail, 'causationId'>;
  *    repeats the region, baseRateApplies and employeesWithoutAgreements.
  */
 export async function reportPayRates(
-  { detail }: UseCaseInput<PayRatesRequestedDetail>,
+  { event, detail }: UseCaseInput<PayRatesRequestedDetail>,
   { store, service, clock, config }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
@@ -70,8 +68,11 @@ export async function reportPayRates(
     entryOf(agreement, await resolver.resolve(agreement)),
   );
 
-  const base: Omit<ReportedDetail, 'rates' | 'part' | 'parts'> = {
+  const base: Omit<PayRatesReportedDetail, 'rates' | 'part' | 'parts'> = {
     accountId: detail.accountId,
+    // Set here (not by the runtime) so that the split measures it.
+    causationId: event.id,
+    answerId: randomUUID(),
     hostname: business.hostname,
     region: business.region,
     baseRateApplies,
@@ -79,7 +80,7 @@ export async function reportPayRates(
   };
   const parts = splitIntoParts(base, { rates }, detailRoomBytes(config.outboundSource, DETAIL_TYPE));
   await recordSyncSuccess(store, detail.accountId, clock.now());
-  return parts.map((part) => ({ detailType: DETAIL_TYPE, detail: part satisfies ReportedDetail }));
+  return parts.map((part) => ({ detailType: DETAIL_TYPE, detail: part satisfies PayRatesReportedDetail }));
 }
 
 async function agreementsOf(

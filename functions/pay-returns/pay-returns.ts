@@ -5,7 +5,7 @@ import type {
   TimesheetContext,
 } from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ServiceRejectedError } from '#functions/commons/errors.ts';
+import { ResponseShapeError, ServiceRejectedError } from '#functions/commons/errors.ts';
 import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/event-publisher.ts';
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
@@ -170,6 +170,9 @@ async function customFieldDataOf(
     if (error instanceof ServiceRejectedError) {
       throw serviceRejection(`custom field data ${data} of timesheet ${timesheet.Id}`, error);
     }
+    // The answers are context next to the pay lines: an answer that cannot be read leaves them
+    // out rather than fail the pay returns of every timesheet of the request.
+    if (error instanceof ResponseShapeError) return undefined;
     throw error;
   }
 }
@@ -180,7 +183,12 @@ function answersOf(
   if (!data) return undefined;
   const record = data as Record<string, unknown>;
   const answers: Record<string, string | boolean | number | null> = {};
-  for (const name of SCHEDULE_CHANGE_ANSWER_FIELDS) {
+  // The listed fields, and any fair-work-week field the service adds later (`fww…`).
+  const names = new Set([
+    ...SCHEDULE_CHANGE_ANSWER_FIELDS,
+    ...Object.keys(record).filter((key) => key.startsWith('fww')),
+  ]);
+  for (const name of names) {
     const value = record[name];
     if (value === undefined) continue;
     answers[name] =

@@ -57,6 +57,12 @@ export async function provisionBusiness(
   if (!claim.claimed) {
     const { existing } = claim;
     if (existing.status === 'ACTIVE') return [alreadyActive(existing, event.id)];
+    if (existing.status === 'GONE') {
+      throw new PermanentError(
+        'BUSINESS_GONE',
+        `account ${accountId}'s business ${existing.hostname ?? ''} was deleted by the service; an operator removes the record before a new signup (docs/deploy.md, runbook BusinessGone)`,
+      );
+    }
     if (existing.status === 'UNCONFIRMED') {
       throw new PermanentError(
         'SIGNUP_COMMITTED_UNCONFIRMED',
@@ -123,6 +129,7 @@ export async function provisionBusiness(
     region,
     eventId: claimEventId,
     at: clock.now(),
+    driftEveryHours: config.driftCheckEveryHours,
   });
   if (!recording.recorded) {
     // Both cases mean the service handed out a business the table cannot take; say so loudly

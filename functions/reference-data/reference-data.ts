@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   ReferenceDataRequestedDetail,
   ReferenceKind,
@@ -56,9 +57,10 @@ export class UnknownCountryError extends PermanentError {
  * 2. Read each kind asked for, side by side:
  *    - COUNTRIES and STATES from the table when read from the service less than
  *      REFERENCE_CACHE_MAX_AGE_SECONDS ago (the spec lets callers cache these ids and refresh them
- *      from time to time), else one QUERY of every record, written back to the table. `asOf` says
- *      when each was read. STATES with a countryCode keeps that country's states (by the country's
- *      id; the code is matched case-insensitively), an unknown code → SyncFailed UNKNOWN_COUNTRY.
+ *      from time to time), else one QUERY, written back to the table. `asOf` says when each was
+ *      read. STATES with a countryCode reads that country's states only (`Country eq id`, cached
+ *      per country; the code is matched case-insensitively); a code the cached countries lack is
+ *      looked for once more at the service, then → SyncFailed UNKNOWN_COUNTRY.
  *    - LEAVE_RULES: QUERY of the leave-rule resource (fields not shown: passed through as given).
  *    - AWARDS: listAwardsLibrary; each entry's library is read from its code (mixed-case
  *      alphanumeric: NEW, anything else: OLD).
@@ -67,7 +69,7 @@ export class UnknownCountryError extends PermanentError {
  * 3. Split the lists over parts that each fit one EventBridge entry; agreedHours rides on part 1.
  */
 export async function reportReferenceData(
-  { detail }: UseCaseInput<ReferenceDataRequestedDetail>,
+  { event, detail }: UseCaseInput<ReferenceDataRequestedDetail>,
   { store, service, clock, config, logger }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
@@ -86,16 +88,19 @@ export async function reportReferenceData(
   const asked = new Set<ReferenceKind>(detail.kinds);
   // STATES filtered by country needs the countries too: one read (or cache hit) serves both.
   let countriesRead: Promise<Cached<CountryEntry>> | undefined;
+  const fetchCountries = async () =>
+    (await readOrRefuse('reading countries', () => install.findCountries())).map(countryOf);
   const countries = () => {
-    countriesRead ??= cachedList(cache, 'COUNTRIES', countryEntry.array(), async () =>
-      (await readOrRefuse('reading countries', () => install.findCountries())).map(countryOf),
-    );
+    countriesRead ??= cachedList(cache, 'COUNTRIES', countryEntry.array(), fetchCountries);
     return countriesRead;
   };
+  // The service read again (and the cache refreshed), for a country the cached list lacks.
+  const readCountries = () =>
+    cachedList(cache, 'COUNTRIES', countryEntry.array(), fetchCountries, { fresh: true });
 
   const [countryList, stateList, leaveRules, awards, agreedHours] = await Promise.all([
     asked.has('COUNTRIES') ? countries() : undefined,
-    asked.has('STATES') ? statesOf(install, cache, countries, detail.countryCode) : undefined,
+    asked.has('STATES') ? statesOf(install, cache, countries, readCountries, detail.countryCode) : undefined,
     asked.has('LEAVE_RULES')
       ? readOrRefuse('reading leave rules', () => install.listLeaveRules()).then((rules) =>
           rules.map(leaveRuleOf),
@@ -125,6 +130,9 @@ export async function reportReferenceData(
   };
   const base = {
     accountId: detail.accountId,
+    // Set here (not by the runtime) so that the split measures it.
+    causationId: event.id,
+    answerId: randomUUID(),
     hostname: business.hostname,
     kinds: [...detail.kinds],
     ...(detail.countryCode === undefined ? {} : { countryCode: detail.countryCode }),
@@ -174,11 +182,14 @@ async function cachedList<T>(
   kind: ReferenceCacheKind,
   schema: { safeParse(value: unknown): { success: true; data: T[] } | { success: false } },
   read: () => Promise<T[]>,
+  options: { fresh?: boolean } = {},
 ): Promise<Cached<T>> {
-  const hit = await getCachedReferenceList(cache.store, cache.hostname, kind, {
-    maxAgeSeconds: cache.maxAgeSeconds,
-    now: cache.now(),
-  });
+  const hit = options.fresh
+    ? undefined
+    : await getCachedReferenceList(cache.store, cache.hostname, kind, {
+        maxAgeSeconds: cache.maxAgeSeconds,
+        now: cache.now(),
+      });
   if (hit) {
     const parsed = schema.safeParse(hit.entries);
     if (parsed.success) return { entries: parsed.data, fetchedAt: hit.fetchedAt };
@@ -200,26 +211,38 @@ async function statesOf(
   install: InstallClient,
   cache: CacheSettings,
   countries: () => Promise<Cached<CountryEntry>>,
+  readCountries: () => Promise<Cached<CountryEntry>>,
   countryCode: string | undefined,
 ): Promise<Cached<StateEntry>> {
-  // Every state is cached (one QUERY), filtered here: one item serves every country asked for.
-  const all = await cachedList(cache, 'STATES', stateEntry.array(), async () =>
-    (await readOrRefuse('reading states', () => install.findStates())).map(
-      (state): StateEntry => ({
-        id: state.Id,
-        countryId: state.Country,
-        code: state.Code,
-        name: state.State,
-        ...(state.Active === undefined ? {} : { active: state.Active }),
-        ...(typeof state.SortOrder === 'number' ? { sortOrder: state.SortOrder } : {}),
-      }),
-    ),
-  );
-  if (countryCode === undefined) return all;
+  if (countryCode === undefined) {
+    return cachedList(cache, 'STATES', stateEntry.array(), () => readStates(install, {}));
+  }
   const wanted = countryCode.toUpperCase();
-  const country = (await countries()).entries.find((entry) => entry.code.toUpperCase() === wanted);
+  const find = (list: Cached<CountryEntry>) =>
+    list.entries.find((entry) => entry.code.toUpperCase() === wanted);
+  // A country added since the countries were cached is looked for once more at the service.
+  let country = find(await countries());
+  if (!country) country = find(await readCountries());
   if (!country) throw new UnknownCountryError(countryCode);
-  return { entries: all.entries.filter((state) => state.countryId === country.id), fetchedAt: all.fetchedAt };
+  const countryId = country.id;
+  // One country's states (`Country eq id`), cached per country: a request never depends on the
+  // install's whole list, which could reach a QUERY maximum.
+  return cachedList(cache, `STATES#${countryId}`, stateEntry.array(), () =>
+    readStates(install, { countryId }),
+  );
+}
+
+async function readStates(install: InstallClient, filter: { countryId?: number }): Promise<StateEntry[]> {
+  return (await readOrRefuse('reading states', () => install.findStates(filter))).map(
+    (state): StateEntry => ({
+      id: state.Id,
+      countryId: state.Country,
+      code: state.Code,
+      name: state.State,
+      ...(state.Active === undefined ? {} : { active: state.Active }),
+      ...(typeof state.SortOrder === 'number' ? { sortOrder: state.SortOrder } : {}),
+    }),
+  );
 }
 
 function countryOf(country: Awaited<ReturnType<InstallClient['findCountries']>>[number]): CountryEntry {
@@ -259,7 +282,7 @@ async function agreedHoursOf(
   const agreedHour = await readOrRefuse(`reading the agreed hours of employee ${employeeId}`, () =>
     install.getAgreedHours(employeeId),
   );
-  return { employeeId, agreedHour: agreedHour as Record<string, unknown> | null };
+  return { employeeId, agreedHour };
 }
 
 /** A refusal of a read is where the answer ends: SyncFailed with the service's code and what was read. */

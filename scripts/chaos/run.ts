@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { configureCrashPoints, simulatedCrashCounts } from '#functions/commons/crash-points.ts';
 import { getBusiness } from '#functions/commons/store/business.ts';
+import { requestBudgetKey } from '#functions/commons/store/keys.ts';
 import { listSlots } from '#functions/commons/store/slots.ts';
 import { createStore } from '#functions/commons/store/store.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
@@ -109,13 +111,17 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   };
 
   let runtime: LocalRuntime | undefined;
+  let budgetWatch: { stop(): Promise<Set<number>> } | undefined;
   try {
     runtime = await startLocalRuntime({
       timeScale: settings.timeScale,
       logLevel: settings.logLevel,
       token,
       ...(settings.rateLimit === null ? {} : { rateLimit: settings.rateLimit }),
-      config: { httpTimeoutMs: settings.httpTimeoutMs },
+      config: {
+        httpTimeoutMs: settings.httpTimeoutMs,
+        ...(settings.rateLimit === null ? {} : { requestBudget: budgetForLimit(settings.rateLimit) }),
+      },
       extraEnvironment: {
         CONNECTOR_CRASH_RATE: String(settings.crashRate),
         CONNECTOR_CRASH_SEED: String(settings.seed),
@@ -126,6 +132,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       onActivity,
     });
     const sandboxUrl = runtime.sandboxUrl;
+    budgetWatch = settings.rateLimit === null ? undefined : watchBudget(runtime, settings.rateLimit);
     if (settings.faultRate > 0) {
       await sandboxJson(sandboxUrl, 'POST', '/_sandbox/faults', {
         rate: settings.faultRate,
@@ -163,6 +170,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     const faultPlan = await sandboxJson<{ injected?: number } | null>(sandboxUrl, 'GET', '/_sandbox/faults');
     if (settings.faultRate > 0) await sandboxJson(sandboxUrl, 'DELETE', '/_sandbox/faults');
     const observations = await observe(runtime, sandboxUrl, workload);
+    const budgetSaturatedSeconds = await budgetWatch?.stop();
     const verdict = judge({
       workload,
       sent,
@@ -171,6 +179,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       ...observations,
       redeliveries,
       duplicatesDelivered: runtime.deployment.lostDeletes(),
+      ...(budgetSaturatedSeconds ? { budgetSaturatedSeconds } : {}),
     });
     return {
       ...verdict,
@@ -186,6 +195,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       passed: verdict.duplicates.total === 0 && verdict.lost === 0 && verdict.gaveUpWithoutSyncFailed === 0,
     };
   } finally {
+    await budgetWatch?.stop();
     await runtime?.close();
     configureCrashPoints(undefined);
   }
@@ -277,4 +287,65 @@ async function sandboxJson<T = unknown>(
   });
   if (!response.ok) throw new Error(`sandbox ${method} ${path} answered ${response.status}`);
   return (await response.json()) as T;
+}
+
+/**
+ * The request budget for a sandbox limited to `limit` requests in any one-second window, across
+ * every caller (sandbox/faults.ts RateLimiter): one overall bucket at 90% of the limit with a
+ * burst of one, so that no window holds more than the limit even when requests bunch up on their
+ * way. The sandbox's limit is one for every caller, so there are no per-root or per-install buckets.
+ */
+export function budgetForLimit(limit: number) {
+  return {
+    provisioning: null,
+    install: null,
+    overall: { ratePerSecond: limit * 0.9, burst: Math.max(1, Math.floor(limit * 0.05)) },
+  };
+}
+
+/**
+ * Samples the overall request-budget bucket in the table every 100 ms, from outside the handlers:
+ * a second is saturated when every sample in it (at least 5) showed a slot reserved beyond the
+ * next interval (`tat` more than one interval ahead: a call was sleeping for its slot), i.e. the
+ * budget was booked ahead for the whole second. Those seconds are the busy period the accepted
+ * rate is judged over; in the others the connector had less work than the budget allows.
+ */
+function watchBudget(runtime: LocalRuntime, limit: number): { stop(): Promise<Set<number>> } {
+  const intervalMs = 1000 / budgetForLimit(limit).overall.ratePerSecond;
+  const client = new DynamoDBClient({
+    region: runtime.region,
+    endpoint: runtime.dynamoEndpoint,
+    credentials: { accessKeyId: 'AKIACHAOSBUDGET', secretAccessKey: 'chaos' },
+  });
+  const samples = new Map<number, { all: number; booked: number }>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const at = Date.now();
+      const { Item } = await client
+        .send(
+          new GetItemCommand({
+            TableName: runtime.tableName,
+            Key: { pk: { S: requestBudgetKey('all').pk }, sk: { S: requestBudgetKey('all').sk } },
+          }),
+        )
+        .catch(() => ({ Item: undefined }));
+      const tat = Number(Item?.['tat']?.N);
+      const second = samples.get(Math.floor(at / 1000)) ?? { all: 0, booked: 0 };
+      second.all += 1;
+      if (Number.isFinite(tat) && tat > at + intervalMs) second.booked += 1;
+      samples.set(Math.floor(at / 1000), second);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      client.destroy();
+      return new Set(
+        [...samples].filter(([, { all, booked }]) => all >= 5 && booked === all).map(([second]) => second),
+      );
+    },
+  };
 }

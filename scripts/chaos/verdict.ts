@@ -29,6 +29,20 @@ export interface ObservedOutbound {
 export interface ObservedDeadLetter {
   readonly queue: string;
   readonly body: string;
+  /** The last error's code the handler (or EventBridge, or the redrive policy) recorded. */
+  readonly lastErrorCode?: string;
+  /** Its message, when one was recorded. */
+  readonly reason?: string;
+}
+
+/**
+ * Why a sent event sits in a dead-letter queue. `throttling`: its last failure was the connector's
+ * request budget (THROTTLED) or the service's 429; the budget exists so that this stays 0.
+ */
+export function deadLetterCause(letter: ObservedDeadLetter): string {
+  const code = letter.lastErrorCode ?? 'UNREPORTED';
+  if (code === 'THROTTLED' || /\b429\b/.test(letter.reason ?? '')) return 'throttling';
+  return code;
 }
 
 export interface SandboxBusiness {
@@ -41,6 +55,8 @@ export interface SandboxRequest {
   readonly method: string;
   readonly path: string;
   readonly status: number;
+  /** `rate-limit` when the sandbox's limiter refused it, or the kind of an injected fault. */
+  readonly cause?: string;
 }
 
 export type InstallTables = Record<string, Array<Record<string, unknown>>>;
@@ -69,6 +85,11 @@ export interface Observations {
   readonly redeliveries: number;
   /** Processed records delivered again (their delete lost). */
   readonly duplicatesDelivered: number;
+  /**
+   * Seconds (epoch) in which the request budget was saturated: a sample of its bucket showed the
+   * next free slot in the future, so calls were queued for it. Undefined: no budget was watched.
+   */
+  readonly budgetSaturatedSeconds?: ReadonlySet<number>;
 }
 
 export interface DuplicateFigures {
@@ -97,6 +118,8 @@ export interface ChaosVerdict {
   readonly syncFailed: Record<string, number>;
   readonly syncFailedTotal: number;
   readonly deadLettered: number;
+  /** Sent events in a dead-letter queue, by the cause of their last failure (deadLetterCause). */
+  readonly deadLetteredByCause: Record<string, number>;
   /** Dead-lettered events that were routable (a retry budget ran out, not a refused event's parked copy). */
   readonly deadLetteredUnexpectedly: number;
   /** Of those, events of accounts without an ACTIVE business (signup UNCONFIRMED or dead-lettered): they wait for reconciliation by design. */
@@ -121,7 +144,10 @@ export interface ChaosVerdict {
   /** Disagreements between the table and the service that are not duplicates. */
   readonly mismatches: readonly string[];
   readonly retries: {
+    /** Every 429: the rate limiter's and the injected faults'. */
     readonly status429: number;
+    /** 429s of the sandbox's rate limiter (`--rate-limit`): what the request budget is there to avoid. */
+    readonly rateLimited: number;
     readonly status500: number;
     readonly noAnswer: number;
     readonly redeliveries: number;
@@ -132,6 +158,16 @@ export interface ChaosVerdict {
     readonly accepted: number;
     readonly peakAcceptedPerSecond: number;
     readonly meanAcceptedPerSecond: number;
+    /**
+     * Accepted requests per second over the busy period: the seconds in which the request budget
+     * was saturated (calls queued for it; without a watched budget, the seconds in which the
+     * service accepted any request), leaving out the seconds of a pause the service asked for
+     * with a 429 (Retry-After), which every caller honours.
+     */
+    readonly busyMeanAcceptedPerSecond: number;
+    readonly busySeconds: number;
+    /** Accepted requests in each second from the first to the last (the shape of the run). */
+    readonly acceptedPerSecond: readonly number[];
   };
 }
 
@@ -168,9 +204,14 @@ export function judge(observed: Observations): ChaosVerdict {
       editionsSeen.set(account, (editionsSeen.get(account) ?? new Set()).add(edition));
   }
   const deadLettered = new Set<string>();
+  const deadLetteredByCause: Record<string, number> = {};
   for (const letter of observed.deadLetters) {
     const id = eventIdOf(letter.body);
-    if (id !== undefined) deadLettered.add(id);
+    if (id === undefined || deadLettered.has(id)) continue;
+    deadLettered.add(id);
+    if (!observed.sent.has(id)) continue;
+    const cause = deadLetterCause(letter);
+    deadLetteredByCause[cause] = (deadLetteredByCause[cause] ?? 0) + 1;
   }
 
   // Sent order per account, to judge PlanChosen no-ops and custom field order.
@@ -263,6 +304,7 @@ export function judge(observed: Observations): ChaosVerdict {
   );
 
   const status429 = observed.requests.filter((request) => request.status === 429).length;
+  const rateLimited = observed.requests.filter((request) => request.cause === 'rate-limit').length;
   const status500 = observed.requests.filter((request) => request.status >= 500).length;
   const noAnswer = observed.requests.filter((request) => request.status === 0).length;
   const accepted = observed.requests.filter((request) => request.status !== 429);
@@ -272,6 +314,19 @@ export function judge(observed: Observations): ChaosVerdict {
     perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
   }
   const seconds = [...perSecond.keys()];
+  // A 429 asks every caller to pause for its Retry-After (the sandbox's is 1 s), and the budget
+  // honours it for every worker: those seconds are the service's pause, not the budget's work.
+  const pausedSeconds = new Set(
+    observed.requests
+      .filter((request) => request.status === 429)
+      .flatMap((request) => {
+        const second = Math.floor(Date.parse(request.time) / 1000);
+        return [second, second + 1];
+      }),
+  );
+  const busySeconds = new Set(
+    [...(observed.budgetSaturatedSeconds ?? new Set(seconds))].filter((second) => !pausedSeconds.has(second)),
+  );
   const span = seconds.length === 0 ? 1 : Math.max(...seconds) - Math.min(...seconds) + 1;
 
   return {
@@ -282,6 +337,7 @@ export function judge(observed: Observations): ChaosVerdict {
     syncFailed,
     syncFailedTotal: Object.values(syncFailed).reduce((sum, n) => sum + n, 0),
     deadLettered: dead,
+    deadLetteredByCause,
     deadLetteredUnexpectedly: deadUnexpectedly,
     deadLetteredAwaitingBusiness: deadAwaitingBusiness,
     gaveUpWithoutSyncFailed,
@@ -303,6 +359,7 @@ export function judge(observed: Observations): ChaosVerdict {
     mismatches,
     retries: {
       status429,
+      rateLimited,
       status500,
       noAnswer,
       redeliveries: observed.redeliveries,
@@ -313,6 +370,17 @@ export function judge(observed: Observations): ChaosVerdict {
       accepted: accepted.length,
       peakAcceptedPerSecond: Math.max(0, ...perSecond.values()),
       meanAcceptedPerSecond: Math.round((accepted.length / span) * 10) / 10,
+      busyMeanAcceptedPerSecond:
+        Math.round(
+          (sum([...busySeconds].map((second) => perSecond.get(second) ?? 0)) /
+            Math.max(1, busySeconds.size)) *
+            10,
+        ) / 10,
+      busySeconds: busySeconds.size,
+      acceptedPerSecond:
+        seconds.length === 0
+          ? []
+          : Array.from({ length: span }, (_, index) => perSecond.get(Math.min(...seconds) + index) ?? 0),
     },
   };
 }
@@ -506,4 +574,8 @@ export function eventIdOf(body: string): string | undefined {
 
 function describe(outcome: Outcome): string {
   return outcome.kind === 'failed' ? `SyncFailed ${outcome.code}: ${outcome.message}` : outcome.kind;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }

@@ -89,7 +89,9 @@ describe('npm run bench in a tiny mode', () => {
       '2 overhead/event',
       '3 calls/event',
       '4 trial watch',
+      '4b drift watch',
       '5 throughput',
+      '7 request budget',
       '5 memory',
       '6 cost',
     ]);
@@ -111,6 +113,16 @@ describe('npm run bench in a tiny mode', () => {
     for (const size of sizes) {
       expect(size.itemsReadRecorded).toBe(50);
       expect(size.announced).toBe(50);
+    }
+  });
+
+  it('reads only the due drift checks however many businesses are tracked', () => {
+    const sizes = results?.driftWatch ?? [];
+    expect(sizes.map((size) => size.tracked)).toEqual([100, 200]);
+    for (const size of sizes) {
+      expect(size.itemsReadReported).toBe(50);
+      expect(size.itemsReadRecorded).toBe(50);
+      expect({ checked: size.checked, failed: size.failed }).toEqual({ checked: 50, failed: 0 });
     }
   });
 

@@ -8,6 +8,7 @@ import {
   RetryableError,
   ServiceRejectedError,
   ServiceUnavailableError,
+  ThrottledError,
   TimeoutError,
   TokenProblemError,
   TokenRejectedError,
@@ -497,5 +498,69 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Sun, 01 Mar 2026 09:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('http layer: the shared request budget', () => {
+  it('takes from the call scope before every attempt and pauses it on a 429 with Retry-After', async () => {
+    // Prepare: a 429 asking for 2 s, then success.
+    service = await startFakeService((_request, response, index) =>
+      index === 0 ? replyJson(response, 429, {}, { 'retry-after': '2' }) : replyJson(response, 200, {}),
+    );
+    const taken: unknown[] = [];
+    const paused: Array<{ scope: unknown; inMs: number }> = [];
+    const { http } = client({
+      budget: {
+        take: async (scope) => {
+          taken.push(scope);
+        },
+        pause: async (scope, untilMs) => {
+          paused.push({ scope, inMs: untilMs - Date.now() });
+        },
+      },
+    });
+    const scope = { kind: 'install', hostname: 'a.example.com' } as const;
+
+    // Act
+    await http.send({ method: 'GET', url: `${service.url}/x`, safety: 'idempotent', scope });
+
+    // Assess
+    expect(taken).toEqual([scope, scope]);
+    expect(paused).toHaveLength(1);
+    expect(paused[0]?.scope).toEqual(scope);
+    expect(paused[0]?.inMs).toBeGreaterThan(1500);
+    expect(paused[0]?.inMs).toBeLessThanOrEqual(2000);
+  });
+
+  it('sends nothing when the budget throttles: the ThrottledError reaches the caller', async () => {
+    // Prepare
+    let requests = 0;
+    service = await startFakeService((_request, response) => {
+      requests++;
+      replyJson(response, 200, {});
+    });
+    const { http } = client({
+      budget: {
+        take: async () => {
+          throw new ThrottledError('no request for 3000 ms', 3000);
+        },
+        pause: async () => undefined,
+      },
+    });
+
+    // Act
+    const error = await failure(
+      http.send({
+        method: 'GET',
+        url: `${service.url}/x`,
+        safety: 'idempotent',
+        scope: { kind: 'provisioning', region: 'US' },
+      }),
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(ThrottledError);
+    expect(isRetryable(error)).toBe(true);
+    expect(requests).toBe(0);
   });
 });

@@ -122,7 +122,7 @@ describe('agreed hours', () => {
     } as AgreedHour;
 
     await install.setAgreedHours(2, agreedHour);
-    const stored = await install.getAgreedHours(2);
+    const stored = (await install.getAgreedHours(2)) as AgreedHour | null;
 
     expect(stored?.workPeriod.cycle).toBe('TWO_WEEK');
     expect(stored?.details.weeks[0]?.days[0]?.shifts[0]?.breaks?.[0]?.breakType).toBe('MEAL');

@@ -64,12 +64,18 @@ describe('route table', () => {
     expect(routeForFunction('trial-watch')).toBeUndefined();
   });
 
-  it('schedules trial-watch hourly by default', () => {
+  it('schedules trial-watch and drift-watch hourly by default', () => {
     expect(scheduledFunctions).toEqual([
       expect.objectContaining({
         functionName: 'trial-watch',
         entry: 'functions/trial-watch/handler.ts',
         defaultSchedule: 'rate(1 hour)',
+      }),
+      expect.objectContaining({
+        functionName: 'drift-watch',
+        entry: 'functions/drift-watch/handler.ts',
+        defaultSchedule: 'rate(1 hour)',
+        queriesDriftIndex: true,
       }),
     ]);
   });

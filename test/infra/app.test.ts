@@ -264,7 +264,11 @@ describe('the connector app (example config)', () => {
       );
       const onIndex = JSON.stringify(table?.Resource).includes('/index/trialIndex');
       expect(onIndex, access.description).toBe(access.queriesTrialIndex === true);
-      expect(asList(table?.Resource)).toHaveLength(access.queriesTrialIndex ? 2 : 1);
+      const onDriftIndex = JSON.stringify(table?.Resource).includes('/index/driftIndex');
+      expect(onDriftIndex, access.description).toBe(access.queriesDriftIndex === true);
+      expect(asList(table?.Resource)).toHaveLength(
+        1 + (access.queriesTrialIndex ? 1 : 0) + (access.queriesDriftIndex ? 1 : 0),
+      );
     }
     // Never: scans, batches, describing the table or condition checks.
     for (const { statement } of policyStatements(service)) {
@@ -341,8 +345,7 @@ describe('the connector app (example config)', () => {
     }
   });
 
-  it('keeps the table on demand with point-in-time recovery, TTL and the sharded trial index', () => {
-    const index = tableDefinition.globalSecondaryIndexes[0]!;
+  it('keeps the table on demand with point-in-time recovery, TTL and the sharded trial and drift indexes', () => {
     stateful.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
@@ -351,7 +354,7 @@ describe('the connector app (example config)', () => {
         { AttributeName: 'pk', KeyType: 'HASH' },
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: [
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) =>
         Match.objectLike({
           IndexName: index.indexName,
           KeySchema: [
@@ -360,7 +363,7 @@ describe('the connector app (example config)', () => {
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.nonKeyAttributes] },
         }),
-      ],
+      ),
     });
     stateful.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
   });
@@ -434,6 +437,45 @@ describe('the connector app (example config)', () => {
     expect(fn.Properties.Timeout).toBe(trialWatch.timeoutSeconds);
   });
 
+  it('runs the drift watch on its own schedule, with the drift index, the cadence and a dashboard row', () => {
+    // Prepare
+    const driftWatch = scheduledFunctions.find((scheduled) => scheduled.functionName === 'drift-watch')!;
+
+    // Act
+    const [, fn] = only(
+      resources(service, 'AWS::Lambda::Function').filter(
+        ([, f]) => f.Properties.Description === driftWatch.description,
+      ),
+      'drift-watch function',
+    );
+    const functionId = Object.entries(service.toJSON().Resources).find(([, r]) => r === fn)![0];
+    const [, dashboard] = only(resources(service, 'AWS::CloudWatch::Dashboard'), 'dashboard');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+
+    // Assess
+    service.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })],
+    });
+    const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.DRIFT_CHECK_EVERY_HOURS).toBe('24');
+    expect(driftWatch.queriesDriftIndex).toBe(true);
+    stateful.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        Match.objectLike({
+          IndexName: 'driftIndex',
+          KeySchema: [
+            { AttributeName: 'driftShard', KeyType: 'HASH' },
+            { AttributeName: 'driftDueAt', KeyType: 'RANGE' },
+          ],
+        }),
+      ]),
+    });
+    expect(body).toContain('Unconfirmed signups');
+    expect(body).toContain('UnconfirmedSignups');
+    expect(body).toContain('BusinessGoneAnnounced');
+  });
+
   it('alarms to the encrypted topic on dead letters, queue ages, pipes, failures, SyncFailed by class and the token', () => {
     // Prepare
     const alarms = resources(service, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
@@ -479,7 +521,11 @@ describe('the connector app (example config)', () => {
     const token = only(mathOn('TokenProblems'), 'token alarm');
     expect(JSON.stringify(token.Metrics)).toContain('TOKEN_REJECTED');
     expect(JSON.stringify(token.Metrics)).toContain('TOKEN_MISSING');
-    expect(byMetric('TrialWatchFailed').map(dimensions)).toEqual([{ service: 'trial-watch' }]);
+    // The scheduled watches' metric of items a run could not handle, one alarm per watch.
+    expect(byMetric('TrialWatchFailed').map(dimensions)).toEqual([
+      { service: 'trial-watch' },
+      { service: 'drift-watch' },
+    ]);
     const functions = queueRoutes.length + scheduledFunctions.length + 1;
     expect(byMetric('Errors')).toHaveLength(functions);
     expect(byMetric('Throttles')).toHaveLength(functions);
@@ -706,15 +752,22 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
         tokenSecret: { existingSecretName: 'partner/token' },
         alarms: { topicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alarms' },
         trialWatchSchedule: 'cron(15 6 * * ? *)',
+        driftWatch: { everyHours: 12, schedule: 'cron(45 * * * ? *)' },
         routes: { EmployeeChanged: { maxConcurrency: 3, batchSize: 2 } },
       }),
     );
   });
 
-  it('runs the trial watch on the schedule the config gives', () => {
+  it('runs the trial and drift watches on the schedules and cadence the config gives', () => {
     // Assess
     synthesized.service.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'cron(15 6 * * ? *)',
+    });
+    synthesized.service.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(45 * * * ? *)',
+    });
+    synthesized.service.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ DRIFT_CHECK_EVERY_HOURS: '12' }) },
     });
     synthesized.service.resourcePropertiesCountIs(
       'AWS::Events::Rule',

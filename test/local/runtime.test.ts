@@ -15,7 +15,8 @@ const fixtureRoute = (detailType: 'AccountCreated' | 'PlanChosen', functionName:
   maxAttempts: 2,
   // A short retention: the queue's redrive backstop comes after a few receives, not 686.
   retentionSeconds: 3600,
-  timeoutSeconds: 40,
+  // One service call's worst case (36 s, retry-schedule.ts) plus the 5 s start window.
+  timeoutSeconds: 45,
 });
 
 describe('local runtime with stand-in handlers', () => {
@@ -39,6 +40,16 @@ describe('local runtime with stand-in handlers', () => {
             memorySizeMb: 128,
             defaultSchedule: 'rate(1 hour)',
             description: 'fixture schedule',
+            tableActions: ['GetItem'],
+          },
+          {
+            functionName: 'drift-watch',
+            entry: 'test/local/fixtures/scheduled-handler.ts',
+            handlerExport: 'handler',
+            timeoutSeconds: 10,
+            memorySizeMb: 128,
+            defaultSchedule: 'rate(1 hour)',
+            description: 'second fixture schedule',
             tableActions: ['GetItem'],
           },
         ],
@@ -275,7 +286,8 @@ describe('local runtime with stand-in handlers', () => {
     const all = (await (
       await fetch(`${runtime.eventsEndpoint}/_local/scheduled`, { method: 'POST' })
     ).json()) as {
-      runs: Array<{ results: Array<{ runId: string }> }>;
+      status: string;
+      runs: Array<{ functionName: string; results: Array<{ runId: string; time: string }> }>;
     };
 
     // Assess
@@ -284,8 +296,22 @@ describe('local runtime with stand-in handlers', () => {
     expect(
       runtime.outbound().find((event) => event.detail['causationId'] === watch.result.runId),
     ).toBeDefined();
-    expect(all.runs).toHaveLength(1);
-    expect(all.runs[0]?.results[0]?.runId).not.toBe(watch.result.runId);
+    // Every schedule ran once and had finished when the answer came: the trial and drift watches.
+    expect(all.status).toBe('done');
+    expect(all.runs).toHaveLength(2);
+    expect(all.runs.map((run) => run.functionName).sort()).toEqual([
+      expect.stringContaining('DriftWatch'),
+      expect.stringContaining('TrialWatch'),
+    ]);
+    for (const run of all.runs) {
+      const [result] = run.results;
+      expect(result, run.functionName).toBeDefined();
+      expect(Math.abs(Date.parse(result!.time) - Date.parse(moved.now))).toBeLessThan(5_000);
+      expect(runtime.outbound().some((event) => event.detail['causationId'] === result!.runId)).toBe(true);
+    }
+    expect(all.runs.find((run) => run.functionName.includes('TrialWatch'))?.results[0]?.runId).not.toBe(
+      watch.result.runId,
+    );
   });
 
   it('refuses a second runtime in the same process', async () => {

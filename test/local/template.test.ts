@@ -113,7 +113,8 @@ describe('the synthesized template as the local runtime reads it', () => {
     ]);
     expect(views.filter((view) => view.kind === 'refusal')).toHaveLength(1);
     expect(views.filter((view) => view.deadLettersOf === 'refusal')).toHaveLength(1);
-    expect(views.filter((view) => view.deadLettersOf === 'schedule')).toHaveLength(1);
+    // One per schedule: the trial watch and the drift watch.
+    expect(views.filter((view) => view.deadLettersOf === 'schedule')).toHaveLength(2);
     expect(deployment.connectorBus.name).toBe('workforce-connector-acme');
   });
 

@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
 
 /**
- * A burst against a service that accepts 20 requests per second (`startSandbox({ rateLimit: 20 })`):
- * every event completes, the accepted rate never exceeds the limit, and the 429s it provoked were
- * retried rather than surfaced. The full 500-event burst, with faults, duplicates and crashes on
+ * A burst against a service that accepts 20 requests per second (`startSandbox({ rateLimit: 20 })`)
+ * with the connector's request budget set to it (chaos `budgetForLimit`): every event completes,
+ * the accepted rate never exceeds the limit, and the budget keeps the service from answering 429. The full 500-event burst, with faults, duplicates and crashes on
  * top, is `npm run chaos -- --rate-limit 20 --events 500` (figures in docs/reliability.md).
  */
 
@@ -31,9 +31,11 @@ describe('rate limit: a burst against a service limited to 20 requests per secon
     expect(report.duplicates.total).toBe(0);
   });
 
-  it('was actually throttled and retried through the 429s', () => {
-    // Assess
-    expect(report.retries.status429).toBeGreaterThan(0);
+  it("kept the rate limiter's 429 answers to a few: the shared budget paces every worker", () => {
+    // Assess: without the budget about 4 in 10 requests of this burst were refused. This run is
+    // short, so the few requests that bunch up while the handlers load weigh more than in the
+    // 500-event run, whose figure (under 2 %) is in docs/performance.md.
+    expect(report.retries.rateLimited).toBeLessThan(report.requests.total * 0.05);
   });
 
   it('never had more than the limit accepted in one second', () => {
@@ -44,6 +46,7 @@ describe('rate limit: a burst against a service limited to 20 requests per secon
   it('lets no record run out of receives because of the throttling', () => {
     // Assess: only events without an accountId (undeliverable by design) reach a DLQ.
     expect(report.deadLetteredUnexpectedly).toBe(0);
+    expect(report.deadLetteredByCause['throttling'] ?? 0).toBe(0);
     expect(Object.keys(report.syncFailed).filter((code) => code.endsWith('OUTCOME_UNKNOWN'))).toEqual([]);
   });
 

@@ -42,7 +42,7 @@ async function chaosInChildProcess(args: readonly string[]): Promise<ChildRun> {
   try {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'scripts/chaos.ts', ...args, '--json', reportFile],
+      ['--import', 'tsx', 'scripts/chaos.ts', ...args, '--report', reportFile],
       {
         cwd: REPO_ROOT,
         // The parent's environment minus anything a developer's shell may add for AWS.

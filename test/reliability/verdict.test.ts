@@ -266,7 +266,7 @@ describe('chaos verdict', () => {
     const observed = flawless();
     const requests = [
       { time: '2026-01-01T00:00:00.100Z', method: 'POST', path: '/a', status: 200 },
-      { time: '2026-01-01T00:00:00.200Z', method: 'POST', path: '/a', status: 429 },
+      { time: '2026-01-01T00:00:00.200Z', method: 'POST', path: '/a', status: 429, cause: 'rate-limit' },
       { time: '2026-01-01T00:00:00.300Z', method: 'POST', path: '/a', status: 0 },
       { time: '2026-01-01T00:00:01.300Z', method: 'POST', path: '/a', status: 500 },
     ];
@@ -275,7 +275,21 @@ describe('chaos verdict', () => {
     const verdict = judge({ ...observed, requests, redeliveries: 2 });
 
     // Assess
-    expect(verdict.retries).toEqual({ status429: 1, status500: 1, noAnswer: 1, redeliveries: 2, total: 5 });
-    expect(verdict.requests).toMatchObject({ total: 4, accepted: 3, peakAcceptedPerSecond: 2 });
+    expect(verdict.retries).toEqual({
+      status429: 1,
+      rateLimited: 1,
+      status500: 1,
+      noAnswer: 1,
+      redeliveries: 2,
+      total: 5,
+    });
+    expect(verdict.requests).toMatchObject({
+      total: 4,
+      accepted: 3,
+      peakAcceptedPerSecond: 2,
+      // The 429 in second 0 asked for a 1 s pause: seconds 0 and 1 are the service's, not busy.
+      busySeconds: 0,
+      busyMeanAcceptedPerSecond: 0,
+    });
   });
 });

@@ -10,6 +10,7 @@ import {
   RetryableError,
   ServiceRejectedError,
   ServiceUnavailableError,
+  ThrottledError,
   TokenRejectedError,
 } from '#functions/commons/errors.ts';
 import { logger, metrics } from '#functions/commons/observability.ts';
@@ -522,7 +523,7 @@ describe('createQueueHandler', () => {
     // Prepare
     const { handler, queue, calls } = await changePlanHandler();
     const records = [planChosen('acct-t1'), planChosen('acct-t2'), planChosen('acct-t3')];
-    // 10 s left: less than 3 attempts × 5 s + backoff + wrap-up (21 s).
+    // 10 s left: less than one service call's worst case (retry-schedule.ts, 30 s).
     const shortOnTime = lambdaContext('change-plan', { timeoutMs: 10_000 });
 
     // Act
@@ -608,6 +609,23 @@ describe('createQueueHandler', () => {
     expect(await readRecordAttempts(store, 'PlanChosen', short.messageId)).toMatchObject({ attempts: 1 });
     expect(queue.delayOf(long)).toBe(600);
     expect(await readRecordAttempts(store, 'PlanChosen', long.messageId)).toBeUndefined();
+  });
+
+  it("waits for the connector's own request budget uncounted, however short the wait", async () => {
+    // Prepare: the budget had no request within its in-process limit (nothing was sent).
+    const throttled: UseCase<'PlanChosen'> = async () => {
+      throw new ThrottledError('the request budget of install x has no request for 1500 ms', 1500);
+    };
+    const { handler, queue, store } = await changePlanHandler({}, { useCase: throttled });
+    const record = planChosen('acct-budget');
+
+    // Act
+    const response = await handler(batch(record), context());
+
+    // Assess: back on the queue after the wait (rounded up to whole seconds), no attempt counted.
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(queue.delayOf(record)).toBe(2);
+    expect(await readRecordAttempts(store, 'PlanChosen', record.messageId)).toBeUndefined();
   });
 
   it('skips a late record (a redrive after a replay applied it) whose event was applied, and applies the same content at another time', async () => {

@@ -178,6 +178,8 @@ describe('the functions’ service client and a refused token', () => {
       TOKEN_SECRET_ID: 'refused-token',
       PARTNER_NAME: 'acme',
       PROVISIONING_URLS: JSON.stringify({ US: service.url }),
+      // No table here: the request budget (which lives in it) is tested in test/store.
+      REQUEST_BUDGET: 'off',
     });
     const { service: client } = buildFunctionDependencies(config, outboundContracts);
     const before = callsFor('refused-token');

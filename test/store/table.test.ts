@@ -49,7 +49,7 @@ describe('table definition', () => {
     const names = input.AttributeDefinitions?.map((definition) => definition.AttributeName);
 
     // Assess
-    expect(names).toEqual(['pk', 'sk', 'trialShard', 'trialEndsAt']);
+    expect(names).toEqual(['pk', 'sk', 'trialShard', 'trialEndsAt', 'driftShard', 'driftDueAt']);
     expect(tableDefinition.ttlAttribute).toBe('ttl');
   });
 });

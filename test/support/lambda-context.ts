@@ -12,7 +12,7 @@ export interface LambdaContextOptions {
  * remaining time from it (idempotency sets its in-progress expiry from the remaining time).
  */
 export function lambdaContext(functionName: string, options: LambdaContextOptions = {}): Context {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const region = process.env['AWS_REGION'] ?? 'us-east-1';
   return {

@@ -9,6 +9,8 @@ import * as planChosen from './inbound/plan-chosen.ts';
 import * as referenceDataRequested from './inbound/reference-data-requested.ts';
 import * as subscriptionStatusRequested from './inbound/subscription-status-requested.ts';
 import * as budgetSaved from './outbound/budget-saved.ts';
+import * as businessEditionChanged from './outbound/business-edition-changed.ts';
+import * as businessGone from './outbound/business-gone.ts';
 import * as businessProvisioned from './outbound/business-provisioned.ts';
 import * as employeeSynced from './outbound/employee-synced.ts';
 import * as locationProvisioned from './outbound/location-provisioned.ts';
@@ -50,6 +52,8 @@ export const outboundContracts = {
   PlanChanged: planChanged,
   TrialExpiring: trialExpiring,
   TrialEnded: trialEnded,
+  BusinessEditionChanged: businessEditionChanged,
+  BusinessGone: businessGone,
   EmployeeSynced: employeeSynced,
   LocationProvisioned: locationProvisioned,
   BudgetSaved: budgetSaved,

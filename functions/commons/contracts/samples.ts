@@ -163,6 +163,21 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     edition: 'SUBSCRIPTION_FREE',
     trialEndDate,
   },
+  BusinessEditionChanged: {
+    accountId,
+    hostname,
+    causationId: 'trial-watch-2025-04-20T10',
+    previousEdition: 'SUBSCRIPTION_FREE',
+    edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+  },
+  BusinessGone: {
+    accountId,
+    hostname,
+    causationId: 'trial-watch-2025-05-02T10',
+    lastKnownEdition: 'SUBSCRIPTION_FREE',
+    detectedAt: '2025-05-02T10:00:00Z',
+    reason: 'HOSTNAME_NOT_LINKED',
+  },
   EmployeeSynced: {
     accountId,
     hostname,
@@ -246,6 +261,7 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     accountId,
     hostname,
     causationId,
+    answerId: 'c0ffee00-0000-4000-8000-000000000014',
     region: 'US',
     baseRateApplies: true,
     rates: [
@@ -291,6 +307,7 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     accountId,
     hostname,
     causationId,
+    answerId: 'c0ffee00-0000-4000-8000-000000000015',
     kinds: ['COUNTRIES', 'STATES', 'LEAVE_RULES', 'AWARDS', 'AGREED_HOURS'],
     countryCode: 'US',
     countries: [

@@ -1,6 +1,12 @@
 import { ConfigurationError } from '#functions/commons/errors.ts';
 import { createAddresses, type Region } from './addresses.ts';
-import { createHttpClient, type RequestInfo, type RetryPolicy, type ServiceLogger } from './http.ts';
+import {
+  createHttpClient,
+  type RequestBudget,
+  type RequestInfo,
+  type RetryPolicy,
+  type ServiceLogger,
+} from './http.ts';
 import { createInstallClient, type InstallClient, type InstallClientOptions } from './install.ts';
 import {
   createProvisioningClient,
@@ -41,6 +47,8 @@ export interface ServiceClientConfig {
   /** Test seams: deterministic jitter and instant sleeps. */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** The shared request budget every attempt takes from (store/request-budget.ts). @default none */
+  budget?: RequestBudget;
 }
 
 export interface ServiceClient {
@@ -78,6 +86,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
     onRequest: config.onRequest,
     random: config.random,
     sleep: config.sleep,
+    ...(config.budget ? { budget: config.budget } : {}),
   });
   const installOptions: InstallClientOptions = { ...config.install, hourBudgetType: config.hourBudgetType };
 

@@ -83,6 +83,8 @@ export interface HttpClientOptions {
   random?: () => number;
   /** Injected for fast tests. @default setTimeout-based sleep */
   sleep?: (ms: number) => Promise<void>;
+  /** The shared request budget; without it calls are limited only by the retry policy. */
+  budget?: RequestBudget;
 }
 
 /**
@@ -93,11 +95,33 @@ export interface HttpClientOptions {
  */
 export type RetrySafety = 'idempotent' | 'create';
 
+/** Longest one attempt waits in process for the request budget; longer, its record waits on the queue. */
+export const BUDGET_MAX_WAIT_MS = 3000;
+
+/** Whose request budget a call takes from: a provisioning root, or one install. */
+export type BudgetScope = { kind: 'provisioning'; region: string } | { kind: 'install'; hostname: string };
+
+/**
+ * The connector-wide request budget (functions/commons/store/request-budget.ts): every attempt
+ * takes from it before it is sent, and a 429 with Retry-After pauses it for every worker.
+ */
+export interface RequestBudget {
+  /**
+   * Resolves when the call may be sent (after waiting in process, at most a small limit), or
+   * throws ThrottledError with `retryAfterMs` when the wait would be longer.
+   */
+  take(scope: BudgetScope): Promise<void>;
+  /** The service asked for a pause: nobody takes from the scope's buckets before `untilMs`. */
+  pause(scope: BudgetScope, untilMs: number): Promise<void>;
+}
+
 export interface ServiceRequest {
   method: 'GET' | 'POST' | 'PUT';
   url: string;
   body?: unknown;
   safety: RetrySafety;
+  /** The request budget this call takes from. @default none taken */
+  scope?: BudgetScope;
   /** `none`: no Authorization header and no token read (install calls may need none). @default 'bearer' */
   auth?: 'bearer' | 'none';
 }
@@ -140,6 +164,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const target = describeUrl(request.url);
     let refreshedToken = false;
     for (let attempt = 1; ; attempt++) {
+      // Throws ThrottledError (nothing sent) when the budget cannot give a request soon.
+      if (request.scope && options.budget) await options.budget.take(request.scope);
       const started = Date.now();
       stats.requests++;
       const outcome = await attemptOnce(request, token, timeoutMs);
@@ -168,6 +194,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
         options.logger?.warn('service call failed', { ...info, retrying: false });
         throw redactToken(outcome.error, token);
+      }
+      if (
+        outcome.error.status === 429 &&
+        outcome.error.retryAfterMs !== undefined &&
+        request.scope &&
+        options.budget
+      ) {
+        // Every worker of this scope waits, not only this call.
+        await options.budget.pause(request.scope, Date.now() + outcome.error.retryAfterMs);
       }
       const failure = classifyForSafety(outcome, request, target);
       const delayMs = nextDelay(failure, attempt);

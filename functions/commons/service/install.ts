@@ -162,6 +162,15 @@ export interface AwardAssignment {
 export interface InstallClient {
   readonly hostname: string;
   query<T extends z.ZodType>(resource: string, options: QueryOptions, schema: T): Promise<Array<z.output<T>>>;
+  /**
+   * A QUERY whose answer must hold every matching record: throws QueryLimitReachedError when it
+   * reaches `queryMaxRecords` (the answer may have been cut).
+   */
+  queryComplete<T extends z.ZodType>(
+    resource: string,
+    options: QueryOptions,
+    schema: T,
+  ): Promise<Array<z.output<T>>>;
   findCountries(filter?: { name?: string; code?: string }): Promise<Country[]>;
   findStates(filter?: { name?: string; code?: string; countryId?: number }): Promise<State[]>;
   listCustomFieldData(): Promise<CustomFieldData[]>;
@@ -171,7 +180,8 @@ export interface InstallClient {
     value: string | boolean,
   ): Promise<CustomFieldData>;
   setAgreedHours(employeeId: number, agreedHour: AgreedHour): Promise<void>;
-  getAgreedHours(employeeId: number): Promise<AgreedHour | null>;
+  /** The profile as the service answers it (the GET's shape is not shown): read, never refused. */
+  getAgreedHours(employeeId: number): Promise<Record<string, unknown> | null>;
   listEmployeeAgreements(employeeId?: number): Promise<EmployeeAgreement[]>;
   /** A resolver that reads each contract and pay rule once, for reporting many agreements. */
   payRateResolver(options?: PayRateResolverOptions): PayRateResolver;
@@ -223,6 +233,7 @@ export function createInstallClient(
       method,
       url: addresses.installUrl(hostname, path),
       safety,
+      scope: { kind: 'install', hostname },
       ...(options.auth === 'none' ? { auth: 'none' as const } : {}),
     };
     if (body !== undefined) request.body = body;
@@ -276,6 +287,7 @@ export function createInstallClient(
   return {
     hostname,
     query,
+    queryComplete,
 
     // How several conditions combine is "not shown", and `lk` may answer more than the name: the
     // answer is matched again here on every condition (`lk` as "contains", case-insensitive).
@@ -350,7 +362,7 @@ export function createInstallClient(
       // Shape "not shown": accept {agreedHour}, {employeeId, agreedHour}, or the object itself.
       const candidate = isRecord(payload) && 'agreedHour' in payload ? payload.agreedHour : payload;
       if (candidate === null || candidate === undefined) return null;
-      return parseResponse(agreedHourSchema, candidate, `GET ${path}`);
+      return parseResponse(z.record(z.string(), z.unknown()), candidate, `GET ${path}`);
     },
 
     listEmployeeAgreements(employeeId) {

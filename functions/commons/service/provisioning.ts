@@ -73,7 +73,13 @@ export function createProvisioningClient(dependencies: ProvisioningDependencies)
     const safety: RetrySafety = operation === 'subscription-status' ? 'idempotent' : 'create';
     // Throws RegionNotAvailableError before any request when the region has no root.
     const url = addresses.provisioningUrl(region, operation);
-    const response = await http.send({ method: 'POST', url, body, safety });
+    const response = await http.send({
+      method: 'POST',
+      url,
+      body,
+      safety,
+      scope: { kind: 'provisioning', region },
+    });
     return unwrapEnvelope(response.body, operation);
   }
 

@@ -296,10 +296,11 @@ export function slotField(slot: number): SlotField {
 }
 
 /**
- * A custom field value as the install holds it: strings or booleans by the spec, read leniently
- * (a number too) — a value of an unexpected type is kept, never a reason to fail a flow.
+ * A custom field value as the install holds it: strings or booleans by the spec, read leniently —
+ * a value of any type is kept as given (the connector only asks whether a slot is taken), never a
+ * reason to fail a flow.
  */
-const slotValue = z.union([z.string(), z.boolean(), z.number()]).nullable().optional();
+const slotValue = z.unknown();
 const slotShape = Object.fromEntries(
   Array.from({ length: CUSTOM_FIELD_SLOTS }, (_, index) => [slotField(index + 1), slotValue]),
 ) as Record<SlotField, typeof slotValue>;
@@ -307,10 +308,10 @@ const slotShape = Object.fromEntries(
 /**
  * Fair-work-week answers. The spec lists the values (including the missing comma in "No I don't
  * consent") but says these features are in ongoing development and new data elements appear, so
- * they are read leniently: any string, boolean or number is kept as given, and
+ * they are read leniently: any value is kept as given, and
  * `FAIR_WORK_WEEK_VALUES` says which values the spec lists (for docs and tests, never to refuse).
  */
-const answerValue = z.union([z.string(), z.boolean(), z.number()]).nullable().optional();
+const answerValue = z.unknown();
 
 export const FAIR_WORK_WEEK_VALUES = {
   fwwagreedtoextendshift: [true, false, ''],

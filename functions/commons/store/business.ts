@@ -1,7 +1,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type Claim, claimMarker, releaseMarker, writeIfConditionHolds } from './claims.ts';
-import { businessKey, hostnameKey, trialShardOf } from './keys.ts';
+import { DEFAULT_DRIFT_EVERY_HOURS, nextDriftCheck } from './drift-schedule.ts';
+import { businessKey, driftShardOf, hostnameKey, trialShardOf, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
 import {
   CONDITIONAL_CHECK_FAILED,
   cancellationReasons,
@@ -19,14 +20,16 @@ export const TRIAL_EDITION = 'SUBSCRIPTION_PRO_TRIAL';
  * UNCONFIRMED: a signup may have committed in the service but its answer was lost, so the
  * service may hold a business whose hostname we never learned. Needs reconciliation; no new
  * signup is started for the account.
+ * GONE: the drift watch found the hostname no longer linked to the partner (the service deleted
+ * the business); nothing calls it again and the account's events end in SyncFailed BUSINESS_GONE.
  */
-export type BusinessStatus = 'PENDING' | 'ACTIVE' | 'UNCONFIRMED';
+export type BusinessStatus = 'PENDING' | 'ACTIVE' | 'UNCONFIRMED' | 'GONE';
 
 const lastErrorSchema = z.object({ code: z.string(), message: z.string(), at: z.string() });
 
 const businessSchema = z.object({
   accountId: z.string(),
-  status: z.enum(['PENDING', 'ACTIVE', 'UNCONFIRMED']),
+  status: z.enum(['PENDING', 'ACTIVE', 'UNCONFIRMED', 'GONE']),
   region: z.string(),
   eventId: z.string(),
   attempts: z.number().int(),
@@ -38,6 +41,11 @@ const businessSchema = z.object({
   editionSyncedAt: z.string().optional(),
   lastSyncAt: z.string().optional(),
   lastError: lastErrorSchema.optional(),
+  /** When the drift watch next compares this business with the service (drift index). */
+  driftDueAt: z.string().optional(),
+  /** Set by change-plan before its call, removed when it records the result (drift watch waits). */
+  planChangeRequestedAt: z.string().optional(),
+  goneAt: z.string().optional(),
 });
 
 export type BusinessRecord = z.infer<typeof businessSchema>;
@@ -133,6 +141,8 @@ export async function recordProvisioned(
     region: string;
     eventId: string;
     at?: Date;
+    /** The drift watch's cadence; the first check is spread over it (drift-schedule.ts). @default 24 */
+    driftEveryHours?: number;
   },
 ): Promise<ProvisionedRecording> {
   const at = normalizeTimestamp(provisioned.at ?? new Date());
@@ -150,6 +160,8 @@ export async function recordProvisioned(
     'eventId = if_not_exists(eventId, :eventId)',
     'attempts = if_not_exists(attempts, :one)',
     'claimedAt = if_not_exists(claimedAt, :at)',
+    'driftShard = :driftShard',
+    'driftDueAt = :driftDueAt',
   ];
   const values: Record<string, unknown> = {
     ':type': 'Business',
@@ -162,6 +174,8 @@ export async function recordProvisioned(
     ':at': at,
     ':eventId': provisioned.eventId,
     ':one': 1,
+    ':driftShard': driftShardOf(provisioned.accountId),
+    ':driftDueAt': nextDriftCheck(provisioned.accountId, at, provisioned.driftEveryHours),
   };
   if (onTrial) {
     sets.push('trialShard = :trialShard', 'trialEndsAt = :trialEndsAt');
@@ -176,7 +190,7 @@ export async function recordProvisioned(
             Update: {
               TableName: store.tableName,
               Key: businessKey(provisioned.accountId),
-              UpdateExpression: `SET ${sets.join(', ')}${onTrial ? '' : ' REMOVE trialShard, trialEndsAt'}`,
+              UpdateExpression: `SET ${sets.join(', ')} REMOVE ${onTrial ? '' : 'trialShard, trialEndsAt, '}goneAt`,
               ConditionExpression:
                 'attribute_not_exists(#status) OR #status <> :active OR hostname = :hostname',
               ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#region': 'region' },
@@ -227,10 +241,15 @@ export async function markSignupUnconfirmed(
       new UpdateCommand({
         TableName: store.tableName,
         Key: businessKey(accountId),
-        UpdateExpression: 'SET #status = :unconfirmed, lastError = :lastError',
+        // Filed under the drift index's UNCONFIRMED partition: listed by `npm run signups` and counted
+        // on the dashboard (listUnconfirmedSignups) without a scan.
+        UpdateExpression:
+          'SET #status = :unconfirmed, lastError = :lastError, driftShard = :unconfirmedShard, driftDueAt = :at',
         ConditionExpression: '(#status = :pending OR #status = :unconfirmed) AND eventId = :eventId',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
+          ':unconfirmedShard': UNCONFIRMED_SIGNUPS_SHARD,
+          ':at': at,
           ':unconfirmed': 'UNCONFIRMED',
           ':pending': 'PENDING',
           ':eventId': outcome.eventId,
@@ -254,20 +273,30 @@ export async function releaseSignupClaim(store: Store, accountId: string, eventI
  * time, so the trial watch's older subscription-status answer cannot undo a plan change written
  * meanwhile. Leaving the trial removes the trial-index attributes: the sparse index shrinks to
  * the businesses still on trial. Returns false when a newer observation (or no active business)
- * was found.
+ * was found. Like recordSyncSuccess it files an ACTIVE business recorded before the drift watch
+ * existed in the drift index (`if_not_exists`), so the trial watch heals the trials it touches.
  */
 export async function updateEdition(
   store: Store,
   accountId: string,
-  observed: { edition: string; trialEndDate?: string; syncedAt: Date | string },
+  observed: {
+    edition: string;
+    trialEndDate?: string;
+    syncedAt: Date | string;
+    /** change-plan recording its own result: its marker for the drift watch goes. */
+    settlesPlanChange?: boolean;
+    /** The drift watch's cadence for a first drift due time (recordSyncSuccess). @default 24 */
+    driftEveryHours?: number;
+  },
 ): Promise<boolean> {
   const syncedAt = normalizeTimestamp(observed.syncedAt);
-  const sets = ['edition = :edition', 'editionSyncedAt = :syncedAt'];
-  const removes: string[] = [];
+  const sets = ['edition = :edition', 'editionSyncedAt = :syncedAt', FIRST_DRIFT_CHECK];
+  const removes: string[] = observed.settlesPlanChange ? ['planChangeRequestedAt'] : [];
   const values: Record<string, unknown> = {
     ':edition': observed.edition,
     ':syncedAt': syncedAt,
     ':active': 'ACTIVE',
+    ...firstDriftCheckValues(accountId, syncedAt, observed.driftEveryHours),
   };
   if (observed.trialEndDate !== undefined) {
     sets.push('trialEndDate = :trialEndDate');
@@ -300,11 +329,21 @@ export async function updateEdition(
 /**
  * Last successful sync. Deliveries of different routes run concurrently, so the timestamp only
  * moves forward; an older report is ignored (returns false), as is an unknown account.
+ *
+ * Self-healing drift schedule: a business recorded before the drift watch existed has no drift due
+ * time, so the watch would never look at it. Every successful use case runs on an ACTIVE business,
+ * so the same UpdateItem files it in the drift index when it is not there yet (`if_not_exists`:
+ * a due time already set is never moved). `npm run drift-backfill` does the same for the
+ * businesses that see no event.
  */
 export async function recordSyncSuccess(
   store: Store,
   accountId: string,
   at: Date | string,
+  options: {
+    /** The drift watch's cadence (DRIFT_CHECK_EVERY_HOURS) for a first due time. @default 24 */
+    driftEveryHours?: number;
+  } = {},
 ): Promise<boolean> {
   const syncedAt = normalizeTimestamp(at);
   return writeIfConditionHolds(() =>
@@ -312,10 +351,56 @@ export async function recordSyncSuccess(
       new UpdateCommand({
         TableName: store.tableName,
         Key: businessKey(accountId),
-        UpdateExpression: 'SET lastSyncAt = :at',
+        UpdateExpression: `SET lastSyncAt = :at, ${FIRST_DRIFT_CHECK}`,
         ConditionExpression:
           'attribute_exists(pk) AND (attribute_not_exists(lastSyncAt) OR lastSyncAt <= :at)',
-        ExpressionAttributeValues: { ':at': syncedAt },
+        ExpressionAttributeValues: {
+          ':at': syncedAt,
+          ...firstDriftCheckValues(accountId, syncedAt, options.driftEveryHours),
+        },
+      }),
+    ),
+  );
+}
+
+/** Files a business in the drift index unless it is there: a due time already set never moves. */
+const FIRST_DRIFT_CHECK =
+  'driftShard = if_not_exists(driftShard, :firstDriftShard), driftDueAt = if_not_exists(driftDueAt, :firstDriftDueAt)';
+
+function firstDriftCheckValues(
+  accountId: string,
+  after: string,
+  everyHours: number = DEFAULT_DRIFT_EVERY_HOURS,
+): Record<string, string> {
+  return {
+    ':firstDriftShard': driftShardOf(accountId),
+    ':firstDriftDueAt': nextDriftCheck(accountId, after, everyHours),
+  };
+}
+
+/**
+ * `npm run drift-backfill`: the first drift due time of an ACTIVE business recorded before the
+ * drift watch existed. Returns false (writing nothing) when it has one by now, or is not ACTIVE.
+ */
+export async function scheduleFirstDriftCheck(
+  store: Store,
+  accountId: string,
+  at: Date | string,
+  everyHours: number = DEFAULT_DRIFT_EVERY_HOURS,
+): Promise<boolean> {
+  return writeIfConditionHolds(() =>
+    store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: businessKey(accountId),
+        UpdateExpression: `SET ${FIRST_DRIFT_CHECK}`,
+        ConditionExpression:
+          '#status = :active AND attribute_exists(hostname) AND attribute_not_exists(driftDueAt)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':active': 'ACTIVE',
+          ...firstDriftCheckValues(accountId, normalizeTimestamp(at), everyHours),
+        },
       }),
     ),
   );
@@ -348,4 +433,98 @@ export async function recordSyncError(
       }),
     ),
   );
+}
+
+/**
+ * change-plan is about to call the service: until it records the result (updateEdition with
+ * `settlesPlanChange`), the drift watch does not take an edition change it sees for its own.
+ */
+export async function notePlanChangeRequested(store: Store, accountId: string, at: Date): Promise<boolean> {
+  return writeIfConditionHolds(() =>
+    store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: businessKey(accountId),
+        UpdateExpression: 'SET planChangeRequestedAt = :at',
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':at': normalizeTimestamp(at), ':active': 'ACTIVE' },
+      }),
+    ),
+  );
+}
+
+/**
+ * The service no longer links the hostname to the partner: the business becomes GONE and leaves
+ * both indexes (nothing checks or announces it again). Only an ACTIVE business on that hostname
+ * moves; returns false otherwise (already gone, or re-provisioned on another hostname).
+ */
+export async function markBusinessGone(
+  store: Store,
+  accountId: string,
+  gone: { hostname: string; reason: string; at: Date | string },
+): Promise<boolean> {
+  const at = normalizeTimestamp(gone.at);
+  return writeIfConditionHolds(() =>
+    store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: businessKey(accountId),
+        UpdateExpression:
+          'SET #status = :gone, goneAt = :at, lastError = :lastError REMOVE driftShard, driftDueAt, trialShard, trialEndsAt',
+        ConditionExpression: '#status = :active AND hostname = :hostname',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':gone': 'GONE',
+          ':active': 'ACTIVE',
+          ':hostname': gone.hostname,
+          ':at': at,
+          ':lastError': {
+            code: 'BUSINESS_GONE',
+            message: `${gone.hostname} is no longer linked to the partner (${gone.reason})`,
+            at,
+          },
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * When the drift watch looks at the business next. Only an ACTIVE business with a hostname is
+ * (re)filed in the drift index.
+ */
+export async function scheduleDriftCheck(store: Store, accountId: string, dueAt: string): Promise<boolean> {
+  return writeIfConditionHolds(() =>
+    store.doc.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: businessKey(accountId),
+        UpdateExpression: 'SET driftShard = :shard, driftDueAt = :dueAt',
+        ConditionExpression: '#status = :active AND attribute_exists(hostname)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':shard': driftShardOf(accountId),
+          ':dueAt': normalizeTimestamp(dueAt),
+          ':active': 'ACTIVE',
+        },
+      }),
+    ),
+  );
+}
+
+/** Takes a business that is not ACTIVE (or has no hostname) out of the drift index. */
+export async function unscheduleDriftCheck(store: Store, accountId: string): Promise<void> {
+  await store.doc
+    .send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: businessKey(accountId),
+        UpdateExpression: 'REMOVE driftShard, driftDueAt',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailure(error)) throw error;
+    });
 }

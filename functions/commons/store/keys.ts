@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TRIAL_SHARD_COUNT } from './table.ts';
+import { DRIFT_SHARD_COUNT, TRIAL_SHARD_COUNT } from './table.ts';
 
 /**
  * Every key of the table is built here and nowhere else. Prefixes keep entity kinds apart in
@@ -45,8 +45,12 @@ export const awardKey = (hostname: string, awardCode: string) => ({
   sk: `AWARD#${awardCode}`,
 });
 
+/** One bucket of the shared request budget (request-budget.ts): `root#US`, `install#<hostname>`, `all`. */
+export const requestBudgetKey = (bucket: string) => ({ pk: `BUDGET#${bucket}`, sk: 'BUDGET' });
+
 /** Reference data of one install cached as one item per kind (reference-cache.ts). */
-export type ReferenceCacheKind = 'COUNTRIES' | 'STATES';
+/** `STATES#<countryId>`: the states of one country, read with `Country eq id`. */
+export type ReferenceCacheKind = 'COUNTRIES' | 'STATES' | `STATES#${number}`;
 
 export const referenceCacheKey = (hostname: string, kind: ReferenceCacheKind) => ({
   pk: installPartition(hostname),
@@ -80,3 +84,26 @@ export function trialShardOf(accountId: string): string {
 
 export const allTrialShards = (): string[] =>
   Array.from({ length: TRIAL_SHARD_COUNT }, (_, shard) => trialShardValue(shard));
+
+/** What the drift watch announced for a business (drift-notices.ts): `GONE#<hostname>` or `EDITION#<since>#<edition>`. */
+export const driftNoticeKey = (accountId: string, notice: string) => ({
+  pk: `ACCOUNT#${accountId}`,
+  sk: `DRIFT_NOTICE#${notice}`,
+});
+
+export const driftShardValue = (shard: number) => `DRIFT_SHARD#${String(shard).padStart(2, '0')}`;
+
+/** Stable like trialShardOf: a business never moves drift shard. */
+export function driftShardOf(accountId: string): string {
+  const digest = createHash('sha256').update(accountId).digest();
+  return driftShardValue(digest.readUInt32BE(0) % DRIFT_SHARD_COUNT);
+}
+
+/**
+ * UNCONFIRMED signups sit in the drift index too, in a partition the drift watch never reads: the
+ * list of unconfirmed signups (and its dashboard count) is one Query, not a scan.
+ */
+export const UNCONFIRMED_SIGNUPS_SHARD = 'DRIFT_SHARD#UNCONFIRMED';
+
+export const allDriftShards = (): string[] =>
+  Array.from({ length: DRIFT_SHARD_COUNT }, (_, shard) => driftShardValue(shard));

@@ -24,6 +24,22 @@ export const TRIAL_SHARD_COUNT = 16;
  */
 export const TRIAL_INDEX_ATTRIBUTES = ['accountId', 'hostname', 'trialEndDate', 'region'] as const;
 
+/**
+ * The drift watch's due list: every ACTIVE business carries `driftShard` / `driftDueAt` (when it is
+ * next checked against the service), so a run reads only the businesses due (drift-index.ts).
+ * Sparse like the trial index: a business leaves it when it is gone (or never had a hostname).
+ */
+export const DRIFT_INDEX_NAME = 'driftIndex';
+
+/** Drift-index writes (one per check of every tracked business) are spread like the trial index's. */
+export const DRIFT_SHARD_COUNT = 16;
+
+/**
+ * Only the account id beyond the keys: the watch reads the business itself (consistently) before
+ * deciding, because an index item may lag a plan change written a moment ago.
+ */
+export const DRIFT_INDEX_ATTRIBUTES = ['accountId'] as const;
+
 export type KeyAttributeType = 'S' | 'N' | 'B';
 
 export interface KeyDescriptor {
@@ -57,6 +73,12 @@ export const tableDefinition: TableDescriptor = {
       partitionKey: { name: 'trialShard', type: 'S' },
       sortKey: { name: 'trialEndsAt', type: 'S' },
       projection: { type: 'INCLUDE', nonKeyAttributes: TRIAL_INDEX_ATTRIBUTES },
+    },
+    {
+      indexName: DRIFT_INDEX_NAME,
+      partitionKey: { name: 'driftShard', type: 'S' },
+      sortKey: { name: 'driftDueAt', type: 'S' },
+      projection: { type: 'INCLUDE', nonKeyAttributes: DRIFT_INDEX_ATTRIBUTES },
     },
   ],
   ttlAttribute: 'ttl',

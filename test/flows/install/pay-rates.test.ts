@@ -165,6 +165,9 @@ describe('PayRatesRequested', () => {
       expect(entryBytes + 14).toBeLessThanOrEqual(256 * 1024);
       expect(event.detail).toMatchObject({ hostname, region: 'US', baseRateApplies: true });
     }
+    // One answer: every part carries the same answerId and the request's event id as causation.
+    expect(new Set(parts.map((event) => event.detail['answerId'])).size).toBe(1);
+    expect(new Set(parts.map((event) => event.detail['causationId']))).toEqual(new Set([delivery.eventId]));
     const ids = parts.flatMap((event) =>
       (event.detail['rates'] as Array<{ agreementId: number }>).map((rate) => rate.agreementId),
     );

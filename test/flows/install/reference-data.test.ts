@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { getCachedReferenceList } from '#functions/commons/store/reference-cache.ts';
+import { getCachedReferenceList, putCachedReferenceList } from '#functions/commons/store/reference-cache.ts';
 import { useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
@@ -111,20 +111,41 @@ describe('ReferenceDataRequested', () => {
   });
 
   it('reads the service again once the cached list is older than REFERENCE_CACHE_MAX_AGE_SECONDS', async () => {
-    // Prepare
+    // Prepare: the countries cached 8 days ago (the default refresh age is 7 days).
     const { accountId, hostname } = await provisionedInstall(flow, 'reference-age');
-    await deliver(flow, 'reference-data', 'ReferenceDataRequested', { accountId, kinds: ['COUNTRIES'] });
-    const maxAgeSeconds = 7 * 24 * 3600;
-    const cached = (now: Date) =>
-      getCachedReferenceList(flow.store, hostname, 'COUNTRIES', { maxAgeSeconds, now });
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await putCachedReferenceList(
+      flow.store,
+      hostname,
+      'COUNTRIES',
+      { entries: [{ id: 99, code: 'ZZ', name: 'Stale Land' }], fetchedAt: eightDaysAgo },
+      { maxAgeSeconds: 30 * 24 * 3600 },
+    );
 
     // Act
-    const fresh = await cached(new Date());
-    const stale = await cached(new Date(Date.now() + maxAgeSeconds * 1000));
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'reference-data',
+      'ReferenceDataRequested',
+      {
+        accountId,
+        kinds: ['COUNTRIES'],
+      },
+    );
 
-    // Assess
-    expect(fresh?.entries.length).toBeGreaterThan(0);
-    expect(stale).toBeUndefined();
+    // Assess: read again, answered from the service, and the cache refreshed.
+    expect(calls).toEqual([QUERY('Country')]);
+    const answer = onlyPublished(delivery, 'ReferenceData');
+    expect(answer['countries']).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'US' })]));
+    expect(answer['countries']).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'ZZ' })]),
+    );
+    const cached = await getCachedReferenceList(flow.store, hostname, 'COUNTRIES', {
+      maxAgeSeconds: 7 * 24 * 3600,
+      now: new Date(),
+    });
+    expect(cached?.fetchedAt).toBe((answer['asOf'] as { countries: string }).countries);
   });
 
   it('answers a country the install does not hold with SyncFailed UNKNOWN_COUNTRY', async () => {
@@ -144,7 +165,8 @@ describe('ReferenceDataRequested', () => {
         message: expect.stringContaining('ZZ'),
       });
     });
-    expect([...calls].sort()).toEqual([QUERY('Country'), QUERY('State')]);
+    // The countries are read, then read once more in case the country was added since.
+    expect(calls).toEqual([QUERY('Country'), QUERY('Country')]);
   });
 
   itAnswersInvalidDetails(

@@ -1,0 +1,293 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { edition as editionSchema, region as regionSchema } from '#functions/commons/contracts/fields.ts';
+import type { Dependencies } from '#functions/commons/dependencies.ts';
+import { ServiceRejectedError } from '#functions/commons/errors.ts';
+import { MetricName } from '#functions/commons/metric-names.ts';
+import {
+  type BusinessRecord,
+  getBusiness,
+  markBusinessGone,
+  scheduleDriftCheck,
+  TRIAL_EDITION,
+  unscheduleDriftCheck,
+  updateEdition,
+} from '#functions/commons/store/business.ts';
+import { driftChecksDueBefore, listUnconfirmedSignups } from '#functions/commons/store/drift-index.ts';
+import {
+  claimDriftNotice,
+  confirmDriftNotice,
+  releaseDriftNotice,
+} from '#functions/commons/store/drift-notices.ts';
+import { nextDriftCheck } from '#functions/commons/store/drift-schedule.ts';
+
+/** The service's refusal of subscription-status for a hostname it no longer links to the partner. */
+export const HOSTNAME_NOT_LINKED = 'HOSTNAME_NOT_LINKED';
+
+/**
+ * A plan change that change-plan started (and has not recorded yet) is its own, not drift, for
+ * this long: longer than a PlanChosen's retries (5 attempts, 1–8 minutes apart) take.
+ */
+export const PLAN_CHANGE_GRACE_MS = 6 * 3_600_000;
+
+export interface DriftWatchInput {
+  /** Id of this run (the scheduled event id): every published event's causationId. */
+  runId: string;
+  /** The scheduled event's `time`, used as "now" (the local runtime: the sandbox clock). */
+  scheduledTime?: string;
+  /** Time left before the Lambda is stopped (context.getRemainingTimeInMillis). */
+  remainingTimeMs: () => number;
+}
+
+export interface DriftWatchOptions {
+  /** Index items per shard query. @default 100 */
+  pageSize?: number;
+  /** Businesses checked at once (each calls subscription-status). @default 8 */
+  concurrency?: number;
+  /** No new business is started once less than this is left (as the trial watch). @default 20000 */
+  reserveMs?: number;
+}
+
+interface RunContext {
+  runId: string;
+  now: Date;
+}
+
+export interface DriftWatchReport {
+  runId: string;
+  now: string;
+  /** Drift-index items read: only the businesses due, never the whole table. */
+  itemsRead: number;
+  /** Due businesses compared with the service (or found not to need it). */
+  checked: number;
+  editionChangedAnnounced: number;
+  goneAnnounced: number;
+  /** Businesses whose check failed (service down...): still due, the next run tries again. */
+  failed: number;
+  /** Due businesses left for the next run because time ran low. */
+  remaining: number;
+  complete: boolean;
+  /** Accounts whose signup is UNCONFIRMED (npm run signups -- --unconfirmed). */
+  unconfirmedSignups: number;
+}
+
+type DriftOutcome = 'unchanged' | 'edition-changed' | 'gone' | 'skipped';
+
+/**
+ * driftWatch — scheduled → BusinessEditionChanged / BusinessGone.
+ *
+ * The service sends nothing when it changes a business itself (deletes a free one, changes an
+ * edition), so every tracked business is compared with it once per `DRIFT_CHECK_EVERY_HOURS`.
+ *
+ * Steps:
+ * 1. Read only the businesses due (`driftDueAt <= now`) from the sparse, sharded drift index;
+ *    each business's due time sits on its own phase of the cadence, so checks spread over it.
+ * 2. Per due business (consistent read first; at most `concurrency` at once, while time is left):
+ *    - not ACTIVE any more → out of the index, nothing else.
+ *    - a plan change of change-plan in flight (its marker, younger than the grace) → skipped: the
+ *      change it is making is the partner's own and is announced as PlanChanged.
+ *    - on trial with the recorded trial end passed → the trial watch's (TrialEnded), not drift.
+ *    - subscription-status refused HOSTNAME_NOT_LINKED → BusinessGone once; the business becomes
+ *      GONE (leaves both indexes; later events end in SyncFailed BUSINESS_GONE).
+ *    - the service's edition differs from the recorded one, and no edition was recorded while the
+ *      call ran → BusinessEditionChanged {previousEdition, edition} once; the edition is recorded.
+ *    - otherwise refresh the trial end if it moved; next due time = the next slot of its phase.
+ * 3. Exactly once: claim a drift notice (conditional put, lease) → publish → confirm → update the
+ *    business. A failed publish releases the claim and leaves the business due for the next run.
+ * 4. A business that fails is counted (the scheduled watches' TrialWatchFailed metric, this
+ *    function's dimension) and stays due; the run itself never fails for it.
+ */
+export async function driftWatch(
+  input: DriftWatchInput,
+  dependencies: Dependencies,
+  options: DriftWatchOptions = {},
+): Promise<DriftWatchReport> {
+  const { store, logger, metrics } = dependencies;
+  const concurrency = options.concurrency ?? 8;
+  const reserveMs = options.reserveMs ?? 20_000;
+  const timeIsShort = () => input.remainingTimeMs() < reserveMs;
+  const scheduled = input.scheduledTime === undefined ? Number.NaN : Date.parse(input.scheduledTime);
+  const now = Number.isNaN(scheduled) ? dependencies.clock.now() : new Date(scheduled);
+  const run: RunContext = { runId: input.runId, now };
+  const report: DriftWatchReport = {
+    runId: input.runId,
+    now: now.toISOString(),
+    itemsRead: 0,
+    checked: 0,
+    editionChangedAnnounced: 0,
+    goneAnnounced: 0,
+    failed: 0,
+    remaining: 0,
+    complete: true,
+    unconfirmedSignups: 0,
+  };
+
+  for await (const page of driftChecksDueBefore(store, now, { pageSize: options.pageSize ?? 100 })) {
+    report.itemsRead += page.itemsRead;
+    let next = 0;
+    const worker = async () => {
+      while (next < page.items.length && !timeIsShort()) {
+        const due = page.items[next]!;
+        next += 1;
+        try {
+          const outcome = await checkBusiness(due.accountId, run, dependencies);
+          if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
+          if (outcome === 'gone') report.goneAnnounced += 1;
+          report.checked += 1;
+        } catch (error) {
+          report.failed += 1;
+          logger.warn('drift watch could not check a business; the next run retries it', {
+            accountId: due.accountId,
+            error: error as Error,
+          });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.items.length)) }, worker));
+    const left = page.items.length - next;
+    if (left > 0 || timeIsShort()) {
+      report.remaining += left;
+      report.complete = false;
+      break;
+    }
+  }
+
+  try {
+    report.unconfirmedSignups = (await listUnconfirmedSignups(store)).length;
+    metrics.addMetric(MetricName.UnconfirmedSignups, MetricUnit.Count, report.unconfirmedSignups);
+  } catch (error) {
+    logger.warn('drift watch could not count unconfirmed signups', { error: error as Error });
+  }
+  logger.info('drift watch run finished', { ...report });
+  metrics.addMetric('DriftWatchItemsRead', MetricUnit.Count, report.itemsRead);
+  metrics.addMetric('DriftWatchChecked', MetricUnit.Count, report.checked);
+  metrics.addMetric('DriftWatchRemaining', MetricUnit.Count, report.remaining);
+  metrics.addMetric(MetricName.TrialWatchFailed, MetricUnit.Count, report.failed);
+  metrics.addMetric(
+    MetricName.BusinessEditionChangedAnnounced,
+    MetricUnit.Count,
+    report.editionChangedAnnounced,
+  );
+  metrics.addMetric(MetricName.BusinessGoneAnnounced, MetricUnit.Count, report.goneAnnounced);
+  return report;
+}
+
+async function checkBusiness(
+  accountId: string,
+  input: RunContext,
+  dependencies: Dependencies,
+): Promise<DriftOutcome> {
+  const { store, service, clock, config } = dependencies;
+  const business = await getBusiness(store, accountId);
+  if (business?.status !== 'ACTIVE' || business.hostname === undefined) {
+    await unscheduleDriftCheck(store, accountId);
+    return 'skipped';
+  }
+  const hostname = business.hostname;
+  const reschedule = () =>
+    scheduleDriftCheck(store, accountId, nextDriftCheck(accountId, input.now, config.driftCheckEveryHours));
+  const planChangeAt = business.planChangeRequestedAt
+    ? Date.parse(business.planChangeRequestedAt)
+    : Number.NaN;
+  // Left due: the next run looks again once change-plan has recorded its result.
+  if (input.now.getTime() - planChangeAt < PLAN_CHANGE_GRACE_MS) return 'skipped';
+  if (
+    business.edition === TRIAL_EDITION &&
+    business.trialEndDate !== undefined &&
+    Date.parse(business.trialEndDate) <= input.now.getTime()
+  ) {
+    await reschedule();
+    return 'skipped';
+  }
+
+  // Before the call: an edition recorded while it runs (a PlanChosen) is newer than this answer.
+  const observedAt = clock.now();
+  let status: Awaited<ReturnType<typeof service.provisioning.subscriptionStatus>>;
+  try {
+    status = await service.provisioning.subscriptionStatus(hostname, regionSchema.parse(business.region));
+  } catch (error) {
+    if (error instanceof ServiceRejectedError && error.serviceCode === HOSTNAME_NOT_LINKED) {
+      return announceGone(business, hostname, input, dependencies);
+    }
+    throw error;
+  }
+
+  if (status.edition === business.edition) {
+    if (status.trialEndDate && status.trialEndDate !== business.trialEndDate) {
+      await updateEdition(store, accountId, {
+        edition: status.edition,
+        trialEndDate: status.trialEndDate,
+        syncedAt: observedAt,
+      });
+    }
+    await reschedule();
+    return 'unchanged';
+  }
+
+  // Something was recorded while the call ran (a plan change): that is the newer truth; look again later.
+  const after = await getBusiness(store, accountId);
+  if (after?.status !== 'ACTIVE' || after.editionSyncedAt !== business.editionSyncedAt) return 'skipped';
+
+  const since = business.editionSyncedAt ?? business.provisionedAt ?? business.claimedAt;
+  const notice = `EDITION#${since}#${status.edition}`;
+  const announced = await announceOnce(accountId, notice, input, dependencies, {
+    detailType: 'BusinessEditionChanged',
+    detail: {
+      hostname,
+      previousEdition: editionSchema.parse(business.edition),
+      edition: status.edition,
+    },
+  });
+  if (announced === 'held') return 'skipped';
+  await updateEdition(store, accountId, {
+    edition: status.edition,
+    ...(status.trialEndDate ? { trialEndDate: status.trialEndDate } : {}),
+    syncedAt: observedAt,
+  });
+  await reschedule();
+  return announced === 'claimed' ? 'edition-changed' : 'unchanged';
+}
+
+async function announceGone(
+  business: BusinessRecord,
+  hostname: string,
+  input: RunContext,
+  dependencies: Dependencies,
+): Promise<DriftOutcome> {
+  const announced = await announceOnce(business.accountId, `GONE#${hostname}`, input, dependencies, {
+    detailType: 'BusinessGone',
+    detail: {
+      hostname,
+      lastKnownEdition: editionSchema.parse(business.edition),
+      detectedAt: input.now.toISOString(),
+      reason: HOSTNAME_NOT_LINKED,
+    },
+  });
+  if (announced === 'held') return 'skipped';
+  await markBusinessGone(dependencies.store, business.accountId, {
+    hostname,
+    reason: HOSTNAME_NOT_LINKED,
+    at: input.now,
+  });
+  return announced === 'claimed' ? 'gone' : 'unchanged';
+}
+
+async function announceOnce(
+  accountId: string,
+  notice: string,
+  input: RunContext,
+  { store, clock, publisher }: Dependencies,
+  event: { detailType: 'BusinessEditionChanged' | 'BusinessGone'; detail: Record<string, unknown> },
+): Promise<'claimed' | 'published' | 'held'> {
+  const claim = await claimDriftNotice(store, accountId, notice, clock.now());
+  if (claim !== 'claimed') return claim;
+  try {
+    await publisher.publish([
+      { detailType: event.detailType, detail: { accountId, causationId: input.runId, ...event.detail } },
+    ]);
+  } catch (error) {
+    await releaseDriftNotice(store, accountId, notice);
+    throw error;
+  }
+  await confirmDriftNotice(store, accountId, notice);
+  return 'claimed';
+}

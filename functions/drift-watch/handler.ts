@@ -1,0 +1,38 @@
+/**
+ * Scheduled drift watch → BusinessEditionChanged / BusinessGone for changes the service made on
+ * its own (it has no webhooks).
+ *
+ * primary adapter: EventBridge Scheduled Event (middy + Powertools logger/metrics) → use case:
+ * driftWatch → secondary adapters: store (sparse sharded drift index, drift notices), service
+ * client (subscription-status), publisher.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { loadConfig } from '#functions/commons/config.ts';
+import * as businessEditionChanged from '#functions/commons/contracts/outbound/business-edition-changed.ts';
+import * as businessGone from '#functions/commons/contracts/outbound/business-gone.ts';
+import { outboundContractsOf } from '#functions/commons/event-publisher.ts';
+import { buildFunctionDependencies } from '#functions/commons/function-dependencies.ts';
+import { type DriftWatchReport, driftWatch } from './drift-watch.ts';
+
+// Cold start: a missing or invalid env var fails here, not on the first scheduled run.
+const dependencies = buildFunctionDependencies(
+  loadConfig(),
+  outboundContractsOf([businessEditionChanged, businessGone]),
+);
+
+export const handler = middy(
+  (event: ScheduledEvent, context: Context): Promise<DriftWatchReport> =>
+    driftWatch(
+      {
+        runId: event.id,
+        scheduledTime: event.time,
+        remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      },
+      dependencies,
+    ),
+)
+  .use(injectLambdaContext(dependencies.logger))
+  .use(logMetrics(dependencies.metrics));

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { getBusiness } from '#functions/commons/store/business.ts';
+import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
+import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
+import {
+  provisionAccount,
+  provisioningCalls,
+  scheduledEvent,
+  uniqueAccountId,
+  useFlowHarness,
+} from '#test/flows/support/harness.ts';
+import { lambdaContext } from '#test/support/lambda-context.ts';
+
+/**
+ * A business the drift watch cannot check (the service answers 500 for it every time) is counted
+ * as failed and stays due; the run goes on with the others and the next run checks it.
+ */
+
+const flow = useFlowHarness();
+
+async function runDriftWatch(now: string): Promise<DriftWatchReport> {
+  return (await flow.invoke(
+    'drift-watch',
+    scheduledEvent(now),
+    lambdaContext('drift-watch', { timeoutMs: 300_000 }),
+  )) as DriftWatchReport;
+}
+
+async function dueAt(now: string): Promise<string[]> {
+  const due: string[] = [];
+  for await (const page of driftChecksDueBefore(flow.store, now)) {
+    due.push(...page.items.map((item) => item.accountId));
+  }
+  return due;
+}
+
+describe('drift watch with a business the service cannot answer for', () => {
+  it('counts it as failed, checks the others, and checks it on the next run', async () => {
+    // Prepare: two US businesses and one UK business; every UK provisioning call answers 500.
+    const first = uniqueAccountId('us-1');
+    const second = uniqueAccountId('us-2');
+    const broken = uniqueAccountId('uk');
+    await provisionAccount(flow, first);
+    await provisionAccount(flow, second);
+    await provisionAccount(flow, broken, { region: 'UK' });
+    const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: 2 });
+    await flow.sandbox('POST', '/_sandbox/faults', {
+      rate: 1,
+      kinds: ['500'],
+      seed: 1,
+      pathPrefix: '/regions/uk/connect/v1/partner/',
+    });
+    let failedRun: DriftWatchReport;
+    let stillDue: string[];
+    try {
+      // Act
+      failedRun = await runDriftWatch(now);
+      stillDue = await dueAt(now);
+    } finally {
+      await flow.sandbox('DELETE', '/_sandbox/faults');
+    }
+    const ukCalls = (await provisioningCalls(flow, 'subscription-status')).filter((call) =>
+      call.path.startsWith('/regions/uk/'),
+    );
+    const nextRun = await runDriftWatch(now);
+
+    // Assess
+    expect(failedRun).toMatchObject({
+      itemsRead: 3,
+      checked: 2,
+      failed: 1,
+      remaining: 0,
+      complete: true,
+      goneAnnounced: 0,
+      editionChangedAnnounced: 0,
+    });
+    expect(ukCalls.length).toBeGreaterThanOrEqual(1);
+    expect(stillDue).toEqual([broken]);
+    expect(await getBusiness(flow.store, broken)).toMatchObject({ status: 'ACTIVE', region: 'UK' });
+    expect(nextRun).toMatchObject({ itemsRead: 1, checked: 1, failed: 0, complete: true });
+    expect(await dueAt(now)).toEqual([]);
+    expect(
+      flow
+        .published()
+        .filter(
+          (event) => event.detailType === 'BusinessGone' || event.detailType === 'BusinessEditionChanged',
+        ),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import {
+  claimSignup,
+  getBusiness,
+  markSignupUnconfirmed,
+  notePlanChangeRequested,
+} from '#functions/commons/store/business.ts';
+import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
+import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
+import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
+import {
+  inboundEvent,
+  provisionAccount,
+  provisioningCalls,
+  scheduledEvent,
+  sqsFifoBatch,
+  US_BILLING_ADDRESS,
+  uniqueAccountId,
+  useFlowHarness,
+} from '#test/flows/support/harness.ts';
+import { lambdaContext } from '#test/support/lambda-context.ts';
+
+const flow = useFlowHarness();
+
+/** Moves the sandbox clock (and so the watch's "now") past every business's next check. */
+async function dayLater(days = 2): Promise<string> {
+  const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: days });
+  return now;
+}
+
+async function runDriftWatch(now: string): Promise<DriftWatchReport> {
+  return (await flow.invoke(
+    'drift-watch',
+    scheduledEvent(now),
+    lambdaContext('drift-watch', { timeoutMs: 300_000 }),
+  )) as DriftWatchReport;
+}
+
+const driftEventsFor = (accountId: string) =>
+  flow
+    .publishedFor(accountId)
+    .filter((event) => event.detailType === 'BusinessGone' || event.detailType === 'BusinessEditionChanged');
+
+describe('drift watch', () => {
+  it('publishes one BusinessGone and one BusinessEditionChanged for what the service changed, none on the next run', async () => {
+    // Prepare: three businesses; the service deletes one and changes another's edition.
+    const deleted = uniqueAccountId('deleted');
+    const changed = uniqueAccountId('changed');
+    const untouched = uniqueAccountId('untouched');
+    const deletedHostname = await provisionAccount(flow, deleted);
+    const changedHostname = await provisionAccount(flow, changed);
+    await provisionAccount(flow, untouched);
+    await flow.sandbox('DELETE', `/_sandbox/businesses/${deletedHostname}`);
+    await flow.sandbox('POST', `/_sandbox/businesses/${changedHostname}/edition`, {
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+    const now = await dayLater();
+
+    // Act
+    const first = await runDriftWatch(now);
+    const second = await runDriftWatch(await dayLater());
+
+    // Assess
+    expect(first).toMatchObject({ failed: 0, complete: true });
+    expect(first.goneAnnounced).toBeGreaterThanOrEqual(1);
+    expect(driftEventsFor(deleted).map((event) => [event.detailType, event.detail])).toEqual([
+      [
+        'BusinessGone',
+        {
+          accountId: deleted,
+          hostname: deletedHostname,
+          causationId: expect.any(String),
+          lastKnownEdition: 'SUBSCRIPTION_PRO_TRIAL',
+          detectedAt: expect.any(String),
+          reason: 'HOSTNAME_NOT_LINKED',
+        },
+      ],
+    ]);
+    expect(driftEventsFor(changed).map((event) => [event.detailType, event.detail])).toEqual([
+      [
+        'BusinessEditionChanged',
+        {
+          accountId: changed,
+          hostname: changedHostname,
+          causationId: expect.any(String),
+          previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+          edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+        },
+      ],
+    ]);
+    expect(driftEventsFor(untouched)).toEqual([]);
+    expect(second).toMatchObject({ failed: 0, goneAnnounced: 0, editionChangedAnnounced: 0 });
+    expect(await getBusiness(flow.store, deleted)).toMatchObject({
+      status: 'GONE',
+      lastError: { code: 'BUSINESS_GONE' },
+    });
+    expect(await getBusiness(flow.store, changed)).toMatchObject({
+      status: 'ACTIVE',
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+    const trials = (await findTrialsEndingBefore(flow.store, '2999-01-01T00:00:00Z')).items;
+    expect(trials.map((trial) => trial.accountId)).not.toContain(changed);
+    expect(trials.map((trial) => trial.accountId)).not.toContain(deleted);
+  });
+
+  it('leaves a gone business out of later runs, and its events end in SyncFailed BUSINESS_GONE without a call', async () => {
+    // Prepare
+    const accountId = uniqueAccountId('gone-events');
+    const hostname = await provisionAccount(flow, accountId);
+    await flow.sandbox('DELETE', `/_sandbox/businesses/${hostname}`);
+    await runDriftWatch(await dayLater());
+    const callsBefore = (await provisioningCalls(flow, 'change-plan')).length;
+    const event = inboundEvent('PlanChosen', {
+      accountId,
+      plan: 'PREMIUM',
+      billingAddress: US_BILLING_ADDRESS,
+    });
+
+    // Act
+    const response = await flow.invokeBatch('change-plan', sqsFifoBatch([event]));
+    let dueLater = false;
+    for await (const page of driftChecksDueBefore(flow.store, '2999-01-01T00:00:00Z')) {
+      dueLater ||= page.items.some((item) => item.accountId === accountId);
+    }
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(flow.publishedFor(accountId, 'SyncFailed').map((failed) => failed.detail['code'])).toEqual([
+      'BUSINESS_GONE',
+    ]);
+    expect((await provisioningCalls(flow, 'change-plan')).length).toBe(callsBefore);
+    expect(dueLater).toBe(false);
+  });
+
+  it('does not report an edition changed by PlanChosen, nor one whose plan change is still in flight', async () => {
+    // Prepare: one converted through the connector; for the other change-plan has called the
+    // service but not recorded the result yet.
+    const chosen = uniqueAccountId('plan-chosen');
+    const inFlight = uniqueAccountId('in-flight');
+    await provisionAccount(flow, chosen);
+    const inFlightHostname = await provisionAccount(flow, inFlight);
+    const response = await flow.invokeBatch(
+      'change-plan',
+      sqsFifoBatch([
+        inboundEvent('PlanChosen', {
+          accountId: chosen,
+          plan: 'PREMIUM',
+          billingAddress: US_BILLING_ADDRESS,
+        }),
+      ]),
+    );
+    const now = await dayLater();
+    await notePlanChangeRequested(flow.store, inFlight, new Date(now));
+    await flow.sandbox('POST', '/connect/v1/partner/acme/change-plan', {
+      data: { hostname: inFlightHostname, action: 'upgrade', address: US_BILLING_ADDRESS },
+    });
+
+    // Act
+    const report = await runDriftWatch(now);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(flow.publishedFor(chosen, 'PlanChanged')).toHaveLength(1);
+    expect(report.failed).toBe(0);
+    expect(driftEventsFor(chosen)).toEqual([]);
+    expect(driftEventsFor(inFlight)).toEqual([]);
+    expect(await getBusiness(flow.store, inFlight)).toMatchObject({ edition: 'SUBSCRIPTION_PRO_TRIAL' });
+  });
+
+  it('reads only the businesses due, and counts unconfirmed signups', async () => {
+    // Prepare: everything provisioned above was checked (or is gone) except the business whose
+    // plan change is in flight, which stays due; one signup's answer was lost.
+    const unconfirmed = uniqueAccountId('unconfirmed');
+    await claimSignup(flow.store, { accountId: unconfirmed, eventId: 'event-lost', region: 'US' });
+    await markSignupUnconfirmed(flow.store, unconfirmed, { eventId: 'event-lost', message: 'answer lost' });
+    const { now } = await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock');
+
+    // Act
+    const report = await runDriftWatch(now);
+
+    // Assess
+    expect(report).toMatchObject({ itemsRead: 1, checked: 1, failed: 0, unconfirmedSignups: 1 });
+  });
+});
