@@ -8,6 +8,10 @@ export default defineConfig({
     // This machine runs Node 20; Lambda runs Node 24. The SDK's Node-version notice is noise here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
+    // Test results, not logs: what a test file writes (the handlers' Powertools logs and metrics, a
+    // test's console) is shown only under a test that failed (test/support/quiet-output.ts).
+    setupFiles: ['test/support/quiet-output.ts'],
+    silent: 'passed-only',
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]],

@@ -4,7 +4,7 @@ import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
 
 /** The options of `npm start`, read apart from the CLI so the defaults can be checked without starting anything. */
 
-export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--time-scale <s>] [--no-token] [--strict]
+export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--json-logs] [--time-scale <s>] [--no-token] [--strict]
 
   (no flag)                  replay the demo scenario from events/ on free ports and exit
   --serve                    stay up on fixed ports: sandbox ${SERVE_PORTS.sandbox}, DynamoDB ${SERVE_PORTS.dynamo}, events ${SERVE_PORTS.events};
@@ -13,6 +13,8 @@ export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-lev
                              serve on other ports (0 = a free port, printed at start)
   --verbose                  print every delivery (events, batches, retries, dead letters)
   --log-level <LEVEL>        Powertools log level of the handlers (default ERROR, WARN with --serve)
+  --json-logs                the handlers' output as deployed (JSON log lines and EMF metrics) instead
+                             of one readable line per log entry
   --time-scale <s>           scale of AWS waiting times such as visibility timeouts (default ${DEFAULT_TIME_SCALE})
   --no-token                 serve with the token secret as CloudFormation creates it (a placeholder
                              the sandbox refuses), to rehearse setting the token after deploying
@@ -26,6 +28,8 @@ export interface StartOptions {
   readonly ports: LocalPorts;
   readonly verbose: boolean;
   readonly logLevel?: string;
+  /** The handlers' output as deployed (JSON, EMF) instead of one line per log entry (local/handler-output.ts). */
+  readonly jsonLogs: boolean;
   readonly timeScale: number;
   /** False: the token secret starts with a placeholder instead of the sandbox token. */
   readonly token: boolean;
@@ -74,6 +78,7 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     },
     verbose: values.verbose || values.serve,
     ...(logLevel === undefined ? {} : { logLevel }),
+    jsonLogs: values['json-logs'],
     timeScale,
     token: !values['no-token'],
     strict: values.strict,
@@ -90,6 +95,7 @@ function parseStartArgv(argv: readonly string[]) {
       'events-port': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       'log-level': { type: 'string' },
+      'json-logs': { type: 'boolean', default: false },
       'time-scale': { type: 'string' },
       'no-token': { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },

@@ -1,4 +1,5 @@
 import { parseStartArgs, START_USAGE, type StartOptions } from './cli-options.ts';
+import { showHandlerOutput } from './handler-output.ts';
 import { describeActivity } from './progress.ts';
 import { type LocalRuntime, startLocalRuntime } from './runtime.ts';
 import { formatSummary, runScenario } from './scenario.ts';
@@ -14,6 +15,7 @@ async function main(): Promise<number> {
     console.log(START_USAGE);
     return 0;
   }
+  showHandlerOutput(options.jsonLogs ? 'json' : 'lines');
   const started = Date.now();
   const runtime = await startLocalRuntime({
     ports: options.ports,

@@ -11,8 +11,10 @@ import type { FunctionHost } from './deployment.ts';
  * imported one at a time, because the handlers read their configuration when they load.
  *
  * What one process cannot give each function: variables read after load see the last function
- * imported. The connector's handlers read their settings at load, and the variables that differ
- * between its functions (POWERTOOLS_SERVICE_NAME, ROUTED_DETAIL_TYPES) are only read then.
+ * imported, and modules every function shares are loaded once, with the first function's
+ * variables. The connector's handlers read their own settings at load (ROUTED_DETAIL_TYPES, ...);
+ * the shared Powertools logger and metrics keep the first function's POWERTOOLS_SERVICE_NAME, so
+ * local log lines name the function from the invocation (handler-output.ts).
  */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 

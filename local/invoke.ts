@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { showHandlerOutput } from './handler-output.ts';
 import { type InvocationReport, SERVE_PORTS, startLocalRuntime } from './runtime.ts';
 
 /**
@@ -43,6 +44,7 @@ async function main(): Promise<number> {
     }
   }
 
+  showHandlerOutput('lines');
   const served = values.fresh ? undefined : await invokeServed(functionName, event);
   let report: InvocationReport;
   if (served) {

@@ -31,6 +31,7 @@ import {
 } from './deployment.ts';
 import { startDynalite } from './dynalite.ts';
 import { InProcessFunctionHost } from './function-host.ts';
+import { labelFunctions } from './handler-output.ts';
 import { mulberry32 } from './random.ts';
 import {
   LOCAL_REGION,
@@ -332,6 +333,12 @@ async function start(
   });
   const deployed = deployment;
   cleanup.push(() => deployed.stop());
+  // Log lines name a function as a reader knows it (local/handler-output.ts).
+  labelFunctions(
+    [...deployed.functions.values()].map(
+      (fn) => [fn.name, fn.environment['POWERTOOLS_SERVICE_NAME'] ?? fn.logicalId] as const,
+    ),
+  );
 
   // Tables as the template defines them.
   const dynamoClient = new DynamoDBClient({

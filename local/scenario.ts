@@ -41,10 +41,24 @@ export interface BusinessView {
   readonly trialEndDate: string;
 }
 
+/** One partner account at the end of the run: its business as the service holds it, and what the connector created. */
+export interface AccountView {
+  readonly accountId: string;
+  /** From the connector's BusinessProvisioned. */
+  readonly hostname?: string;
+  /** The service's record (sandbox control API); absent once the service deleted the business. */
+  readonly business?: BusinessView;
+  /** The connector published BusinessGone for it. */
+  readonly gone: boolean;
+  /** The last edition the connector announced (BusinessProvisioned, PlanChanged, TrialEnded, BusinessEditionChanged). */
+  readonly lastAnnouncedEdition?: string;
+  /** What the connector created or read for this account, one line each. */
+  readonly created: readonly string[];
+}
+
 export interface ScenarioReport {
   readonly steps: readonly StepReport[];
-  readonly businesses: readonly BusinessView[];
-  readonly created: readonly string[];
+  readonly accounts: readonly AccountView[];
   readonly inboundCounts: Readonly<Record<string, number>>;
   readonly outboundCounts: Readonly<Record<string, number>>;
   readonly failures: readonly string[];
@@ -109,7 +123,6 @@ export async function runScenario(
     for (const [index, step] of steps.entries()) {
       const started = Date.now();
       const label = `[${index + 1}/${steps.length}] ${step.title}`;
-      log(`${label} …`);
       const outboundBefore = runtime.outbound().length;
       const dlqBefore = runtime.dlq().length;
       const failures: string[] = [];
@@ -183,8 +196,7 @@ export async function runScenario(
   const outbound = runtime.outbound();
   return {
     steps: reports,
-    businesses: await listBusinesses(runtime.sandboxUrl),
-    created: createdIds(outbound),
+    accounts: accountViews(outbound, await listBusinesses(runtime.sandboxUrl)),
     inboundCounts: countBy(inbound, (event) => event['detail-type']),
     outboundCounts: countBy(outbound, (event) => event['detail-type']),
     failures: reports.flatMap((report) => report.failures.map((failure) => `${report.title}: ${failure}`)),
@@ -346,42 +358,83 @@ async function listBusinesses(sandboxUrl: string): Promise<BusinessView[]> {
   return (await response.json()) as BusinessView[];
 }
 
-/** The ids the connector learned, read from its own result events. */
-function createdIds(outbound: readonly OutboundEvent[]): string[] {
-  const lines: string[] = [];
+/**
+ * Per account, in the order the connector first answered it: its business as the service holds it
+ * now, and the ids the connector learned, read from its own result events.
+ */
+function accountViews(
+  outbound: readonly OutboundEvent[],
+  businesses: readonly BusinessView[],
+): AccountView[] {
+  const accounts = new Map<
+    string,
+    { hostname?: string; edition?: string; gone: boolean; created: string[] }
+  >();
   for (const { 'detail-type': type, detail } of outbound) {
-    const account = String(detail['accountId']);
-    if (type === 'BusinessProvisioned') lines.push(`${account}: business ${String(detail['hostname'])}`);
-    if (type === 'LocationProvisioned') {
+    const accountId = detail['accountId'];
+    if (typeof accountId !== 'string') continue;
+    const account = accounts.get(accountId) ?? { gone: false, created: [] };
+    accounts.set(accountId, account);
+    const line = createdLine(type, detail);
+    if (line) account.created.push(line);
+    if (type === 'BusinessProvisioned') account.hostname = String(detail['hostname']);
+    if (type === 'BusinessGone') account.gone = true;
+    if (typeof detail['edition'] === 'string' && type !== 'SubscriptionStatus')
+      account.edition = detail['edition'];
+  }
+  return [...accounts].map(([accountId, account]) => {
+    const business = businesses.find((candidate) => candidate.externalId === accountId);
+    return {
+      accountId,
+      ...(account.hostname ? { hostname: account.hostname } : {}),
+      ...(business ? { business } : {}),
+      gone: account.gone,
+      ...(account.edition ? { lastAnnouncedEdition: account.edition } : {}),
+      created: account.created,
+    };
+  });
+}
+
+function createdLine(type: string, detail: Record<string, unknown>): string | undefined {
+  switch (type) {
+    case 'LocationProvisioned': {
       const areas = (detail['areas'] as Array<{ name: string; areaId: number }> | undefined) ?? [];
-      lines.push(
-        `${account}: location ${String(detail['locationRef'])} → id ${String(detail['locationId'])}; areas ${areas
-          .map((area) => `${area.name} → ${area.areaId}`)
-          .join(', ')}`,
-      );
+      return `location ${String(detail['locationRef'])} → id ${String(detail['locationId'])}; areas ${areas
+        .map((area) => `${area.name} → ${area.areaId}`)
+        .join(', ')}`;
     }
-    if (type === 'EmployeeSynced') {
+    case 'EmployeeSynced': {
       const slots = (detail['slots'] as Array<{ apiName: string; slot: number }> | undefined) ?? [];
       const agreement =
-        detail['agreementId'] === undefined ? '' : `; agreement ${String(detail['agreementId'])}`;
-      lines.push(
-        `${account}: employee ${String(detail['employeeId'])} custom-field slots ${slots
-          .map((slot) => `${slot.apiName} → F${String(slot.slot).padStart(2, '0')}`)
-          .join(', ')}${agreement}`,
-      );
+        detail['agreementId'] === undefined ? '' : `; pay-rate agreement ${String(detail['agreementId'])}`;
+      return `employee ${String(detail['employeeId'])}: custom-field slots ${slots
+        .map((slot) => `${slot.apiName} → F${String(slot.slot).padStart(2, '0')}`)
+        .join(', ')}${agreement}`;
     }
-    if (type === 'BudgetSaved') {
+    case 'BudgetSaved': {
       const ids = (detail['ids'] as string[] | undefined) ?? [];
-      lines.push(`${account}: ${String(detail['count'])} budget metrics (${ids.join(', ')})`);
+      const shown = ids.length > 3 ? `${ids.slice(0, 2).join(', ')} … ${ids.at(-1)}` : ids.join(', ');
+      return `${String(detail['count'])} budget metrics (${shown})`;
     }
-    if (type === 'PayReturnsReady') {
+    case 'PayReturnsReady': {
       const totals = detail['totals'] as { value?: number; cost?: number } | undefined;
-      lines.push(
-        `${account}: pay returns of timesheet ${String(detail['timesheetId'])} (value ${totals?.value ?? '?'}, cost ${totals?.cost ?? '?'})`,
-      );
+      return `pay returns of timesheet ${String(detail['timesheetId'])}: value ${totals?.value ?? '?'}, cost ${totals?.cost ?? '?'}`;
     }
+    default:
+      return undefined;
   }
-  return lines;
+}
+
+/** "SUBSCRIPTION_PRO_TRIAL until …" while on trial; the edition alone otherwise; what became of a deleted one. */
+function editionOf(account: AccountView): string {
+  const { business } = account;
+  if (!business) {
+    const after = account.lastAnnouncedEdition ? ` while ${account.lastAnnouncedEdition}` : '';
+    return account.gone ? `deleted by the service${after} (BusinessGone published)` : 'not at the service';
+  }
+  return business.edition === 'SUBSCRIPTION_PRO_TRIAL' && business.trialEndDate
+    ? `${business.edition} until ${business.trialEndDate}`
+    : business.edition;
 }
 
 function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
@@ -392,16 +445,15 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 
 /** The readable end-of-run summary of `npm start`. */
 export function formatSummary(report: ScenarioReport): string {
-  const lines: string[] = ['', 'Summary', '  Businesses in the sandbox'];
-  for (const business of report.businesses) {
-    lines.push(
-      `    ${business.hostname}  account ${business.externalId}  ${business.edition}  trial end ${business.trialEndDate || '-'}`,
-    );
+  const lines: string[] = [
+    '',
+    'Summary: per account, its business at the service and what the connector created',
+  ];
+  for (const account of report.accounts) {
+    lines.push(`  ${account.accountId}  ${account.hostname ?? '(no business)'}  ${editionOf(account)}`);
+    for (const line of account.created) lines.push(`    ${line}`);
   }
-  if (report.businesses.length === 0) lines.push('    (none)');
-  lines.push('  Ids created');
-  for (const line of report.created) lines.push(`    ${line}`);
-  if (report.created.length === 0) lines.push('    (none)');
+  if (report.accounts.length === 0) lines.push('  (no account answered)');
   const counts = (title: string, byType: Readonly<Record<string, number>>) => {
     const total = Object.values(byType).reduce((sum, count) => sum + count, 0);
     const parts = Object.entries(byType).map(([type, count]) => `${type} ${count}`);

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { showHandlerOutput } from '#local/handler-output.ts';
 import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
 
 /**
@@ -113,6 +114,8 @@ async function main(): Promise<number> {
   const crashRate = rateOption(values, 'crash-rate');
   const rateLimit = numberOption(values, 'rate-limit');
   const seed = numberOption(values, 'seed');
+  // The handlers' JSON logs as one line each, their EMF metric lines dropped (local/handler-output.ts).
+  showHandlerOutput('lines');
   const report = await runChaos({
     ...(events === undefined ? {} : { events }),
     ...(accounts === undefined ? {} : { accounts }),

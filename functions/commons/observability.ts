@@ -89,15 +89,36 @@ export function createLogger(): Logger {
   });
 }
 
-export function createMetrics(): Metrics {
+/**
+ * Powertools Metrics warns "No application metrics to publish" after every invocation that recorded
+ * none (a refusal check of a routable event, a watch run with nothing due): normal here, so that one
+ * notice is dropped; anything else Metrics has to say goes to the connector's logger.
+ */
+export const NO_METRICS_NOTICE = 'No application metrics to publish';
+
+function metricsNotices(to: Logger) {
+  const forward =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...content: unknown[]): void => {
+      const [first, ...rest] = content;
+      const message = String(first ?? '');
+      if (level === 'warn' && message.startsWith(NO_METRICS_NOTICE)) return;
+      if (rest.length === 0) to[level](message);
+      else to[level](message, { details: rest });
+    };
+  return { debug: forward('debug'), info: forward('info'), warn: forward('warn'), error: forward('error') };
+}
+
+export function createMetrics(notices: Logger): Metrics {
   return new Metrics({
     ...(envOrUndefined('POWERTOOLS_SERVICE_NAME') ? {} : { serviceName: DEFAULT_SERVICE_NAME }),
     ...(envOrUndefined('POWERTOOLS_METRICS_NAMESPACE') ? {} : { namespace: DEFAULT_METRICS_NAMESPACE }),
+    logger: metricsNotices(notices),
   });
 }
 
 export const logger = createLogger();
-export const metrics = createMetrics();
+export const metrics = createMetrics(logger);
 
 /**
  * Publishes a connector-wide metric at once, with `dimension` as its only dimension (no

@@ -57,8 +57,15 @@ describe('npm start', () => {
     expect(output).toMatch(/\[1\/\d+\] AccountCreated.* ok → BusinessProvisioned/);
     expect(output).toMatch(/trial watch .* ok → .*TrialEnded/);
     expect(output).toContain('Summary');
-    expect(output).toMatch(/Businesses in the sandbox\n\s+harborcafe-1\.us\.sandbox\.test/);
-    expect(output).toMatch(/Ids created\n\s+acct-1001: business /);
+    expect(output).toMatch(
+      /\n {2}acct-1001 {2}harborcafe-1\.us\.sandbox\.test {2}SUBSCRIPTION_PAID_PRO_PREMIUM\n/,
+    );
+    expect(output).toMatch(/\n {4}location loc-waterfront → id \d+; areas Kitchen → \d+/);
+    // The trial business: no trial end once it is no longer on trial, and what became of it.
+    expect(output).toMatch(
+      /\n {2}acct-1002 {2}\S+ {2}deleted by the service while SUBSCRIPTION_FREE \(BusinessGone published\)\n/,
+    );
+    expect(output).not.toMatch(/PREMIUM until/);
     expect(output).toMatch(/Events published by the connector: \d+/);
     expect(output).toContain('Failures: none');
   }, 120_000);

@@ -3,6 +3,8 @@ import { vi } from 'vitest';
 export interface CapturedOutput {
   /** The JSON lines written so far, parsed; only those whose text contains `containing` when given. */
   jsonLines(containing?: string): Record<string, unknown>[];
+  /** Everything written so far, as text. */
+  text(): string;
 }
 
 /**
@@ -18,6 +20,7 @@ export function captureOutput(): CapturedOutput {
     });
   }
   return {
+    text: () => written.join(''),
     jsonLines: (containing) =>
       written
         .join('')

@@ -1,5 +1,6 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, REDACTED, redactText } from '#functions/commons/observability.ts';
+import { createLogger, createMetrics, REDACTED, redactText } from '#functions/commons/observability.ts';
 import { captureOutput } from './captured-output.ts';
 
 afterEach(() => {
@@ -62,5 +63,24 @@ describe('redactText', () => {
 
     // Assess
     expect(redacted).toBe(text);
+  });
+});
+
+describe('metrics notices', () => {
+  it('prints nothing for an invocation that recorded no metric, and still publishes those that did', () => {
+    // Prepare
+    const output = captureOutput();
+    const metrics = createMetrics(createLogger());
+
+    // Act
+    metrics.publishStoredMetrics();
+    metrics.addMetric('RecordsProcessed', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+
+    // Assess: one EMF line, and no "No application metrics to publish" notice
+    const lines = output.jsonLines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ RecordsProcessed: 1 });
+    expect(output.text()).not.toContain('No application metrics');
   });
 });
