@@ -21,6 +21,8 @@ import {
   DEFAULT_METRICS_NAMESPACE,
   MetricName,
   TOKEN_PROBLEM_CODES,
+  UNCONFIRMED_SIGNUP_LOG_MESSAGE,
+  UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
 } from '#functions/commons/metric-names.ts';
 import {
   ROUTE_QUEUE_RETENTION_SECONDS,
@@ -890,7 +892,8 @@ export class WorkforceConnector extends Construct {
         }),
       );
     }
-    // Signups whose answer was lost (UNCONFIRMED): the drift watch counts them on every run.
+    // Signups whose answer was lost (UNCONFIRMED): the drift watch counts them on every run and
+    // logs the oldest one line each, which the list below reads.
     const driftWatch = this.schedules.find(({ scheduled }) => scheduled.functionName === 'drift-watch');
     if (driftWatch) {
       const service = driftWatch.scheduled.functionName;
@@ -917,6 +920,16 @@ export class WorkforceConnector extends Construct {
           width: 16,
         }),
       );
+      dashboard.addWidgets(
+        new cloudwatch.LogQueryWidget({
+          title: `Unconfirmed signups, the oldest ${UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN} of each run (lastListed before the latest run: resolved since; runbook in docs/deploy.md)`,
+          logGroupNames: [driftWatch.function.functionLogGroup.logGroupName],
+          view: cloudwatch.LogQueryVisualizationType.TABLE,
+          queryLines: unconfirmedSignupsQuery(),
+          width: 24,
+          height: 6,
+        }),
+      );
     }
     for (const { scheduled, function: fn } of this.schedules) {
       dashboard.addWidgets(
@@ -934,6 +947,20 @@ export class WorkforceConnector extends Construct {
     }
     return dashboard;
   }
+}
+
+/**
+ * The drift watch's latest list of unconfirmed signups (its `unconfirmed signup` log lines): one
+ * row per account, newest listing first. Account ids, dates, region and an error code only.
+ */
+export function unconfirmedSignupsQuery(): string[] {
+  return [
+    'fields @timestamp, accountId, since, region, lastErrorCode',
+    `filter message = "${UNCONFIRMED_SIGNUP_LOG_MESSAGE}"`,
+    'stats latest(since) as unconfirmedSince, latest(region) as signupRegion, latest(lastErrorCode) as lastError, max(@timestamp) as lastListed by accountId',
+    'sort lastListed desc',
+    'limit 100',
+  ];
 }
 
 interface AlarmDefinition {

@@ -72,8 +72,8 @@ function existingBusiness(state: SandboxState, hostname: string): Business {
 /**
  * The service deletes a business and its install on its own ("while in SUBSCRIPTION_FREE a
  * business may be deleted by the service"): from now on subscription-status and change-plan
- * answer HOSTNAME_NOT_LINKED and the install is gone. Any edition may be deleted here, so a test
- * need not wait for a trial to lapse.
+ * answer HOSTNAME_NOT_LINKED (or the code of the mode's notLinkedErrorCode knob) and the install
+ * is gone. Any edition may be deleted here, so a test need not wait for a trial to lapse.
  */
 function deleteBusiness({ state }: ControlContext, [hostname = '']: string[]): SandboxResponse {
   const business = existingBusiness(state, hostname);

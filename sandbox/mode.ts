@@ -7,7 +7,9 @@ import type { Region } from './records.ts';
  * mode answers as the spec *allows* (README "Strict mode"). Three strict behaviours have knobs
  * that also work in the default mode: which provisioning roots run, how long bulk metrics stay
  * invisible, and after how long a free business is deleted. A knob left unset (or set to null)
- * follows the mode.
+ * follows the mode. One more knob is the same in both modes: the error code of the refusal of a
+ * hostname not linked to the partner (the spec names the condition, not the code), so a test can
+ * make the sandbox answer the code a deployment configures.
  */
 
 export type RegionCode = 'US' | 'UK' | 'AU';
@@ -19,6 +21,8 @@ export const STRICT_BULK_METRICS_DELAY_SECONDS = 60;
 export const STRICT_FREE_BUSINESS_DELETION_DAYS = 30;
 /** Most records one QUERY answers in strict mode (the rest are silently left out). */
 export const STRICT_QUERY_MAX_RECORDS = 500;
+/** The code of a provisioning refusal for a hostname not linked to the partner, in both modes. */
+export const DEFAULT_NOT_LINKED_ERROR_CODE = 'HOSTNAME_NOT_LINKED';
 
 export interface ModeOptions {
   strict?: boolean;
@@ -32,12 +36,15 @@ export interface ModeView {
   bulkMetricsDelaySeconds: number;
   /** null: free businesses are never deleted. */
   freeBusinessDeletionDays: number | null;
+  /** The error code of subscription-status / change-plan for a hostname not linked to the partner. */
+  notLinkedErrorCode: string;
 }
 
 interface Overrides {
   regions?: RegionCode[];
   bulkMetricsDelaySeconds?: number;
   freeBusinessDeletionDays?: number | null;
+  notLinkedErrorCode?: string;
 }
 
 export class SandboxMode {
@@ -68,12 +75,17 @@ export class SandboxMode {
     return this.strict ? STRICT_FREE_BUSINESS_DELETION_DAYS : null;
   }
 
+  notLinkedErrorCode(): string {
+    return this.overrides.notLinkedErrorCode ?? DEFAULT_NOT_LINKED_ERROR_CODE;
+  }
+
   describe(): ModeView {
     return {
       strict: this.strict,
       regions: this.regions(),
       bulkMetricsDelaySeconds: this.bulkMetricsDelayMs() / 1000,
       freeBusinessDeletionDays: this.freeBusinessDeletionDays(),
+      notLinkedErrorCode: this.notLinkedErrorCode(),
     };
   }
 
@@ -81,10 +93,16 @@ export class SandboxMode {
   configure(body: unknown): ModeView {
     if (!isObject(body)) {
       throw invalid(
-        'body must be an object with strict, regions, bulkMetricsDelaySeconds and/or freeBusinessDeletionDays',
+        'body must be an object with strict, regions, bulkMetricsDelaySeconds, freeBusinessDeletionDays and/or notLinkedErrorCode',
       );
     }
-    const known = ['strict', 'regions', 'bulkMetricsDelaySeconds', 'freeBusinessDeletionDays'];
+    const known = [
+      'strict',
+      'regions',
+      'bulkMetricsDelaySeconds',
+      'freeBusinessDeletionDays',
+      'notLinkedErrorCode',
+    ];
     const unknown = Object.keys(body).filter((key) => !known.includes(key));
     if (unknown.length > 0) throw invalid(`unknown mode field(s): ${unknown.join(', ')}`);
     // Validate everything before changing anything.
@@ -112,6 +130,16 @@ export class SandboxMode {
       else if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
         next.freeBusinessDeletionDays = value;
       else throw invalid('freeBusinessDeletionDays must be a number of days >= 0, "never", or null');
+    }
+    if (body.notLinkedErrorCode !== undefined) {
+      const value = body.notLinkedErrorCode;
+      if (value === null) delete next.notLinkedErrorCode;
+      else if (typeof value === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(value))
+        next.notLinkedErrorCode = value;
+      else
+        throw invalid(
+          'notLinkedErrorCode must be an error code (a letter, then letters, digits, _ . -), or null',
+        );
     }
     this.strict = strict;
     this.overrides = next;

@@ -162,7 +162,7 @@ function linkedBusiness(state: SandboxState, region: Region, partner: string, ho
   if (!business || business.partner !== partner || business.region !== region) {
     throw new ApiError(
       403,
-      'HOSTNAME_NOT_LINKED',
+      state.mode.notLinkedErrorCode(),
       `hostname ${hostname} is not linked to partner ${partner}`,
     );
   }

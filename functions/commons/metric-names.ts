@@ -38,9 +38,22 @@ export const MetricName = {
   BusinessEditionChangedAnnounced: 'BusinessEditionChangedAnnounced',
   /** Businesses the service no longer links to the partner, announced by the drift watch. */
   BusinessGoneAnnounced: 'BusinessGoneAnnounced',
+  /**
+   * Drift checks a run gave up because the shared request budget was contended (nothing sent):
+   * they stay due and the run stops starting checks; not failures, so no alarm.
+   */
+  DriftWatchThrottled: 'DriftWatchThrottled',
   /** Signups whose answer was lost (UNCONFIRMED), counted by every watch run: resolve them. */
   UnconfirmedSignups: 'UnconfirmedSignups',
 } as const;
+
+/**
+ * The message of the drift watch's log line per unconfirmed signup (accountId, since, region,
+ * lastErrorCode): the dashboard's list of unconfirmed signups is a Logs Insights query over it.
+ */
+export const UNCONFIRMED_SIGNUP_LOG_MESSAGE = 'unconfirmed signup';
+/** Unconfirmed signups (the oldest) logged that way per run; the metric counts them all. */
+export const UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN = 20;
 
 /**
  * Metrics published without the `service` dimension, so one alarm watches every function:

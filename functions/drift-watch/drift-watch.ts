@@ -1,8 +1,13 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { edition as editionSchema, region as regionSchema } from '#functions/commons/contracts/fields.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ServiceRejectedError } from '#functions/commons/errors.ts';
-import { MetricName } from '#functions/commons/metric-names.ts';
+import { ConnectorError, ServiceRejectedError, ThrottledError } from '#functions/commons/errors.ts';
+import {
+  MetricName,
+  UNCONFIRMED_SIGNUP_LOG_MESSAGE,
+  UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
+} from '#functions/commons/metric-names.ts';
+import { defaultRetryPolicy } from '#functions/commons/service/http.ts';
 import {
   type BusinessRecord,
   getBusiness,
@@ -19,9 +24,6 @@ import {
   releaseDriftNotice,
 } from '#functions/commons/store/drift-notices.ts';
 import { nextDriftCheck } from '#functions/commons/store/drift-schedule.ts';
-
-/** The service's refusal of subscription-status for a hostname it no longer links to the partner. */
-export const HOSTNAME_NOT_LINKED = 'HOSTNAME_NOT_LINKED';
 
 /**
  * A plan change that change-plan started (and has not recorded yet) is its own, not drift, for
@@ -63,11 +65,21 @@ export interface DriftWatchReport {
   goneAnnounced: number;
   /** Businesses whose check failed (service down...): still due, the next run tries again. */
   failed: number;
-  /** Due businesses left for the next run because time ran low. */
+  /**
+   * Checks given up because the shared request budget had no request soon enough (or the
+   * service asked for a pause longer than the client waits): nothing was sent for them, they stay
+   * due for the next run, and they are not failures.
+   */
+  throttled: number;
+  /** Due businesses left for the next run because time ran low or the budget was contended. */
   remaining: number;
   complete: boolean;
+  /** Why an incomplete run stopped starting checks. */
+  stoppedBy?: 'time' | 'throttling';
   /** Accounts whose signup is UNCONFIRMED (npm run signups -- --unconfirmed). */
   unconfirmedSignups: number;
+  /** Of them, how many this run logged one by one (`unconfirmed signup`, the dashboard's list). */
+  unconfirmedSignupsListed: number;
 }
 
 type DriftOutcome = 'unchanged' | 'edition-changed' | 'gone' | 'skipped';
@@ -86,8 +98,9 @@ type DriftOutcome = 'unchanged' | 'edition-changed' | 'gone' | 'skipped';
  *    - a plan change of change-plan in flight (its marker, younger than the grace) → skipped: the
  *      change it is making is the partner's own and is announced as PlanChanged.
  *    - on trial with the recorded trial end passed → the trial watch's (TrialEnded), not drift.
- *    - subscription-status refused HOSTNAME_NOT_LINKED → BusinessGone once; the business becomes
- *      GONE (leaves both indexes; later events end in SyncFailed BUSINESS_GONE).
+ *    - subscription-status refused with one of `serviceAssumptions.hostnameNotLinkedCodes`
+ *      (default HOSTNAME_NOT_LINKED) → BusinessGone once, `reason` = that code; the business
+ *      becomes GONE (leaves both indexes; later events end in SyncFailed BUSINESS_GONE).
  *    - the service's edition differs from the recorded one, and no edition was recorded while the
  *      call ran → BusinessEditionChanged {previousEdition, edition} once; the edition is recorded.
  *    - otherwise refresh the trial end if it moved; next due time = the next slot of its phase.
@@ -95,6 +108,14 @@ type DriftOutcome = 'unchanged' | 'edition-changed' | 'gone' | 'skipped';
  *    business. A failed publish releases the claim and leaves the business due for the next run.
  * 4. A business that fails is counted (the scheduled watches' TrialWatchFailed metric, this
  *    function's dimension) and stays due; the run itself never fails for it.
+ * 5. Throttling is not failure: when the shared request budget cannot give a request soon
+ *    (ThrottledError, nothing sent) or the service asks for a longer pause than the client waits,
+ *    the run starts no further check. Those businesses stay due for the next run; the run is
+ *    reported incomplete (`stoppedBy: 'throttling'`, `throttled`, metric DriftWatchThrottled),
+ *    and nothing is counted as failed.
+ * 6. The unconfirmed signups are counted (metric UnconfirmedSignups), and the oldest
+ *    UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN are logged one line each (`unconfirmed signup`:
+ *    accountId, since, region, lastErrorCode — no personal data) for the dashboard's list.
  */
 export async function driftWatch(
   input: DriftWatchInput,
@@ -116,24 +137,39 @@ export async function driftWatch(
     editionChangedAnnounced: 0,
     goneAnnounced: 0,
     failed: 0,
+    throttled: 0,
     remaining: 0,
     complete: true,
     unconfirmedSignups: 0,
+    unconfirmedSignupsListed: 0,
   };
+  // Set once a check meets budget contention: no further check is started this run.
+  let throttled = false;
+  const notLinkedCodes = dependencies.config.serviceAssumptions.hostnameNotLinkedCodes;
 
   for await (const page of driftChecksDueBefore(store, now, { pageSize: options.pageSize ?? 100 })) {
     report.itemsRead += page.itemsRead;
     let next = 0;
     const worker = async () => {
-      while (next < page.items.length && !timeIsShort()) {
+      while (next < page.items.length && !timeIsShort() && !throttled) {
         const due = page.items[next]!;
         next += 1;
         try {
-          const outcome = await checkBusiness(due.accountId, run, dependencies);
+          const outcome = await checkBusiness(due.accountId, run, notLinkedCodes, dependencies);
           if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
           if (outcome === 'gone') report.goneAnnounced += 1;
           report.checked += 1;
         } catch (error) {
+          if (isThrottling(error)) {
+            // Nothing was sent (or the service asked to wait): left due, not a failure.
+            throttled = true;
+            report.throttled += 1;
+            logger.info('drift watch met a contended request budget; the business stays due', {
+              accountId: due.accountId,
+              retryAfterMs: (error as ConnectorError).retryAfterMs,
+            });
+            continue;
+          }
           report.failed += 1;
           logger.warn('drift watch could not check a business; the next run retries it', {
             accountId: due.accountId,
@@ -144,23 +180,20 @@ export async function driftWatch(
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.items.length)) }, worker));
     const left = page.items.length - next;
-    if (left > 0 || timeIsShort()) {
+    if (left > 0 || timeIsShort() || throttled) {
       report.remaining += left;
       report.complete = false;
+      report.stoppedBy = throttled ? 'throttling' : 'time';
       break;
     }
   }
 
-  try {
-    report.unconfirmedSignups = (await listUnconfirmedSignups(store)).length;
-    metrics.addMetric(MetricName.UnconfirmedSignups, MetricUnit.Count, report.unconfirmedSignups);
-  } catch (error) {
-    logger.warn('drift watch could not count unconfirmed signups', { error: error as Error });
-  }
+  await reportUnconfirmedSignups(report, dependencies);
   logger.info('drift watch run finished', { ...report });
   metrics.addMetric('DriftWatchItemsRead', MetricUnit.Count, report.itemsRead);
   metrics.addMetric('DriftWatchChecked', MetricUnit.Count, report.checked);
   metrics.addMetric('DriftWatchRemaining', MetricUnit.Count, report.remaining);
+  metrics.addMetric(MetricName.DriftWatchThrottled, MetricUnit.Count, report.throttled);
   metrics.addMetric(MetricName.TrialWatchFailed, MetricUnit.Count, report.failed);
   metrics.addMetric(
     MetricName.BusinessEditionChangedAnnounced,
@@ -171,9 +204,51 @@ export async function driftWatch(
   return report;
 }
 
+/**
+ * Budget contention rather than a failed check: the shared request budget had no request soon
+ * enough (nothing was sent), or the service asked for a pause longer than the client waits out
+ * (as route-handler.ts reads both for queued records).
+ */
+function isThrottling(error: unknown): boolean {
+  if (error instanceof ThrottledError) return true;
+  return (
+    error instanceof ConnectorError &&
+    error.retryAfterMs !== undefined &&
+    error.retryAfterMs > defaultRetryPolicy.maxRetryAfterMs
+  );
+}
+
+/**
+ * Counts the unconfirmed signups (metric UnconfirmedSignups) and logs the oldest of them one line
+ * each, for the dashboard's list: account, since, region and the last error's code (its message
+ * may quote what the service said, so it stays out). A failure here never fails the run.
+ */
+async function reportUnconfirmedSignups(report: DriftWatchReport, dependencies: Dependencies): Promise<void> {
+  const { store, logger, metrics } = dependencies;
+  try {
+    const unconfirmed = await listUnconfirmedSignups(store);
+    report.unconfirmedSignups = unconfirmed.length;
+    metrics.addMetric(MetricName.UnconfirmedSignups, MetricUnit.Count, report.unconfirmedSignups);
+    for (const { accountId, since } of unconfirmed.slice(0, UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN)) {
+      const business = await getBusiness(store, accountId);
+      if (business?.status !== 'UNCONFIRMED') continue; // resolved since the index was read
+      logger.info(UNCONFIRMED_SIGNUP_LOG_MESSAGE, {
+        accountId,
+        since,
+        region: business.region,
+        ...(business.lastError ? { lastErrorCode: business.lastError.code } : {}),
+      });
+      report.unconfirmedSignupsListed += 1;
+    }
+  } catch (error) {
+    logger.warn('drift watch could not list unconfirmed signups', { error: error as Error });
+  }
+}
+
 async function checkBusiness(
   accountId: string,
   input: RunContext,
+  notLinkedCodes: readonly string[],
   dependencies: Dependencies,
 ): Promise<DriftOutcome> {
   const { store, service, clock, config } = dependencies;
@@ -205,8 +280,12 @@ async function checkBusiness(
   try {
     status = await service.provisioning.subscriptionStatus(hostname, regionSchema.parse(business.region));
   } catch (error) {
-    if (error instanceof ServiceRejectedError && error.serviceCode === HOSTNAME_NOT_LINKED) {
-      return announceGone(business, hostname, input, dependencies);
+    if (
+      error instanceof ServiceRejectedError &&
+      error.serviceCode !== undefined &&
+      notLinkedCodes.includes(error.serviceCode)
+    ) {
+      return announceGone(business, hostname, error.serviceCode, input, dependencies);
     }
     throw error;
   }
@@ -250,6 +329,7 @@ async function checkBusiness(
 async function announceGone(
   business: BusinessRecord,
   hostname: string,
+  reason: string,
   input: RunContext,
   dependencies: Dependencies,
 ): Promise<DriftOutcome> {
@@ -259,13 +339,13 @@ async function announceGone(
       hostname,
       lastKnownEdition: editionSchema.parse(business.edition),
       detectedAt: input.now.toISOString(),
-      reason: HOSTNAME_NOT_LINKED,
+      reason,
     },
   });
   if (announced === 'held') return 'skipped';
   await markBusinessGone(dependencies.store, business.accountId, {
     hostname,
-    reason: HOSTNAME_NOT_LINKED,
+    reason,
     at: input.now,
   });
   return announced === 'claimed' ? 'gone' : 'unchanged';

@@ -1,3 +1,4 @@
+import { mapWithConcurrency } from '#functions/commons/concurrency.ts';
 import type { PayReturnsRequestedDetail } from '#functions/commons/contracts/inbound/pay-returns-requested.ts';
 import type {
   PayLine,
@@ -36,8 +37,10 @@ const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(payRuleConfigS
  * one PayReturnsReady per timesheet.
  *
  * Input: the PayReturnsRequested detail (accountId, timesheetIds 1–100).
- * Output: one `PayReturnsReady` {hostname, timesheetId, lines, totals, truncated?} per timesheet,
- * in the order requested; a timesheet without pay lines gets one with empty lines and zero totals.
+ * Output: one `PayReturnsReady` {hostname, timesheetId, timesheet?, lines, totals, truncated?} per
+ * timesheet, in the order requested; `timesheet` (employee, date, shift, area and location,
+ * scheduleChangeAnswers?) is absent when there are no pay lines to read it from, and such a
+ * timesheet gets empty lines and zero totals.
  *
  * Steps:
  * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
@@ -279,21 +282,4 @@ export function fitToEntryLimit(detail: ReadyDetail, limitBytes: number): ReadyD
     else high = middle - 1;
   }
   return { ...trimmed, lines: trimmed.lines.slice(0, low) };
-}
-
-async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
 }

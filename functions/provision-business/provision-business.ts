@@ -9,7 +9,8 @@ import {
 } from '#functions/commons/errors.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
 import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import { defaultSignupDuplicateRejections } from '#functions/commons/service/provisioning.ts';
+import { signupDuplicateRejectionsOf } from '#functions/commons/service/assumptions.ts';
+import { isSignupDuplicateRejection } from '#functions/commons/service/provisioning.ts';
 import { serviceRejection } from '#functions/commons/service-rejection.ts';
 import {
   type BusinessRecord,
@@ -94,11 +95,16 @@ export async function provisionBusiness(
         { estimatedEmployeeCount: String(detail.estimatedEmployeeCount) }),
   };
 
+  // The deployment's reading of "duplicate" (serviceAssumptions), as the client's follow-up uses it.
+  const duplicates = signupDuplicateRejectionsOf(config.serviceAssumptions);
   let business: Awaited<ReturnType<typeof service.provisioning.signup>>;
   try {
     business = await service.provisioning.signup({ userData, businessData, region });
   } catch (error) {
-    if (error instanceof SignupOutcomeLostError || (resumingEarlierAttempt && isDuplicateRejection(error))) {
+    if (
+      error instanceof SignupOutcomeLostError ||
+      (resumingEarlierAttempt && isSignupDuplicateRejection(error, duplicates))
+    ) {
       const lost =
         error instanceof SignupOutcomeLostError
           ? error
@@ -170,12 +176,4 @@ function alreadyActive(existing: BusinessRecord, eventId: string): OutboundEvent
       region: existing.region,
     },
   };
-}
-
-function isDuplicateRejection(error: unknown): error is ServiceRejectedError {
-  return (
-    error instanceof ServiceRejectedError &&
-    error.serviceCode !== undefined &&
-    defaultSignupDuplicateRejections.codes.includes(error.serviceCode)
-  );
 }

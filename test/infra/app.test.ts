@@ -1,7 +1,12 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#functions/commons/config.ts';
+import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/commons/metric-names.ts';
 import { routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
+import {
+  type ServiceAssumptionsInput,
+  serviceAssumptionsSchema,
+} from '#functions/commons/service/assumptions.ts';
 import { tableDefinition } from '#functions/commons/store/table.ts';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import {
@@ -47,6 +52,32 @@ function policyStatements(template: Template): { owner: string; type: string; st
       found.push({ owner, type, statement });
   }
   return found;
+}
+
+/** The dashboard's widgets, each reference in its body written as `<logical id>`. */
+function dashboardWidgets(template: Template): { type: string; properties: Record<string, unknown> }[] {
+  const [, dashboard] = only(resources(template, 'AWS::CloudWatch::Dashboard'), 'dashboard');
+  const body = dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] };
+  const text = body['Fn::Join'][1]
+    .map((part) => (typeof part === 'string' ? part : `<${referenced(part) ?? JSON.stringify(part)}>`))
+    .join('');
+  return (JSON.parse(text) as { widgets: { type: string; properties: Record<string, unknown> }[] }).widgets;
+}
+
+/** The environment of each function as its cold start reads it (references as placeholders). */
+function functionEnvironments(template: Template): [string, Record<string, string>][] {
+  return resources(template, 'AWS::Lambda::Function').map(([id, fn]) => {
+    const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    return [
+      id,
+      Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value : `resolved-${name}`,
+        ]),
+      ),
+    ];
+  });
 }
 
 function asList<T>(value: T | T[] | undefined): T[] {
@@ -680,6 +711,53 @@ describe('the connector app (example config)', () => {
     expect(JSON.stringify(dashboardUrl[1].Value)).toContain('#dashboards:name=');
   });
 
+  it("lists the unconfirmed signups on the dashboard from the drift watch's log lines, next to their count", () => {
+    // Prepare
+    const driftWatch = scheduledFunctions.find((scheduled) => scheduled.functionName === 'drift-watch')!;
+    const [, fn] = only(
+      resources(service, 'AWS::Lambda::Function').filter(
+        ([, f]) => f.Properties.Description === driftWatch.description,
+      ),
+      'drift-watch function',
+    );
+    const logGroup = referenced((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup);
+
+    // Act
+    const widgets = dashboardWidgets(service);
+    const list = only(
+      widgets.filter((widget) => widget.type === 'log'),
+      'log query widget',
+    );
+    const count = only(
+      widgets.filter(
+        (widget) =>
+          widget.properties['view'] === 'singleValue' &&
+          JSON.stringify(widget.properties['metrics']).includes('UnconfirmedSignups'),
+      ),
+      'unconfirmed count widget',
+    );
+
+    // Assess
+    expect(logGroup).toMatch(/DriftWatch/);
+    expect(list.properties).toMatchObject({
+      view: 'table',
+      title: expect.stringContaining('Unconfirmed signups'),
+    });
+    const query = String(list.properties['query']);
+    expect(query.startsWith(`SOURCE '<${logGroup}>' |`)).toBe(true);
+    expect(query).toContain(`filter message = "${UNCONFIRMED_SIGNUP_LOG_MESSAGE}"`);
+    expect(query).toMatch(/stats .*latest\(since\).*latest\(lastErrorCode\).*by accountId/);
+    expect(query).not.toMatch(/email|message,|lastErrorMessage/i);
+    expect(count.properties['title']).toContain('Unconfirmed signups');
+  });
+
+  it('leaves SERVICE_ASSUMPTIONS unset without serviceAssumptions, so every function takes the defaults', () => {
+    for (const [id, env] of functionEnvironments(service)) {
+      // Assess
+      expect(env['SERVICE_ASSUMPTIONS'], id).toBeUndefined();
+    }
+  });
+
   it('draws a dashboard with a row per route and the connector metrics namespace', () => {
     // Act
     const [, dashboard] = only(resources(service, 'AWS::CloudWatch::Dashboard'), 'dashboard');
@@ -742,6 +820,14 @@ describe('the connector app (example config)', () => {
   });
 });
 
+/** Open behaviours a deployment against the real service may read differently from the defaults. */
+const ASSUMPTIONS: ServiceAssumptionsInput = {
+  hostnameNotLinkedCodes: ['BUSINESS_UNKNOWN'],
+  signupDuplicateCodes: ['DUPLICATE_PARTNER_REFERENCE'],
+  installAuth: 'none',
+  queryMaxRecords: 250,
+};
+
 describe('the connector app with imported bus, secret and alarm topic', () => {
   let synthesized: SynthesizedConnector;
 
@@ -754,8 +840,31 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
         trialWatchSchedule: 'cron(15 6 * * ? *)',
         driftWatch: { everyHours: 12, schedule: 'cron(45 * * * ? *)' },
         routes: { EmployeeChanged: { maxConcurrency: 3, batchSize: 2 } },
+        serviceAssumptions: ASSUMPTIONS,
       }),
     );
+  });
+
+  it("hands the config's serviceAssumptions to every function that calls the service, as its cold start reads them", () => {
+    // Prepare
+    const expected = serviceAssumptionsSchema.parse(ASSUMPTIONS);
+    const callers = functionEnvironments(synthesized.service).filter(
+      ([, env]) => env['ROUTED_DETAIL_TYPES'] === undefined,
+    );
+
+    // Act
+    const read = callers.map(([id, env]) => [id, loadConfig(env).serviceAssumptions] as const);
+
+    // Assess: the route functions and the scheduled watches (the refusal function calls no service).
+    expect(callers).toHaveLength(queueRoutes.length + scheduledFunctions.length);
+    for (const [id, assumptions] of read) {
+      expect(assumptions, id).toEqual(expected);
+      expect(assumptions, id).toMatchObject({
+        hostnameNotLinkedCodes: ['BUSINESS_UNKNOWN'],
+        installAuth: 'none',
+        queryMaxRecords: 250,
+      });
+    }
   });
 
   it('runs the trial and drift watches on the schedules and cadence the config gives', () => {

@@ -32,6 +32,28 @@ describe('DELETE /_sandbox/businesses/{hostname}', () => {
     expect((await status(kept)).status).toBe(200);
   });
 
+  it('answers the refusal with the code the notLinkedErrorCode knob names, and the default again once it is null', async () => {
+    // Prepare: the spec names the condition ("not linked to the calling partner"), not the code.
+    const gone = await signup();
+    await call('DELETE', `/_sandbox/businesses/${gone}`);
+
+    // Act
+    const mode = await call('POST', '/_sandbox/mode', { notLinkedErrorCode: 'BUSINESS_UNKNOWN' });
+    const configured = await status(gone);
+    const upgrade = await call('POST', '/connect/v1/partner/acme/change-plan', {
+      data: { hostname: gone, action: 'cancel' },
+    });
+    await call('POST', '/_sandbox/mode', { notLinkedErrorCode: null });
+    const byDefault = await status(gone);
+
+    // Assess
+    expect(mode.body).toMatchObject({ notLinkedErrorCode: 'BUSINESS_UNKNOWN' });
+    expect(configured.status).toBe(403);
+    expect(configured.body.error.code).toBe('BUSINESS_UNKNOWN');
+    expect(upgrade.body.error.code).toBe('BUSINESS_UNKNOWN');
+    expect(byDefault.body.error.code).toBe('HOSTNAME_NOT_LINKED');
+  });
+
   it('answers 404 for a business it does not hold', async () => {
     // Act
     const reply = await call('DELETE', '/_sandbox/businesses/nobody-1.us.sandbox.test');

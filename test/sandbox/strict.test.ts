@@ -29,6 +29,7 @@ describe('the mode switch', () => {
       regions: ['US'],
       bulkMetricsDelaySeconds: 60,
       freeBusinessDeletionDays: 30,
+      notLinkedErrorCode: 'HOSTNAME_NOT_LINKED',
     });
   });
 
@@ -42,6 +43,7 @@ describe('the mode switch', () => {
       regions: ['US', 'UK', 'AU'],
       bulkMetricsDelaySeconds: 0,
       freeBusinessDeletionDays: null,
+      notLinkedErrorCode: 'HOSTNAME_NOT_LINKED',
     });
     expect((await call('GET', '/_sandbox/mode')).body.strict).toBe(false);
   });
@@ -65,6 +67,7 @@ describe('the mode switch', () => {
       call('POST', '/_sandbox/mode', { strict: false, regions: ['US', 'EU'] }),
       call('POST', '/_sandbox/mode', { bulkMetricsDelaySeconds: -1 }),
       call('POST', '/_sandbox/mode', { lenient: true }),
+      call('POST', '/_sandbox/mode', { notLinkedErrorCode: 'not a code' }),
       call('POST', '/_sandbox/mode', [true]),
     ]);
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ServiceClientConfig } from './client.ts';
+import type { SignupDuplicateRejections } from './provisioning.ts';
 
 /**
  * What the client assumes where the service's spec says "not shown", as one deploy setting
@@ -39,6 +40,13 @@ export const serviceAssumptionsSchema = z.strictObject({
     .array(regexSource)
     .default(['external\\s*id.*(not unique|already|exists|in use|duplicate)']),
   /**
+   * Codes of a subscription-status refusal that mean the hostname is no longer linked to the
+   * partner (the spec names the condition, "hostname is not linked to the calling partner", not
+   * the code): the drift watch reads them as the service having deleted the business
+   * (BusinessGone). Any other refusal is a failed check, tried again on the next run.
+   */
+  hostnameNotLinkedCodes: names(['HOSTNAME_NOT_LINKED']),
+  /**
    * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
    * (an install reached through a network the partner controls).
    */
@@ -73,15 +81,20 @@ export type ServiceAssumptionsInput = z.input<typeof serviceAssumptionsSchema>;
 
 export const defaultServiceAssumptions: ServiceAssumptions = serviceAssumptionsSchema.parse({});
 
+/** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */
+export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): SignupDuplicateRejections {
+  return {
+    codes: [...assumptions.signupDuplicateCodes],
+    messagePatterns: assumptions.signupDuplicateMessagePatterns.map((source) => new RegExp(source, 'i')),
+  };
+}
+
 /** The parts of the service client's configuration the assumptions decide. */
 export function serviceClientAssumptions(
   assumptions: ServiceAssumptions,
 ): Pick<ServiceClientConfig, 'signupDuplicateRejections' | 'install'> {
   return {
-    signupDuplicateRejections: {
-      codes: [...assumptions.signupDuplicateCodes],
-      messagePatterns: assumptions.signupDuplicateMessagePatterns.map((source) => new RegExp(source, 'i')),
-    },
+    signupDuplicateRejections: signupDuplicateRejectionsOf(assumptions),
     install: {
       auth: assumptions.installAuth,
       cycleSpelling: assumptions.agreedHourCycleSpelling,

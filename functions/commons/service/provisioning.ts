@@ -5,6 +5,7 @@ import {
   SignupOutcomeLostError,
 } from '#functions/commons/errors.ts';
 import type { Addresses, Region } from './addresses.ts';
+import { defaultServiceAssumptions, signupDuplicateRejectionsOf } from './assumptions.ts';
 import type { HttpClient, RetrySafety } from './http.ts';
 import { readServiceError } from './http.ts';
 import {
@@ -31,10 +32,19 @@ export interface SignupDuplicateRejections {
   messagePatterns: RegExp[];
 }
 
-export const defaultSignupDuplicateRejections: SignupDuplicateRejections = {
-  codes: ['EXTERNAL_ID_NOT_UNIQUE', 'EMAIL_ALREADY_EXISTS'],
-  messagePatterns: [/external\s*id.*(not unique|already|exists|in use|duplicate)/i],
-};
+/** The defaults of `serviceAssumptions` (assumptions.ts), their one source. */
+export const defaultSignupDuplicateRejections: SignupDuplicateRejections =
+  signupDuplicateRejectionsOf(defaultServiceAssumptions);
+
+/** Whether `error` is a signup refusal these rejections read as "the first attempt committed". */
+export function isSignupDuplicateRejection(
+  error: unknown,
+  duplicates: SignupDuplicateRejections,
+): error is ServiceRejectedError {
+  if (!(error instanceof ServiceRejectedError)) return false;
+  if (error.serviceCode !== undefined && duplicates.codes.includes(error.serviceCode)) return true;
+  return duplicates.messagePatterns.some((pattern) => pattern.test(error.message));
+}
 
 export interface SignupRequest {
   userData: UserData;
@@ -83,12 +93,6 @@ export function createProvisioningClient(dependencies: ProvisioningDependencies)
     return unwrapEnvelope(response.body, operation);
   }
 
-  function isDuplicateRejection(error: unknown): error is ServiceRejectedError {
-    if (!(error instanceof ServiceRejectedError)) return false;
-    if (error.serviceCode !== undefined && duplicates.codes.includes(error.serviceCode)) return true;
-    return duplicates.messagePatterns.some((pattern) => pattern.test(error.message));
-  }
-
   async function signup(request: SignupRequest): Promise<ProvisionedBusiness> {
     const region = request.region ?? 'US';
     const body = { userData: request.userData, businessData: request.businessData };
@@ -103,7 +107,7 @@ export function createProvisioningClient(dependencies: ProvisioningDependencies)
       try {
         return await attempt();
       } catch (followUpError) {
-        if (isDuplicateRejection(followUpError)) {
+        if (isSignupDuplicateRejection(followUpError, duplicates)) {
           throw new SignupOutcomeLostError(request.businessData.externalId, {
             status: followUpError.status,
             serviceCode: followUpError.serviceCode,

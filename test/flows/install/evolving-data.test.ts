@@ -19,7 +19,7 @@ function stage<T = Record<string, unknown>>(
  * must reach the partner as given.
  */
 describe('a timesheet with a fair-work-week value the spec does not list', () => {
-  it('still lets EmployeeChanged claim a new custom field, and PayReturnsReady carries the value as given', async () => {
+  it('still lets EmployeeChanged claim a new custom field, and PayReturnsReady carries the value as given (an object as its JSON text)', async () => {
     // Prepare: a timesheet whose custom field data holds an unlisted answer, with a premium pay line.
     const { accountId, hostname } = await provisionedInstall(flow, 'fww-unlisted');
     const answers = await stage<{ Id: number }>(hostname, 'CustomFieldData', {
@@ -28,6 +28,8 @@ describe('a timesheet with a fair-work-week value the spec does not list', () =>
       fwwcominginearly: "No I don't consent",
       fwwunscheduledshifthours: true,
       receivedallmealbreaks: 'Not asked',
+      fwwbreakminutes: 12.5,
+      fwwbreakdetails: { taken: [10, 20], waived: false },
     });
     const timesheet = await stage<{ Id: number }>(hostname, 'Timesheet', {
       Employee: 2,
@@ -70,6 +72,9 @@ describe('a timesheet with a fair-work-week value the spec does not list', () =>
         fwwcominginearly: "No I don't consent",
         fwwunscheduledshifthours: true,
         receivedallmealbreaks: 'Not asked',
+        // A new element: a number as given; an object (not a scalar answer) as its JSON text.
+        fwwbreakminutes: 12.5,
+        fwwbreakdetails: '{"taken":[10,20],"waived":false}',
       },
     });
     expect(ready['lines']).toEqual([

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { inboundSamples } from '#functions/commons/contracts/samples.ts';
+import { entrySize, MAX_ENTRY_BYTES } from '#functions/commons/event-publisher.ts';
 import { getCachedReferenceList, putCachedReferenceList } from '#functions/commons/store/reference-cache.ts';
-import { useFlowHarness } from '#test/flows/support/harness.ts';
+import { SANDBOX_STRICT, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
@@ -167,6 +168,80 @@ describe('ReferenceDataRequested', () => {
     });
     // The countries are read, then read once more in case the country was added since.
     expect(calls).toEqual([QUERY('Country'), QUERY('Country')]);
+  });
+
+  it('splits a long answer over parts that each fit one EventBridge entry, in order, agreed hours on part 1', async () => {
+    // Prepare: a country of the install with more states than one event holds, and employee 2's
+    // agreed hours. The strict sandbox answers at most 500 records per QUERY (and the deployment
+    // refuses a list that may be cut), so there the states are fewer and their names longer.
+    const { accountId, hostname } = await provisionedInstall(flow, 'reference-parts');
+    const staged = SANDBOX_STRICT ? { count: 480, nameLength: 700 } : { count: 2500, nameLength: 60 };
+    await flow.sandbox('POST', `/_sandbox/installs/${hostname}/records/Country`, {
+      Id: 900,
+      Code: 'ZS',
+      CodeA3: 'ZSP',
+      Region: 'Test',
+      Active: true,
+      SortOrder: 900,
+      Country: 'Splitland',
+    });
+    const states = Array.from({ length: staged.count }, (_, index) => ({
+      Id: 10_000 + index,
+      Country: 900,
+      Code: `S${String(index).padStart(4, '0')}`,
+      Active: true,
+      SortOrder: index + 1,
+      State: `Staged state ${index} of Splitland `.padEnd(staged.nameLength, '.'),
+    }));
+    await flow.sandbox('POST', `/_sandbox/installs/${hostname}/records/State`, states);
+    const synced = await deliver(flow, 'sync-employee', 'EmployeeChanged', {
+      accountId,
+      employeeId: 2,
+      regularHours: inboundSamples.EmployeeChanged.regularHours,
+    });
+    expect(onlyPublished(synced, 'EmployeeSynced')).toMatchObject({ employeeId: 2 });
+
+    // Act
+    const delivery = await deliver(flow, 'reference-data', 'ReferenceDataRequested', {
+      accountId,
+      kinds: ['STATES', 'AGREED_HOURS'],
+      countryCode: 'ZS',
+      employeeId: 2,
+    });
+
+    // Assess
+    expect(delivery.failures).toEqual([]);
+    const parts = delivery.published.filter((event) => event.detailType === 'ReferenceData');
+    expect(parts).toHaveLength(delivery.published.length);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.map((event) => [event.detail['part'], event.detail['parts']])).toEqual(
+      parts.map((_, index) => [index + 1, parts.length]),
+    );
+    for (const event of parts) {
+      const size = entrySize({
+        Source: event.source,
+        DetailType: event.detailType,
+        Detail: JSON.stringify(event.detail),
+        Time: new Date(event.time),
+      });
+      expect(size).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+      expect(event.detail).toMatchObject({
+        accountId,
+        hostname,
+        kinds: ['STATES', 'AGREED_HOURS'],
+        countryCode: 'ZS',
+        causationId: delivery.eventId,
+      });
+    }
+    expect(new Set(parts.map((event) => event.detail['answerId'])).size).toBe(1);
+    const answered = parts.flatMap((event) => event.detail['states'] as Array<{ id: number }>);
+    expect(answered.map((state) => state.id)).toEqual(states.map((state) => state.Id));
+    const [first, ...rest] = parts;
+    expect(first?.detail['agreedHours']).toMatchObject({
+      employeeId: 2,
+      agreedHour: expect.objectContaining({ threshold: 38 }),
+    });
+    for (const event of rest) expect(event.detail).not.toHaveProperty('agreedHours');
   });
 
   itAnswersInvalidDetails(

@@ -1,6 +1,10 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
+import { requestBudgetKey } from '#functions/commons/store/keys.ts';
+import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import {
   provisionAccount,
@@ -13,7 +17,9 @@ import { lambdaContext } from '#test/support/lambda-context.ts';
 
 /**
  * A business the drift watch cannot check (the service answers 500 for it every time) is counted
- * as failed and stays due; the run goes on with the others and the next run checks it.
+ * as failed and stays due; the run goes on with the others and the next run checks it. A request
+ * budget with no request to give is not a failure: the run stops starting checks and leaves them
+ * due for the next one.
  */
 
 const flow = useFlowHarness();
@@ -86,5 +92,73 @@ describe('drift watch with a business the service cannot answer for', () => {
           (event) => event.detailType === 'BusinessGone' || event.detailType === 'BusinessEditionChanged',
         ),
     ).toEqual([]);
+  });
+});
+
+const REGIONS = ['US', 'UK', 'AU'] as const;
+
+/**
+ * Every provisioning root's bucket of the shared request budget paused for 10 minutes, as after a
+ * 429 with a long Retry-After: no service call can take a request within the in-process wait.
+ */
+async function pauseProvisioningBudget(): Promise<void> {
+  const settings = loadConfig(flow.env).requestBudget;
+  if (!settings) throw new Error('the flow harness runs with the request budget');
+  const budget = createRequestBudget({ store: flow.store, settings });
+  for (const region of REGIONS) {
+    await budget.pause({ kind: 'provisioning', region }, Date.now() + 600_000);
+  }
+}
+
+async function clearProvisioningBudget(): Promise<void> {
+  for (const region of REGIONS) {
+    await flow.store.doc.send(
+      new DeleteCommand({ TableName: flow.store.tableName, Key: requestBudgetKey(`root#${region}`) }),
+    );
+  }
+}
+
+describe('drift watch with a contended request budget', () => {
+  it('stops starting checks, leaves every business due and counts no failure; the next run checks them', async () => {
+    // Prepare: more due businesses than the watch checks at once (8), and no request to give.
+    const accounts: string[] = [];
+    for (let index = 0; index < 10; index++) {
+      const accountId = uniqueAccountId(`budget-${index}`);
+      await provisionAccount(flow, accountId);
+      accounts.push(accountId);
+    }
+    const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: 2 });
+    const callsBefore = (await provisioningCalls(flow, 'subscription-status')).length;
+    await pauseProvisioningBudget();
+    let throttledRun: DriftWatchReport;
+    let stillDue: string[];
+    let callsDuringRun: number;
+    try {
+      // Act
+      throttledRun = await runDriftWatch(now);
+      stillDue = await dueAt(now);
+      callsDuringRun = (await provisioningCalls(flow, 'subscription-status')).length - callsBefore;
+    } finally {
+      await clearProvisioningBudget();
+    }
+    const nextRun = await runDriftWatch(now);
+
+    // Assess
+    expect(throttledRun).toMatchObject({
+      checked: 0,
+      failed: 0,
+      complete: false,
+      stoppedBy: 'throttling',
+      goneAnnounced: 0,
+      editionChangedAnnounced: 0,
+    });
+    expect(throttledRun.throttled).toBeGreaterThan(0);
+    expect(throttledRun.remaining).toBeGreaterThan(0);
+    expect(throttledRun.throttled + throttledRun.remaining).toBe(throttledRun.itemsRead);
+    expect(callsDuringRun).toBe(0);
+    expect(stillDue).toEqual(expect.arrayContaining(accounts));
+    expect(nextRun).toMatchObject({ failed: 0, throttled: 0, complete: true });
+    expect(nextRun.checked).toBe(throttledRun.itemsRead);
+    expect(await dueAt(now)).toEqual([]);
   });
 });

@@ -1,4 +1,8 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
+import { buildDependencies } from '#functions/commons/dependencies.ts';
+import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/commons/metric-names.ts';
 import {
   claimSignup,
   getBusiness,
@@ -7,7 +11,7 @@ import {
 } from '#functions/commons/store/business.ts';
 import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
 import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
-import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
+import { type DriftWatchReport, driftWatch } from '#functions/drift-watch/drift-watch.ts';
 import {
   inboundEvent,
   provisionAccount,
@@ -180,5 +184,37 @@ describe('drift watch', () => {
 
     // Assess
     expect(report).toMatchObject({ itemsRead: 1, checked: 1, failed: 0, unconfirmedSignups: 1 });
+  });
+
+  it('logs each unconfirmed signup for the dashboard list: account, since, region, last error code, no personal data', async () => {
+    // Prepare: a signup whose answer was lost, its last error quoting the owner's e-mail.
+    const accountId = uniqueAccountId('unconfirmed-listed');
+    await claimSignup(flow.store, { accountId, eventId: 'event-listed', region: 'UK' });
+    await markSignupUnconfirmed(flow.store, accountId, {
+      eventId: 'event-listed',
+      message: 'answer lost for owner avery@example.com',
+    });
+    const lines: { message: string; fields: Record<string, unknown> }[] = [];
+    const record = (message: string, fields: Record<string, unknown> = {}) => lines.push({ message, fields });
+    const logger = { info: record, warn: record, error: record, debug: record } as unknown as Logger;
+    const { now } = await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock');
+
+    // Act
+    const report = await driftWatch(
+      { runId: 'run-listed', scheduledTime: now, remainingTimeMs: () => 300_000 },
+      { ...buildDependencies(loadConfig(process.env)), logger },
+    );
+
+    // Assess
+    const listed = lines.filter((line) => line.message === UNCONFIRMED_SIGNUP_LOG_MESSAGE);
+    expect(listed.map((line) => line.fields)).toContainEqual({
+      accountId,
+      since: expect.any(String),
+      region: 'UK',
+      lastErrorCode: 'SIGNUP_UNCONFIRMED',
+    });
+    expect(report.unconfirmedSignupsListed).toBe(listed.length);
+    expect(report.unconfirmedSignups).toBeGreaterThanOrEqual(listed.length);
+    expect(JSON.stringify(lines)).not.toContain('avery@example.com');
   });
 });

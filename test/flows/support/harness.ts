@@ -117,8 +117,16 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
     ...(strict || options.config
       ? {
           config: {
-            ...(strict ? { serviceAssumptions: { queryMaxRecords: STRICT_QUERY_MAX_RECORDS } } : {}),
             ...options.config,
+            // A file's own assumptions are taken over the strict QUERY maximum, not instead of it.
+            ...(strict
+              ? {
+                  serviceAssumptions: {
+                    queryMaxRecords: STRICT_QUERY_MAX_RECORDS,
+                    ...(options.config?.['serviceAssumptions'] as Record<string, unknown> | undefined),
+                  },
+                }
+              : {}),
           },
         }
       : {}),

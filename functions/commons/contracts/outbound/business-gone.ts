@@ -15,7 +15,10 @@ export const schema = z.object({
   lastKnownEdition: edition,
   /** When the drift watch found the hostname unlinked (the run's time). */
   detectedAt: isoTimestamp,
-  /** The service's refusal code (HOSTNAME_NOT_LINKED). */
+  /**
+   * The service's refusal code: one of the deployment's serviceAssumptions.hostnameNotLinkedCodes
+   * (default HOSTNAME_NOT_LINKED).
+   */
   reason: z.string().min(1).max(128),
 });
 
