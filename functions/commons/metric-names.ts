@@ -34,6 +34,11 @@ export const MetricName = {
   EventsRefused: 'EventsRefused',
   /** Businesses the trial watch could not check in a run (the next run tries again). */
   TrialWatchFailed: 'TrialWatchFailed',
+  /**
+   * Trials a run left due because the shared request budget was contended (nothing sent): the run
+   * stops starting businesses; not failures, so no alarm.
+   */
+  TrialWatchThrottled: 'TrialWatchThrottled',
   /** Edition changes made at the service without a PlanChosen, announced by the drift watch. */
   BusinessEditionChangedAnnounced: 'BusinessEditionChangedAnnounced',
   /** Businesses the service no longer links to the partner, announced by the drift watch. */

@@ -1,3 +1,4 @@
+import { ConnectorError, ThrottledError } from '#functions/commons/errors.ts';
 import { BUDGET_MAX_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from '#functions/commons/service/http.ts';
 
 /**
@@ -19,6 +20,25 @@ import { BUDGET_MAX_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from '#funct
  * visibility timeout is 12 hours from the time that Amazon SQS receives the ReceiveMessage
  * request"; a queue keeps a message at most 14 days (MessageRetentionPeriod).
  */
+
+/**
+ * A wait that is not the caller's failure: the connector's own request budget had no request soon
+ * enough (ThrottledError: nothing was sent), or the service asked for a longer pause (Retry-After)
+ * than the HTTP client waits out in process. A short Retry-After the client already waited out on
+ * every attempt is not one: that failure counts like any other. Records wait (route-handler.ts);
+ * the scheduled watches stop starting checks and leave them due.
+ */
+export function isServicePause(
+  error: unknown,
+  policy: Pick<RetryPolicy, 'maxRetryAfterMs'> = defaultRetryPolicy,
+): error is ConnectorError {
+  if (error instanceof ThrottledError) return true;
+  return (
+    error instanceof ConnectorError &&
+    error.retryAfterMs !== undefined &&
+    error.retryAfterMs > policy.maxRetryAfterMs
+  );
+}
 
 /** Counted failures before a record gives up (SyncFailed RETRIES_EXHAUSTED, copy to the DLQ). */
 export const DEFAULT_MAX_ATTEMPTS = 5;

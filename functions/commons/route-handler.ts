@@ -36,6 +36,7 @@ import { buildFunctionDependencies, type Dependencies } from '#functions/commons
 import { MetricName } from '#functions/commons/metric-names.ts';
 import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
 import {
+  isServicePause,
   MAX_WAIT_SECONDS,
   mustGiveUp,
   recordTimeReserveMs,
@@ -48,7 +49,6 @@ import {
   routeQueueSettings,
   sqsRouteQueue,
 } from '#functions/commons/route-queue.ts';
-import { defaultRetryPolicy } from '#functions/commons/service/http.ts';
 import { appliedEventId, markApplied } from '#functions/commons/store/applied-events.ts';
 import { recordSyncError } from '#functions/commons/store/business.ts';
 import {
@@ -216,18 +216,13 @@ function classify(error: unknown, event: InboundEvent, receiveCount: number): Fa
       stopsBatch: false,
     };
   }
-  // A pause the client did not wait out in process (http.ts, maxRetryAfterMs): the service asked
-  // for it, so it is not the record's failure. A short Retry-After the client already waited out
-  // on every attempt is a failure like any other, and counts.
-  if (
-    error instanceof ConnectorError &&
-    error.retryAfterMs !== undefined &&
-    error.retryAfterMs > defaultRetryPolicy.maxRetryAfterMs
-  ) {
+  // A pause the client did not wait out in process (isServicePause): the service asked for it, so
+  // it is not the record's failure.
+  if (isServicePause(error)) {
     return {
       kind: 'wait',
       code: error.code,
-      seconds: Math.min(MAX_WAIT_SECONDS, Math.ceil(error.retryAfterMs / 1000)),
+      seconds: Math.min(MAX_WAIT_SECONDS, Math.ceil((error.retryAfterMs ?? 1000) / 1000)),
       stopsBatch: false,
     };
   }

@@ -1,13 +1,13 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { edition as editionSchema, region as regionSchema } from '#functions/commons/contracts/fields.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ConnectorError, ServiceRejectedError, ThrottledError } from '#functions/commons/errors.ts';
+import { ServiceRejectedError } from '#functions/commons/errors.ts';
 import {
   MetricName,
   UNCONFIRMED_SIGNUP_LOG_MESSAGE,
   UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
 } from '#functions/commons/metric-names.ts';
-import { defaultRetryPolicy } from '#functions/commons/service/http.ts';
+import { isServicePause } from '#functions/commons/retry-schedule.ts';
 import {
   type BusinessRecord,
   getBusiness,
@@ -160,13 +160,13 @@ export async function driftWatch(
           if (outcome === 'gone') report.goneAnnounced += 1;
           report.checked += 1;
         } catch (error) {
-          if (isThrottling(error)) {
+          if (isServicePause(error)) {
             // Nothing was sent (or the service asked to wait): left due, not a failure.
             throttled = true;
             report.throttled += 1;
             logger.info('drift watch met a contended request budget; the business stays due', {
               accountId: due.accountId,
-              retryAfterMs: (error as ConnectorError).retryAfterMs,
+              retryAfterMs: error.retryAfterMs,
             });
             continue;
           }
@@ -209,14 +209,6 @@ export async function driftWatch(
  * enough (nothing was sent), or the service asked for a pause longer than the client waits out
  * (as route-handler.ts reads both for queued records).
  */
-function isThrottling(error: unknown): boolean {
-  if (error instanceof ThrottledError) return true;
-  return (
-    error instanceof ConnectorError &&
-    error.retryAfterMs !== undefined &&
-    error.retryAfterMs > defaultRetryPolicy.maxRetryAfterMs
-  );
-}
 
 /**
  * Counts the unconfirmed signups (metric UnconfirmedSignups) and logs the oldest of them one line

@@ -4,6 +4,7 @@ import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { MetricName } from '#functions/commons/metric-names.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
+import { isServicePause } from '#functions/commons/retry-schedule.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
 import {
   claimThresholdAnnouncement,
@@ -52,10 +53,18 @@ export interface TrialWatchReport {
   endedAnnounced: number;
   /** Businesses whose handling failed; the next run tries them again. */
   failed: number;
-  /** Due businesses read but not started because time ran low (more may follow in unread pages). */
+  /**
+   * Businesses given up because the shared request budget had no request soon enough (or the
+   * service asked for a longer pause than the client waits): nothing was sent for them, they stay
+   * due, and they are not failures.
+   */
+  throttled: number;
+  /** Due businesses read but not started because time ran low or the budget was contended (more may follow in unread pages). */
   remaining: number;
   /** False when the run stopped early; the next run continues where it left off. */
   complete: boolean;
+  /** Why an incomplete run stopped starting businesses. */
+  stoppedBy?: 'time' | 'throttling';
 }
 
 type TrialOutcome = 'expiring' | 'ended' | 'nothing';
@@ -84,6 +93,10 @@ type TrialOutcome = 'expiring' | 'ended' | 'nothing';
  *    for a crash after publish and before the confirm write.
  * 4. Stop before the Lambda's time runs out; what is left is picked up by the next run (claims are
  *    idempotent, so re-reading handled businesses costs reads, not duplicates).
+ * 5. Throttling is not failure (as in the drift watch): when the shared request budget cannot give
+ *    a request soon, or the service asks for a longer pause than the client waits, no further
+ *    business is started; they stay due, the run is reported incomplete (`stoppedBy:
+ *    'throttling'`, metric TrialWatchThrottled) and nothing counts as failed.
  */
 export async function trialWatch(
   input: TrialWatchInput,
@@ -105,20 +118,34 @@ export async function trialWatch(
     expiringAnnounced: 0,
     endedAnnounced: 0,
     failed: 0,
+    throttled: 0,
     remaining: 0,
     complete: true,
   };
   const timeIsShort = () => input.remainingTimeMs() < reserveMs;
+  // Set once a business meets budget contention: no further business is started this run.
+  let throttled = false;
 
   for await (const page of trialsEndingBefore(store, readUntil, { pageSize: options.pageSize ?? 100 })) {
     report.itemsRead += page.itemsRead;
-    const left = await forEachBounded(page.items, concurrency, timeIsShort, async (trial) => {
+    const stop = () => timeIsShort() || throttled;
+    const left = await forEachBounded(page.items, concurrency, stop, async (trial) => {
       try {
         const outcome = await watchTrial(trial, now, thresholds, input.runId, dependencies);
         if (outcome === 'expiring') report.expiringAnnounced += 1;
         if (outcome === 'ended') report.endedAnnounced += 1;
         report.processed += 1;
       } catch (error) {
+        if (isServicePause(error)) {
+          // Nothing was sent (or the service asked to wait): left due, not a failure.
+          throttled = true;
+          report.throttled += 1;
+          logger.info('trial watch met a contended request budget; the business stays due', {
+            accountId: trial.accountId,
+            retryAfterMs: error.retryAfterMs,
+          });
+          return;
+        }
         report.failed += 1;
         logger.warn('trial watch could not handle a business; the next run retries it', {
           accountId: trial.accountId,
@@ -126,9 +153,10 @@ export async function trialWatch(
         });
       }
     });
-    if (left > 0 || timeIsShort()) {
+    if (left > 0 || stop()) {
       report.remaining += left;
       report.complete = false;
+      report.stoppedBy = throttled ? 'throttling' : 'time';
       break;
     }
   }
@@ -138,6 +166,7 @@ export async function trialWatch(
   metrics.addMetric('TrialWatchProcessed', MetricUnit.Count, report.processed);
   metrics.addMetric('TrialWatchRemaining', MetricUnit.Count, report.remaining);
   metrics.addMetric(MetricName.TrialWatchFailed, MetricUnit.Count, report.failed);
+  metrics.addMetric(MetricName.TrialWatchThrottled, MetricUnit.Count, report.throttled);
   metrics.addMetric('TrialExpiringAnnounced', MetricUnit.Count, report.expiringAnnounced);
   metrics.addMetric('TrialEndedAnnounced', MetricUnit.Count, report.endedAnnounced);
   return report;

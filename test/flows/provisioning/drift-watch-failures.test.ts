@@ -1,12 +1,10 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
-import { requestBudgetKey } from '#functions/commons/store/keys.ts';
-import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import {
+  clearProvisioningBudget,
+  pauseProvisioningBudget,
   provisionAccount,
   provisioningCalls,
   scheduledEvent,
@@ -95,29 +93,6 @@ describe('drift watch with a business the service cannot answer for', () => {
   });
 });
 
-const REGIONS = ['US', 'UK', 'AU'] as const;
-
-/**
- * Every provisioning root's bucket of the shared request budget paused for 10 minutes, as after a
- * 429 with a long Retry-After: no service call can take a request within the in-process wait.
- */
-async function pauseProvisioningBudget(): Promise<void> {
-  const settings = loadConfig(flow.env).requestBudget;
-  if (!settings) throw new Error('the flow harness runs with the request budget');
-  const budget = createRequestBudget({ store: flow.store, settings });
-  for (const region of REGIONS) {
-    await budget.pause({ kind: 'provisioning', region }, Date.now() + 600_000);
-  }
-}
-
-async function clearProvisioningBudget(): Promise<void> {
-  for (const region of REGIONS) {
-    await flow.store.doc.send(
-      new DeleteCommand({ TableName: flow.store.tableName, Key: requestBudgetKey(`root#${region}`) }),
-    );
-  }
-}
-
 describe('drift watch with a contended request budget', () => {
   it('stops starting checks, leaves every business due and counts no failure; the next run checks them', async () => {
     // Prepare: more due businesses than the watch checks at once (8), and no request to give.
@@ -129,7 +104,7 @@ describe('drift watch with a contended request budget', () => {
     }
     const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: 2 });
     const callsBefore = (await provisioningCalls(flow, 'subscription-status')).length;
-    await pauseProvisioningBudget();
+    await pauseProvisioningBudget(flow);
     let throttledRun: DriftWatchReport;
     let stillDue: string[];
     let callsDuringRun: number;
@@ -139,7 +114,7 @@ describe('drift watch with a contended request budget', () => {
       stillDue = await dueAt(now);
       callsDuringRun = (await provisioningCalls(flow, 'subscription-status')).length - callsBefore;
     } finally {
-      await clearProvisioningBudget();
+      await clearProvisioningBudget(flow);
     }
     const nextRun = await runDriftWatch(now);
 

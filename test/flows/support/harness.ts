@@ -24,10 +24,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
+import { loadConfig } from '#functions/commons/config.ts';
 import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
+import { requestBudgetKey } from '#functions/commons/store/keys.ts';
+import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
 import { createStore, type Store } from '#functions/commons/store/store.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
@@ -435,4 +439,27 @@ export async function provisionAccount(
     throw new Error(`provisioning ${accountId} failed: ${JSON.stringify(flow.publishedFor(accountId))}`);
   }
   return String(provisioned.detail['hostname']);
+}
+
+const PROVISIONING_REGIONS = ['US', 'UK', 'AU'] as const;
+
+/**
+ * Every provisioning root's bucket of the shared request budget paused for 10 minutes, as after a
+ * 429 with a long Retry-After: no service call can take a request within the in-process wait.
+ */
+export async function pauseProvisioningBudget(flow: FlowHarness): Promise<void> {
+  const settings = loadConfig(flow.env).requestBudget;
+  if (!settings) throw new Error('the flow harness runs with the request budget');
+  const budget = createRequestBudget({ store: flow.store, settings });
+  for (const region of PROVISIONING_REGIONS) {
+    await budget.pause({ kind: 'provisioning', region }, Date.now() + 600_000);
+  }
+}
+
+export async function clearProvisioningBudget(flow: FlowHarness): Promise<void> {
+  for (const region of PROVISIONING_REGIONS) {
+    await flow.store.doc.send(
+      new DeleteCommand({ TableName: flow.store.tableName, Key: requestBudgetKey(`root#${region}`) }),
+    );
+  }
 }
