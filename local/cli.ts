@@ -7,7 +7,37 @@ import { formatSummary, runScenario } from './scenario.ts';
 /**
  * `npm start`            replay the demo scenario on free ports, print a summary, exit 0 (or 1 with the reason).
  * `npm start -- --serve` keep the connector running on 8787 / 8000 / 4010 until Ctrl-C.
+ *
+ * SIGINT or SIGTERM closes everything the runtime started (sandbox, DynamoDB, AWS endpoint, timers)
+ * and exits: 0 when serving, 128 + the signal's number when it stops the scenario. A second signal
+ * ends the process at once.
  */
+
+type StopSignal = 'SIGINT' | 'SIGTERM';
+const SIGNAL_EXIT_CODES: Readonly<Record<StopSignal, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+interface Stop {
+  /** Resolves with the first SIGINT or SIGTERM. */
+  readonly signal: Promise<StopSignal>;
+  /** The signal received so far, if any. */
+  received(): StopSignal | undefined;
+}
+
+/** Listens for SIGINT and SIGTERM; after the first, a second one exits at once. */
+function listenForStop(): Stop {
+  let received: StopSignal | undefined;
+  const signal = new Promise<StopSignal>((resolve) => {
+    const onSignal = (name: StopSignal) => {
+      if (received) process.exit(SIGNAL_EXIT_CODES[name]);
+      received = name;
+      console.log(`\n${name}: stopping`);
+      resolve(name);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return { signal, received: () => received };
+}
 
 async function main(): Promise<number> {
   const options = parseStartArgs(process.argv.slice(2));
@@ -16,6 +46,8 @@ async function main(): Promise<number> {
     return 0;
   }
   showHandlerOutput(options.jsonLogs ? 'json' : 'lines');
+  // From the start: a signal while the runtime starts closes it as soon as it is up.
+  const stop = listenForStop();
   const started = Date.now();
   const runtime = await startLocalRuntime({
     ports: options.ports,
@@ -35,13 +67,30 @@ async function main(): Promise<number> {
       : {}),
   });
 
-  if (options.serve) return serve(runtime, options);
+  if (options.serve) return serve(runtime, options, stop);
 
   try {
+    const early = stop.received();
+    if (early) return SIGNAL_EXIT_CODES[early];
     console.log(
       `Local connector from its synthesized template (${Date.now() - started} ms): sandbox ${runtime.sandboxUrl}, DynamoDB ${runtime.dynamoEndpoint}, AWS endpoint ${runtime.eventsEndpoint}`,
     );
-    const report = await runScenario(runtime, { log: (line) => console.log(line) });
+    // Once stopped, the scenario runs on against a closing runtime: its lines and its end are not shown.
+    const scenario = runScenario(runtime, {
+      log: (line) => {
+        if (!stop.received()) console.log(line);
+      },
+    });
+    const outcome = await Promise.race([
+      scenario.then((report) => ({ report })),
+      stop.signal.then((signal) => ({ signal })),
+    ]);
+    if ('signal' in outcome) {
+      scenario.catch(() => undefined);
+      console.error(`Scenario stopped by ${outcome.signal} before its end`);
+      return SIGNAL_EXIT_CODES[outcome.signal];
+    }
+    const { report } = outcome;
     console.log(formatSummary(report));
     if (report.failures.length > 0) {
       console.error(`\nScenario failed: ${report.failures[0]}`);
@@ -53,7 +102,7 @@ async function main(): Promise<number> {
   }
 }
 
-function serve(runtime: LocalRuntime, options: StartOptions): Promise<number> {
+async function serve(runtime: LocalRuntime, options: StartOptions, stop: Stop): Promise<number> {
   const { queues } = runtime.resources();
   console.log(`Local connector running from its synthesized template (Ctrl-C to stop)
   sandbox     ${runtime.sandboxUrl}   (${options.strict ? 'strict mode; ' : ''}control: /_sandbox/clock, /_sandbox/mode, /_sandbox/businesses, ...)
@@ -67,17 +116,11 @@ function serve(runtime: LocalRuntime, options: StartOptions): Promise<number> {
 Publish an event:
   aws events put-events --endpoint-url ${runtime.eventsEndpoint} --region ${runtime.region} \\
     --entries "[$(cat events/inbound/AccountCreated/eventbridge-entry.json)]"`);
-  return new Promise((resolveExit) => {
-    const stop = (signal: string) => {
-      console.log(`\n${signal}: stopping`);
-      runtime.close().then(
-        () => resolveExit(0),
-        () => resolveExit(1),
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  await stop.signal;
+  return runtime.close().then(
+    () => 0,
+    () => 1,
+  );
 }
 
 // Exit explicitly: SDK keep-alive sockets of the handlers must not hold the process open.

@@ -15,6 +15,14 @@ import {
 import { STRICT_QUERY_MAX_RECORDS } from './mode.ts';
 import { type JoinResolver, parseQuery, runQuery } from './query.ts';
 import {
+  type AwardLibraryEntry,
+  agreementRecord,
+  areaRecord,
+  leaveAccrualRecord,
+  locationRecord,
+  payRuleRecord,
+} from './record-shapes.ts';
+import {
   dpMetaData,
   emptySlots,
   findById,
@@ -27,15 +35,7 @@ import {
   SLOT_PATTERN,
 } from './records.ts';
 import { json, type Route, type SandboxResponse } from './routing.ts';
-import {
-  type AwardLibraryEntry,
-  agreementRecord,
-  areaRecord,
-  awardLibrary,
-  leaveAccrualRecord,
-  locationRecord,
-  payRuleRecord,
-} from './seed.ts';
+import { awardLibrary } from './seed.ts';
 import type { SandboxState } from './state.ts';
 import { toIsoInZone, toIsoOffset } from './time.ts';
 

@@ -1,6 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  acceptsConnections,
+  killLeftovers,
+  type ProcessInfo,
+  processesNamed,
+  processTree,
+  type RunningScript,
+  startNpmScript,
+  stillRunning,
+} from '#test/support/npm-script.ts';
 
 let child: ChildProcess | undefined;
 afterEach(() => {
@@ -186,4 +196,42 @@ describe('sandbox CLI', () => {
     expect(code).toBe(2);
     expect(cli.output()).toContain('--port must be an integer');
   });
+});
+
+describe('npm run sandbox', () => {
+  let script: RunningScript | undefined;
+  let tree: ProcessInfo[] = [];
+  afterEach(async () => {
+    await killLeftovers(tree.map((info) => info.pid));
+    script = undefined;
+    tree = [];
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stops its whole process tree when npm gets %s: nothing left running, the port closed, exit 0',
+    async (signal) => {
+      // Prepare
+      const marker = `signal-${signal}-${process.pid}-${Date.now()}`;
+      script = startNpmScript('sandbox', ['--port', '0', '--partner', marker]);
+      const [, port] = await script.waitFor(/Sandbox listening on http:\/\/127\.0\.0\.1:(\d+)/, 15_000);
+      tree = await processTree(script.child.pid ?? -1);
+      const servedBefore = await acceptsConnections(Number(port));
+
+      // Act
+      script.child.kill(signal);
+      const exit = await script.exitedWithin(10_000);
+
+      // Assess
+      expect(tree.some((info) => info.args.includes('sandbox/cli.ts') && info.args.includes(marker))).toBe(
+        true,
+      );
+      expect(servedBefore).toBe(true);
+      expect(exit, script.output()).toEqual({ code: 0, signal: null });
+      expect(script.output()).toContain(`Sandbox stopped (${signal})`);
+      expect(await stillRunning(tree.map((info) => info.pid))).toEqual([]);
+      expect(await processesNamed(marker)).toEqual([]);
+      expect(await acceptsConnections(Number(port))).toBe(false);
+    },
+    20_000,
+  );
 });

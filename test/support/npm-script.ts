@@ -1,0 +1,152 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * An npm script run as a partner runs it (`npm run sandbox -- ...`, `npm start -- ...`), with what it
+ * takes to check that a signal to npm stops everything the script started: the process tree under
+ * npm, processes by command line, and whether a port still takes connections.
+ */
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface RunningScript {
+  readonly child: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output; rejects if npm exits first or on timeout. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
+  /** Resolves once npm is gone, with its exit code or the signal that ended it. */
+  readonly exited: Promise<ScriptExit>;
+  /** As `exited`, or 'still running' after `timeoutMs`. */
+  exitedWithin(timeoutMs: number): Promise<ScriptExit | 'still running'>;
+}
+
+export interface ScriptExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export function startNpmScript(script: string, args: readonly string[]): RunningScript {
+  const child = spawn('npm', ['run', script, '--', ...args], {
+    cwd: PROJECT_ROOT,
+    // A developer's AWS settings must not reach the local runtime.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let gone = false;
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const listener of listeners) listener();
+  };
+  const append = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    notify();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<ScriptExit>((resolve) =>
+    child.on('close', (code, signal) => {
+      gone = true;
+      notify();
+      resolve({ code, signal });
+    }),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    exitedWithin: (timeoutMs) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'still running'>((resolve) => {
+        timer = setTimeout(() => resolve('still running'), timeoutMs);
+      });
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
+    waitFor: (pattern, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern} in:\n${output.slice(-3000)}`));
+        }, timeoutMs);
+        function check(): void {
+          const match = pattern.exec(output);
+          if (!match && !gone) return;
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (match) resolve(match);
+          else reject(new Error(`npm exited before ${pattern}:\n${output.slice(-3000)}`));
+        }
+        listeners.add(check);
+        check();
+      }),
+  };
+}
+
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly args: string;
+}
+
+async function processes(): Promise<ProcessInfo[]> {
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile('ps', ['-eo', 'pid=,ppid=,args='], { maxBuffer: 16 * 1024 * 1024 }, (error, out) =>
+      error ? reject(error) : resolve(out),
+    ),
+  );
+  return stdout.split('\n').flatMap((line) => {
+    const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    return match ? [{ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] ?? '' }] : [];
+  });
+}
+
+/** The process `rootPid` and all its descendants, as they are now. */
+export async function processTree(rootPid: number): Promise<ProcessInfo[]> {
+  const all = await processes();
+  const tree = all.filter((info) => info.pid === rootPid);
+  for (let index = 0; index < tree.length; index += 1) {
+    const parent = tree[index]?.pid;
+    tree.push(...all.filter((info) => info.ppid === parent));
+  }
+  return tree;
+}
+
+/** The processes still running among `pids`. */
+export async function stillRunning(pids: readonly number[]): Promise<ProcessInfo[]> {
+  return (await processes()).filter((info) => pids.includes(info.pid));
+}
+
+/** SIGKILL for those of `pids` still running (a failed test's leftovers). */
+export async function killLeftovers(pids: readonly number[]): Promise<void> {
+  for (const { pid } of await stillRunning(pids)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone in the meantime
+    }
+  }
+}
+
+/** The processes whose command line contains `text` (other than the `ps` that lists them). */
+export async function processesNamed(text: string): Promise<ProcessInfo[]> {
+  return (await processes()).filter((info) => info.args.includes(text) && !info.args.startsWith('ps '));
+}
+
+/** Whether something on 127.0.0.1 accepts a TCP connection on `port`. */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
