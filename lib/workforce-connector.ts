@@ -371,6 +371,9 @@ export class WorkforceConnector extends Construct {
         detailType: [route.detailType],
         // An event without an accountId has no message group: the pipe could not forward it, so
         // it is left to the refusal rule ("exists" matches leaf values only: objects are left too).
+        // One whose accountId is no group id (a space, > 128 characters) still matches, as no
+        // pattern operator can say "a valid group id": the pipe fails it into the intake
+        // dead-letter queue, where the refusal function answers it (createRefusal).
         detail: { accountId: [{ exists: true }] },
       },
     });

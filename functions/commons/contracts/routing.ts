@@ -20,7 +20,7 @@
 
 export const MESSAGE_GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 export const MESSAGE_GROUP_ID_RULE =
-  '1-128 letters, digits or punctuation characters (no spaces), as an SQS message group id takes';
+  '1-128 ASCII letters, digits or punctuation characters (no spaces), as an SQS message group id takes';
 
 export type RefusalCode = 'UNKNOWN_DETAIL_TYPE' | 'MISSING_ACCOUNT_ID' | 'INVALID_ACCOUNT_ID';
 
