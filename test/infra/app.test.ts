@@ -814,6 +814,31 @@ describe('the connector app (example config)', () => {
     });
   });
 
+  it("keeps every function's environment within Lambda's 4 KB, references counted at their longest", () => {
+    // Prepare: a reference resolves to a queue URL or ARN at most (an SQS name is ≤ 80 characters:
+    // https://sqs.<region>.amazonaws.com/<account>/<name>, about 130).
+    const LONGEST_REFERENCE = 140;
+    const longest = (value: unknown): number => {
+      if (typeof value === 'string') return value.length;
+      const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+      if (join)
+        return join[1].reduce<number>((sum, part) => sum + longest(part), join[0].length * join[1].length);
+      return LONGEST_REFERENCE;
+    };
+
+    for (const [id, fn] of resources(service, 'AWS::Lambda::Function')) {
+      // Act
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const size = Object.entries(variables).reduce(
+        (sum, [name, value]) => sum + name.length + longest(value),
+        0,
+      );
+
+      // Assess ("Lambda quotas": 4 KB for all environment variables of a function).
+      expect(size, id).toBeLessThan(4096);
+    }
+  });
+
   it('builds every function for Node.js 24 on arm64 with its own log group and source maps', () => {
     for (const [id, fn] of resources(service, 'AWS::Lambda::Function')) {
       expect(fn.Properties, id).toMatchObject({
