@@ -186,7 +186,9 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
 /**
  * The refusal function behind the refusal rule: every event of the inbound source reaches it
  * (rule → standard queue → function), and it answers those no route can take (unknown
- * detail-type, no usable accountId) with one SyncFailed each, ignoring the rest.
+ * detail-type, no usable accountId) with one SyncFailed each, ignoring the rest. It also reads
+ * every route's intake dead-letter queue (same batch size and maximum concurrency), so that
+ * nothing stays parked there unanswered (functions/refuse-unroutable/handler.ts).
  */
 export interface RefusalFunction extends TableAccess {
   readonly functionName: string;
@@ -210,7 +212,7 @@ export const refusalFunction: RefusalFunction = {
   timeoutSeconds: 30,
   memorySizeMb: 256,
   description: 'Answers inbound events that no route can take with SyncFailed.',
-  // Its idempotency records only.
+  // Its idempotency records only (refusals, intake dead letters kept for a redrive).
   tableActions: ITEM_ACTIONS,
 };
 

@@ -154,7 +154,10 @@ export interface ConnectorRouteResources {
   readonly rule: events.Rule;
   /** Standard queue the rule delivers to (EventBridge cannot set a per-event FIFO group id). */
   readonly intakeQueue: sqs.Queue;
-  /** Events the rule could not deliver, or the pipe could not forward: this route's only. */
+  /**
+   * Events the rule could not deliver, or the pipe could not forward: this route's only. An event
+   * source of the refusal function, which answers each one (nothing stays parked here).
+   */
   readonly intakeDeadLetterQueue: sqs.Queue;
   /** Moves intake messages into the FIFO queue with group id = accountId and dedup id = event id. */
   readonly pipe: pipes.CfnPipe;
@@ -171,12 +174,17 @@ export interface ConnectorRouteResources {
   readonly maxReceiveCount: number;
 }
 
-/** The refusal rule: every inbound event, answered with SyncFailed when no route can take it. */
+/**
+ * The refusal rule: every inbound event, answered with SyncFailed when no route can take it; its
+ * function also answers every message of the routes' intake dead-letter queues.
+ */
 export interface ConnectorRefusalResources {
   readonly rule: events.Rule;
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
+  /** The refusal queue's event source, then one per route's intake dead-letter queue. */
+  readonly eventSources: readonly lambdaEventSources.SqsEventSource[];
 }
 
 export interface ConnectorScheduleResources {
@@ -200,8 +208,19 @@ const DEAD_LETTER_AGE_ALARM = Duration.days(7);
 /** EventBridge retries a failed delivery for up to 24 h; then the event goes to the ingress DLQ. */
 const DELIVERY_MAX_EVENT_AGE = Duration.hours(24);
 const DELIVERY_RETRY_ATTEMPTS = 185;
-/** Intake receives before a message the pipe cannot forward (e.g. no accountId) is parked. */
+/**
+ * Intake receives before a message the pipe cannot forward (an accountId that is no message group
+ * id, a broken pipe role, a deleted FIFO queue) moves to the intake dead-letter queue, where the
+ * refusal function answers it.
+ */
 const INTAKE_MAX_RECEIVE_COUNT = 5;
+/**
+ * An intake dead-letter queue that never empties for this long is not being answered (its event
+ * source disabled or failing as a whole): messages there are normally taken within seconds.
+ */
+const INTAKE_DEAD_LETTERS_UNANSWERED = Duration.minutes(15);
+/** Refusal records failing this often in 15 minutes: one coming back every visibility timeout, not a blip. */
+const REFUSAL_RECORDS_FAILED_ALARM = 3;
 
 /**
  * The connector, deployable into any CDK app: for each route of `functions/routes.ts`, an
@@ -268,15 +287,17 @@ export class WorkforceConnector extends Construct {
     const environment = connectorEnvironment(props);
     const namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const refusalFunction = props.refusalFunction ?? defaultRefusalFunction;
     this.routes = (props.queueRoutes ?? defaultQueueRoutes).map((route) =>
-      this.createRoute(route, props, environment, logRetention, namespace),
+      this.createRoute(route, refusalFunction, props, environment, logRetention, namespace),
     );
     this.refusal = this.createRefusal(
-      props.refusalFunction ?? defaultRefusalFunction,
-      this.routes.map(({ route }) => route.detailType),
+      refusalFunction,
+      this.routes,
       props,
       environment,
       logRetention,
+      namespace,
     );
     this.schedules = (props.scheduledFunctions ?? defaultScheduledFunctions).map((scheduled) =>
       this.createSchedule(scheduled, props, environment, logRetention, namespace),
@@ -289,6 +310,7 @@ export class WorkforceConnector extends Construct {
 
   private createRoute(
     route: QueueRoute,
+    refusal: RefusalFunction,
     props: WorkforceConnectorProps,
     environment: Record<string, string>,
     logRetention: logs.RetentionDays,
@@ -335,6 +357,8 @@ export class WorkforceConnector extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: DEAD_LETTER_RETENTION,
+      // The refusal function reads it (createRefusal): six times its timeout, as for every event source.
+      visibilityTimeout: Duration.seconds(refusal.timeoutSeconds * 6),
     });
     const intakeQueue = new sqs.Queue(this, `${id}IntakeQueue`, {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -349,6 +373,9 @@ export class WorkforceConnector extends Construct {
         detailType: [route.detailType],
         // An event without an accountId has no message group: the pipe could not forward it, so
         // it is left to the refusal rule ("exists" matches leaf values only: objects are left too).
+        // One whose accountId is no group id (a space, > 128 characters) still matches, as no
+        // pattern operator can say "a valid group id": the pipe fails it into the intake
+        // dead-letter queue, where the refusal function answers it (createRefusal).
         detail: { accountId: [{ exists: true }] },
       },
     });
@@ -410,10 +437,22 @@ export class WorkforceConnector extends Construct {
       { metric: maximumAge(intakeQueue), threshold: INTAKE_AGE_ALARM.toSeconds() },
       { what: `${id} events not forwarded by the intake pipe`, runbook: 'intake' },
     );
-    this.alarmOn(`${id}IntakeDeadLetters`, deadLetterDepth(intakeDeadLetterQueue), {
-      what: `${id} events EventBridge could not deliver or the pipe could not forward`,
-      runbook: 'intake',
-    });
+    // Its messages are answered by the refusal function within seconds (SyncFailed; a routable
+    // event is kept in the route's DLQ, whose alarm fires): this one says nobody takes them.
+    this.alarmOn(
+      `${id}IntakeDeadLetters`,
+      {
+        metric: intakeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: INTAKE_DEAD_LETTERS_UNANSWERED,
+          statistic: 'Minimum',
+        }),
+        threshold: 0,
+      },
+      {
+        what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
+        runbook: 'intake',
+      },
+    );
     this.alarmOn(`${id}PipeFailures`, pipeFailures(pipe), {
       what: `${id} intake pipe executions failed`,
       runbook: 'intake',
@@ -503,10 +542,11 @@ export class WorkforceConnector extends Construct {
 
   private createRefusal(
     refusal: RefusalFunction,
-    routedDetailTypes: readonly string[],
+    routes: readonly ConnectorRouteResources[],
     props: WorkforceConnectorProps,
     environment: Record<string, string>,
     logRetention: logs.RetentionDays,
+    namespace: string,
   ): ConnectorRefusalResources {
     const deadLetterQueue = new sqs.Queue(this, 'RefusalDeadLetterQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -543,18 +583,38 @@ export class WorkforceConnector extends Construct {
       environment: {
         ...environment,
         POWERTOOLS_SERVICE_NAME: refusal.functionName,
-        ROUTED_DETAIL_TYPES: routedDetailTypes.join(','),
+        ROUTED_DETAIL_TYPES: routes.map(({ route }) => route.detailType).join(','),
+        // functions/refuse-unroutable/handler.ts: a record from any other queue is an intake dead
+        // letter; a routable one is kept in its route's dead-letter queue (URLs only, by
+        // detail-type: Lambda allows 4 KB of variables in all).
+        REFUSAL_QUEUE_ARN: queue.queueArn,
+        ROUTE_DEAD_LETTER_QUEUE_URLS: routes
+          .map(({ route, deadLetterQueue }) => `${route.detailType}=${deadLetterQueue.queueUrl}`)
+          .join(','),
       },
     });
-    // It calls no service: the table (idempotency records) and the bus only.
+    // It calls no service: the table (idempotency records), the bus and the route dead-letter
+    // queues (SendMessage of a routable intake dead letter) only.
     bindTable(fn, { table: this.table, ...tableAccessOf(refusal) });
     bindBus(fn, { eventBus: this.eventBus, source: props.outboundSource ?? 'workforce.connector' });
-    fn.addEventSource(
-      new lambdaEventSources.SqsEventSource(queue, {
-        batchSize: refusal.batchSize,
-        maxConcurrency: refusal.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
+    for (const { deadLetterQueue } of routes) deadLetterQueue.grantSendMessages(fn);
+    // The refusal queue, then every intake dead-letter queue: EventBridge sends an event it could
+    // not deliver to the rule target's dead-letter queue as the message body, with the attributes
+    // RULE_ARN, TARGET_ARN, ERROR_CODE and ERROR_MESSAGE (EventBridge user guide, "Using
+    // dead-letter queues to process undelivered events in EventBridge"), and the intake queue's
+    // redrive moves its message, whose body is the event, unchanged (SQS developer guide, "Using
+    // dead-letter queues in Amazon SQS"): either way the function reads the event. The consume
+    // grant comes with each event source.
+    const eventSources = [queue, ...routes.map(({ intakeDeadLetterQueue }) => intakeDeadLetterQueue)].map(
+      (source) => {
+        const eventSource = new lambdaEventSources.SqsEventSource(source, {
+          batchSize: refusal.batchSize,
+          maxConcurrency: refusal.maxConcurrency,
+          reportBatchItemFailures: true,
+        });
+        fn.addEventSource(eventSource);
+        return eventSource;
+      },
     );
     this.alarmOn('RefusalQueueAge', queueAge(queue, props.queueAgeAlarmThreshold), {
       what: 'Inbound events waiting for the refusal check',
@@ -564,8 +624,27 @@ export class WorkforceConnector extends Construct {
       what: 'Inbound events the refusal check could not take or answer',
       runbook: 'refusal',
     });
+    // An intake dead letter the function cannot answer stays in its queue and comes back: counted
+    // here (a message that is not an event, a route dead-letter queue it may not write to).
+    this.alarmOn(
+      'RefusalRecordsFailed',
+      {
+        metric: serviceMetric(
+          namespace,
+          MetricName.RecordsFailed,
+          refusal.functionName,
+          Duration.minutes(15),
+        ),
+        threshold: REFUSAL_RECORDS_FAILED_ALARM,
+        comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      },
+      {
+        what: 'Refusal records (inbound events or intake dead letters) keep failing and coming back',
+        runbook: 'refusal',
+      },
+    );
     this.alarmOnFunction('Refusal', fn);
-    return { rule, queue, deadLetterQueue, function: fn };
+    return { rule, queue, deadLetterQueue, function: fn, eventSources };
   }
 
   private createSchedule(

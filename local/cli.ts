@@ -108,7 +108,7 @@ async function serve(runtime: LocalRuntime, options: StartOptions, stop: Stop): 
   sandbox     ${runtime.sandboxUrl}   (${options.strict ? 'strict mode; ' : ''}control: /_sandbox/clock, /_sandbox/mode, /_sandbox/businesses, ...)
   DynamoDB    ${runtime.dynamoEndpoint}   table ${runtime.tableName}
   AWS         ${runtime.eventsEndpoint}   EventBridge PutEvents (bus ${runtime.busName}), SQS, Secrets Manager (${runtime.tokenSecretName})
-              GET /_local/outbound  /_local/dlq  /_local/resources  /_local/health
+              GET /_local/outbound  /_local/dlq  /_local/idle  /_local/resources  /_local/health
               POST /_local/trial-watch  /_local/scheduled
   ${queues.length} queues, ${runtime.deployment.functions.size} functions; inbound source ${runtime.inboundSource}
   schedules follow the sandbox clock (POST ${runtime.sandboxUrl}/_sandbox/clock {"advanceDays": n})

@@ -520,6 +520,13 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
   const queueViews = [...queues.values()].map((queue) =>
     queueView(queue, queues, ruleTargets, pipeTargets, scheduleDeadLetters),
   );
+  // Queues a pipe or an event source mapping reads: a message waiting there will be taken (a
+  // dead-letter queue can be one, e.g. an intake DLQ the refusal function answers); the others
+  // are only read on request.
+  const polled = new Set([
+    ...pipes.map((pipe) => pipe.source.name),
+    ...mappings.map((mapping) => mapping.queue.name),
+  ]);
 
   return {
     buses,
@@ -541,12 +548,9 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       archives.busy() ||
       [...buses.values()].some((bus) => bus.pending > 0) ||
       pollers.some((poller) => poller.busy > 0) ||
-      [...queues.values()].some((queue) => {
-        if (queue.heldCount() > 0) return true;
-        // Messages waiting on a queue someone polls (dead-letter queues are only read on request).
-        const polled = queueViews.find((view) => view.name === queue.name)?.kind !== 'dead-letter';
-        return polled && queue.nextVisibleAt() !== undefined;
-      }),
+      [...queues.values()].some(
+        (queue) => queue.heldCount() > 0 || (polled.has(queue.name) && queue.nextVisibleAt() !== undefined),
+      ),
     lostDeletes: () => functionPollers.reduce((sum, poller) => sum + poller.lostDeletes, 0),
     stop: async () => {
       await archives.stop();

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { showHandlerOutput } from './handler-output.ts';
 import { type InvocationReport, SERVE_PORTS, startLocalRuntime } from './runtime.ts';
 
@@ -12,14 +13,33 @@ import { type InvocationReport, SERVE_PORTS, startLocalRuntime } from './runtime
  * event source mapping would wrap it).
  */
 
+/** Every function of the route table (`functions/routes.ts`, from which the template is built), by name. */
+const FUNCTION_NAMES = [
+  ...queueRoutes.map((route) => route.functionName),
+  ...scheduledFunctions.map((scheduled) => scheduled.functionName),
+  refusalFunction.functionName,
+];
+
 const USAGE = `usage: npm run invoke -- <function> [event.json] [--fresh]
 
-  <function>   a function of the template by its name in functions/ (provision-business, change-plan,
-               subscription-status, sync-employee, provision-location, save-budget, pay-returns,
-               trial-watch, refuse-unroutable)
+  <function>   a function of the template by its name in functions/:
+${wrap(FUNCTION_NAMES.join(', '), 80, '               ')}
   event.json   events/inbound/<DetailType>/sqs-fifo-batch.json, or eventbridge-entry.json (wrapped
                as the deployed pipe would); optional for scheduled functions (a Scheduled Event)
   --fresh      do not use a running \`npm start -- --serve\`; start a local runtime for this run`;
+
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(indent + line);
+  return lines.join('\n');
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -66,7 +86,24 @@ async function main(): Promise<number> {
   else console.log(`\nResult (${report.durationMs} ms):\n${JSON.stringify(report.result ?? null, null, 2)}`);
   console.log(`\nEvents published (${report.published.length}):`);
   for (const item of report.published) console.log(JSON.stringify(item, null, 2));
+  for (const line of retriedLines(report)) console.log(line);
   return report.error === undefined ? 0 : 1;
+}
+
+/**
+ * Records the function did not finish: on AWS the event source mapping leaves them on the queue
+ * and they come back; this command runs once and says so instead of retrying.
+ */
+function retriedLines(report: Pick<InvocationReport, 'retried'>): string[] {
+  const retried = report.retried ?? [];
+  if (retried.length === 0) return [];
+  return [
+    `\n${retried.length} record(s) not finished: on AWS they stay on the queue and are received again (npm run invoke runs once and retries nothing):`,
+    ...retried.map(
+      ({ messageId, visibleAgainInSeconds }) =>
+        `  ${messageId}: visible again after ${visibleAgainInSeconds} s (the visibility the function set, or the queue's timeout)`,
+    ),
+  ];
 }
 
 /** Asks a running `npm start -- --serve` to run the function; undefined when none answers. */

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { App } from 'aws-cdk-lib';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { DEAD_LETTER_ATTRIBUTES } from '#functions/commons/route-queue.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
@@ -213,6 +214,12 @@ export interface InvocationReport {
   readonly durationMs: number;
   /** Events the function published during the invocation. */
   readonly published: readonly OutboundEvent[];
+  /**
+   * Records of an SQS batch the function did not finish (its batchItemFailures, or all of them when
+   * it failed): on AWS the event source mapping leaves them on the queue, visible again after this
+   * many seconds. The invocation runs once; nothing is retried.
+   */
+  readonly retried?: ReadonlyArray<{ readonly messageId: string; readonly visibleAgainInSeconds: number }>;
 }
 
 let running = false;
@@ -542,7 +549,12 @@ async function start(
 
   const invoke = async (serviceName: string, input?: unknown): Promise<InvocationReport> => {
     const fn = functionNamed(serviceName);
-    const event = await invocationEvent(fn, input);
+    const built = await invocationEvent(fn, input);
+    // An SQS batch's records become real messages of the function's queue, held for this one
+    // invocation as the event source mapping holds what it receives: the function's own calls on
+    // them (ChangeMessageVisibility for a record that waits) act on a message the queue knows.
+    const held = heldRecords(fn, built);
+    const event = held ? held.event : built;
     const before = published.length;
     const started = Date.now();
     let result: unknown;
@@ -554,12 +566,72 @@ async function start(
     }
     const durationMs = Date.now() - started;
     const during = new Set(published.slice(before).map((item) => item.id));
+    const retried = held?.release(error === undefined ? result : undefined);
     return {
       functionName: fn.name,
       event,
       ...(error === undefined ? { result } : { error }),
       durationMs,
       published: outbound().filter((item) => during.has(item.id)),
+      ...(retried && retried.length > 0 ? { retried } : {}),
+    };
+  };
+
+  /** The mapping that feeds `fn`: its own queue first (the refusal function also reads dead-letter queues). */
+  const mappingOf = (fn: LocalFunction) => {
+    const kindOf = (queue: string) => deployed.queueViews.find((view) => view.name === queue)?.kind;
+    const fed = deployed.mappings.filter((candidate) => candidate.function === fn);
+    return fed.find((mapping) => kindOf(mapping.queue.name) !== 'dead-letter') ?? fed[0];
+  };
+
+  const heldRecords = (
+    fn: LocalFunction,
+    event: unknown,
+  ):
+    | {
+        event: SQSEvent;
+        release: (result: unknown) => Array<{ messageId: string; visibleAgainInSeconds: number }>;
+      }
+    | undefined => {
+    const mapping = mappingOf(fn);
+    if (!mapping || !isRecord(event) || !Array.isArray(event['Records'])) return undefined;
+    const records = event['Records'] as SQSRecord[];
+    const adopted = records.map((record) => {
+      const queue =
+        [...deployed.queues.values()].find((candidate) => candidate.arn === record.eventSourceARN) ??
+        mapping.queue;
+      const attributes = record.attributes ?? {};
+      const message = queue.adoptHeld({
+        body: String(record.body),
+        ...(queue.fifo
+          ? {
+              groupId: attributes.MessageGroupId ?? 'invoke',
+              deduplicationId: attributes.MessageDeduplicationId ?? record.messageId,
+            }
+          : {}),
+      });
+      return { queue, record: { ...record, receiptHandle: message.receiptHandle } };
+    });
+    return {
+      event: { Records: adopted.map(({ record }) => record) },
+      release: (result) => {
+        // What the event source mapping would do: a partial batch response names the records to
+        // keep; anything else (an error, no response) keeps them all.
+        const failures =
+          isRecord(result) && Array.isArray(result['batchItemFailures'])
+            ? new Set(
+                (result['batchItemFailures'] as Array<{ itemIdentifier?: unknown }>).map((failure) =>
+                  String(failure.itemIdentifier),
+                ),
+              )
+            : undefined;
+        return adopted.flatMap(({ queue, record }) => {
+          const outcome = queue.dropHeld(record.receiptHandle);
+          const kept = failures === undefined || failures.has(record.messageId);
+          if (!kept || 'deleted' in outcome) return [];
+          return [{ messageId: record.messageId, visibleAgainInSeconds: outcome.visibleAgainInSeconds }];
+        });
+      },
     };
   };
 
@@ -580,7 +652,7 @@ async function start(
       );
     }
     if (scheduled) return busEvent;
-    const mapping = deployed.mappings.find((candidate) => candidate.function === fn);
+    const mapping = mappingOf(fn);
     if (!mapping) throw new Error(`${fn.name} has no event source in the template`);
     const pipe = deployed.pipes.find((candidate) => candidate.target === mapping.queue);
     let body = JSON.stringify(busEvent);
@@ -663,6 +735,16 @@ async function start(
       },
     },
     { method: 'GET', path: '/_local/dlq', handle: () => dlq() },
+    // Answers once nothing is queued, in flight, retried or replayed (what waitForIdle waits for):
+    // a client that published something can then read settled outbound events and dead letters.
+    {
+      method: 'GET',
+      path: '/_local/idle',
+      handle: async () => {
+        await waitForIdle();
+        return { idle: true };
+      },
+    },
     { method: 'GET', path: '/_local/resources', handle: () => resources() },
     {
       method: 'POST',

@@ -32,6 +32,8 @@ export const MetricName = {
   RefusedByRule: 'RefusedByRule',
   /** Events the refusal function refused with SyncFailed. */
   EventsRefused: 'EventsRefused',
+  /** Routable events found in an intake dead-letter queue: SyncFailed INTAKE_UNDELIVERABLE, kept in the route's DLQ. */
+  IntakeUndeliverable: 'IntakeUndeliverable',
   /** Businesses the trial watch could not check in a run (the next run tries again). */
   TrialWatchFailed: 'TrialWatchFailed',
   /**
@@ -90,6 +92,8 @@ const OPERATOR_CODES = new Set([
   'SIGNUP_COMMITTED_UNCONFIRMED',
   'WRONG_ROUTE',
   'UNEXPECTED_SOURCE',
+  // The intake (rule target or pipe) could not deliver a routable event: infrastructure.
+  'INTAKE_UNDELIVERABLE',
 ]);
 
 export function syncFailedClass(code: string): SyncFailedClass {

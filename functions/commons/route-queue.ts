@@ -147,34 +147,70 @@ export function sqsRouteQueue(settings: RouteQueueSettings): RouteQueue {
       }
     },
     async keep(kept) {
-      const [{ SendMessageCommand }, { sqsClient }] = await Promise.all([
-        import('@aws-sdk/client-sqs'),
-        import('#functions/commons/clients/sqs.ts'),
-      ]);
-      // By code points: cutting a surrogate pair would leave a value SQS refuses.
-      const text = (value: string) => ({
-        DataType: 'String',
-        StringValue: Array.from(value).slice(0, MAX_ATTRIBUTE_TEXT).join(''),
+      await keepInDeadLetterQueue(settings.deadLetterQueueUrl, {
+        body: kept.record.body,
+        // The account's group: a redrive puts it back in line behind that account's events.
+        groupId: kept.record.attributes.MessageGroupId ?? 'unknown',
+        // The same message giving up twice within SQS's 5-minute window is kept once.
+        deduplicationId: `gave-up-${kept.record.messageId}`,
+        code: kept.code,
+        message: kept.message,
+        attempts: kept.attempts,
+        receiveCount: kept.receiveCount,
+        at: kept.at,
       });
-      const number = (value: number) => ({ DataType: 'Number', StringValue: String(value) });
-      await sqsClient().send(
-        new SendMessageCommand({
-          QueueUrl: settings.deadLetterQueueUrl,
-          MessageBody: kept.record.body,
-          // The account's group: a redrive puts it back in line behind that account's events.
-          MessageGroupId: kept.record.attributes.MessageGroupId ?? 'unknown',
-          // The same message giving up twice within SQS's 5-minute window is kept once.
-          MessageDeduplicationId: `gave-up-${kept.record.messageId}`,
-          MessageAttributes: {
-            [DEAD_LETTER_ATTRIBUTES.errorCode]: text(kept.code),
-            [DEAD_LETTER_ATTRIBUTES.errorMessage]: text(kept.message || kept.code),
-            [DEAD_LETTER_ATTRIBUTES.attempts]: number(kept.attempts),
-            [DEAD_LETTER_ATTRIBUTES.receiveCount]: number(kept.receiveCount),
-            [DEAD_LETTER_ATTRIBUTES.gaveUpAt]: text(kept.at.toISOString()),
-            [DEAD_LETTER_ATTRIBUTES.reported]: text('true'),
-          },
-        }),
-      );
     },
   };
+}
+
+/** A message kept in a route's FIFO dead-letter queue, in the shape its FIFO queue carries. */
+export interface DeadLetterCopy {
+  /** The FIFO message body: `{"event": <the EventBridge event>}`, as the intake pipe writes it. */
+  readonly body: string;
+  /** The account id: a redrive puts the message back in line behind that account's events. */
+  readonly groupId: string;
+  readonly deduplicationId: string;
+  /** Why it was kept (DEAD_LETTER_ATTRIBUTES.errorCode / errorMessage). */
+  readonly code: string;
+  readonly message: string;
+  /** Counted attempts of the route's function (0: it never got the record). */
+  readonly attempts: number;
+  readonly receiveCount: number;
+  readonly at: Date;
+}
+
+/**
+ * Sends `copy` to a route's FIFO dead-letter queue with the attributes that say why it is there
+ * (DEAD_LETTER_ATTRIBUTES): what a route handler does with a record that gives up, and what the
+ * refusal function does with a routable event the intake could not deliver (refuse-unroutable).
+ * `npm run redrive` returns either to the route's FIFO queue. The client module is loaded on first
+ * use: give-ups are rare, and a cold start should not pay for them.
+ */
+export async function keepInDeadLetterQueue(deadLetterQueueUrl: string, copy: DeadLetterCopy): Promise<void> {
+  const [{ SendMessageCommand }, { sqsClient }] = await Promise.all([
+    import('@aws-sdk/client-sqs'),
+    import('#functions/commons/clients/sqs.ts'),
+  ]);
+  // By code points: cutting a surrogate pair would leave a value SQS refuses.
+  const text = (value: string) => ({
+    DataType: 'String',
+    StringValue: Array.from(value).slice(0, MAX_ATTRIBUTE_TEXT).join(''),
+  });
+  const number = (value: number) => ({ DataType: 'Number', StringValue: String(value) });
+  await sqsClient().send(
+    new SendMessageCommand({
+      QueueUrl: deadLetterQueueUrl,
+      MessageBody: copy.body,
+      MessageGroupId: copy.groupId,
+      MessageDeduplicationId: copy.deduplicationId,
+      MessageAttributes: {
+        [DEAD_LETTER_ATTRIBUTES.errorCode]: text(copy.code),
+        [DEAD_LETTER_ATTRIBUTES.errorMessage]: text(copy.message || copy.code),
+        [DEAD_LETTER_ATTRIBUTES.attempts]: number(copy.attempts),
+        [DEAD_LETTER_ATTRIBUTES.receiveCount]: number(copy.receiveCount),
+        [DEAD_LETTER_ATTRIBUTES.gaveUpAt]: text(copy.at.toISOString()),
+        [DEAD_LETTER_ATTRIBUTES.reported]: text('true'),
+      },
+    }),
+  );
 }

@@ -1,10 +1,16 @@
 /**
  * Every inbound event → SyncFailed for those no route can take (MISSING_ACCOUNT_ID,
- * INVALID_ACCOUNT_ID, UNKNOWN_DETAIL_TYPE); routable events are left to their route.
+ * INVALID_ACCOUNT_ID, UNKNOWN_DETAIL_TYPE); routable events are left to their route. And every
+ * message of a route's intake dead-letter queue → answered, so nothing stays parked there: an
+ * event no route can take is refused as above (the same idempotency record, so the partner hears
+ * once whichever copy comes first); a routable one is reported with SyncFailed INTAKE_UNDELIVERABLE
+ * and kept in its route's FIFO dead-letter queue, from where `npm run redrive` delivers it.
  *
- * primary adapter: SQS standard batch from the refusal rule's queue (Powertools batch, partial
- * failures; idempotent per EventBridge event id) → use case: refuseUnroutable → secondary
- * adapters: publisher (and the table, for idempotency records).
+ * primary adapter: SQS standard batches from the refusal rule's queue and from every intake
+ * dead-letter queue, told apart by the record's eventSourceARN (Powertools batch, partial
+ * failures; idempotent per EventBridge event id) → use cases: refuseUnroutable,
+ * answerIntakeDeadLetter → secondary adapters: publisher, the route dead-letter queues (SQS) and
+ * the table (idempotency records).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
@@ -23,8 +29,14 @@ import { ConfigurationError } from '#functions/commons/errors.ts';
 import { createEventPublisher, outboundContractsOf } from '#functions/commons/event-publisher.ts';
 import { MetricName } from '#functions/commons/metric-names.ts';
 import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
+import { keepInDeadLetterQueue } from '#functions/commons/route-queue.ts';
 import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts';
-import { refuseUnroutable } from './refuse-unroutable.ts';
+import {
+  answerIntakeDeadLetter,
+  type Refusal,
+  refuseUnroutable,
+  type UndeliverableCopy,
+} from './refuse-unroutable.ts';
 
 // Cold start: what this function needs, checked once (it calls no service, so no token).
 const settings = z
@@ -42,6 +54,25 @@ const settings = z
       )
       .pipe(z.array(z.string()).min(1)),
     IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+    // Records from any other queue are intake dead letters (lib/: the intake DLQs' event sources).
+    REFUSAL_QUEUE_ARN: z.string().startsWith('arn:'),
+    // `<DetailType>=<URL of the route's FIFO dead-letter queue>,...`: where a routable intake dead
+    // letter is kept for a redrive (the queue URLs only: Lambda allows 4 KB of variables in all).
+    ROUTE_DEAD_LETTER_QUEUE_URLS: z
+      .string()
+      .transform((raw) =>
+        raw
+          .split(',')
+          .map((pair) => pair.trim())
+          .filter((pair) => pair !== '')
+          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+      )
+      .pipe(
+        z
+          .array(z.tuple([z.string().min(1), z.string().regex(/^https?:\/\/\S+$/, 'must be a queue URL')]))
+          .min(1),
+      )
+      .transform((pairs) => new Map(pairs)),
   })
   .safeParse(process.env);
 if (!settings.success) {
@@ -59,6 +90,16 @@ const publisher = createEventPublisher({
   busName: config.EVENT_BUS_NAME,
   source: config.OUTBOUND_SOURCE,
 });
+// Idempotency records in the table, one partition per purpose. The document client sends plain
+// DynamoDB commands unchanged (route-handler.ts does the same).
+const persistenceOf = (scope: string) =>
+  new DynamoDBPersistenceLayer(
+    idempotencyPersistenceOptions(
+      config.TABLE_NAME,
+      scope,
+      dynamoDbDocumentClient() as unknown as DynamoDBClient,
+    ),
+  );
 const idempotencyConfig = new IdempotencyConfig({
   eventKeyJmesPath: 'eventId',
   throwOnNoIdempotencyKey: true,
@@ -73,20 +114,111 @@ const publishOnce = makeIdempotent(
     return { published: true };
   },
   {
-    persistenceStore: new DynamoDBPersistenceLayer(
-      // The document client sends plain DynamoDB commands unchanged (route-handler.ts does the same).
-      idempotencyPersistenceOptions(
-        config.TABLE_NAME,
-        'Refusal',
-        dynamoDbDocumentClient() as unknown as DynamoDBClient,
-      ),
-    ),
+    persistenceStore: persistenceOf('Refusal'),
     config: idempotencyConfig,
     keyPrefix: 'Refusal',
   },
 );
 
+// A routable event an intake dead-letter queue held: kept in its route's dead-letter queue first
+// (never lost), then the partner is told. Its own idempotency records (a purpose of their own:
+// a refusal and a copy are different answers), so a redelivered dead letter neither tells the
+// partner twice nor leaves two copies (the copy's deduplication id is the event id, too).
+const keepUndeliverableOnce = makeIdempotent(
+  async (undeliverable: {
+    eventId: string;
+    detail: object;
+    copy: UndeliverableCopy;
+    deadLetterQueueUrl: string;
+  }) => {
+    await keepInDeadLetterQueue(undeliverable.deadLetterQueueUrl, {
+      ...undeliverable.copy,
+      attempts: 0,
+      receiveCount: 0,
+      at: new Date(),
+    });
+    await publisher.publish([{ detailType: 'SyncFailed', detail: undeliverable.detail }]);
+    countSyncFailed(String((undeliverable.detail as { code?: unknown }).code));
+    metrics.addMetric(MetricName.IntakeUndeliverable, MetricUnit.Count, 1);
+    return { kept: true };
+  },
+  {
+    persistenceStore: persistenceOf('IntakeUndeliverable'),
+    config: idempotencyConfig,
+    keyPrefix: 'IntakeUndeliverable',
+  },
+);
+
+async function refuse(refusal: NonNullable<Refusal>): Promise<void> {
+  logger.setCorrelationId(refusal.eventId);
+  logger.warn('inbound event refused', { code: refusal.detail.code, eventId: refusal.eventId });
+  await publishOnce(refusal);
+}
+
+/**
+ * A message of an intake dead-letter queue. One that is not an EventBridge event (none of AWS's
+ * paths puts one there: someone sent it by hand) cannot be answered to anyone and must not vanish:
+ * it fails, so it stays in its queue, comes back after the visibility timeout, logs this error
+ * each time and counts in RecordsFailed (alarm RefusalRecordsFailed) until someone removes it.
+ */
+async function answerIntakeDeadLetterRecord(record: SQSRecord): Promise<void> {
+  const attribute = (name: string) => record.messageAttributes[name]?.stringValue;
+  const errorCode = attribute('ERROR_CODE');
+  const errorMessage = attribute('ERROR_MESSAGE');
+  const answer = answerIntakeDeadLetter(
+    record.body,
+    {
+      ...(errorCode === undefined ? {} : { errorCode }),
+      ...(errorMessage === undefined ? {} : { errorMessage }),
+    },
+    config.ROUTED_DETAIL_TYPES,
+  );
+  if (answer.kind === 'unreadable') {
+    logger.error('intake dead letter is not an EventBridge event: left in its queue for a person', {
+      messageId: record.messageId,
+      queue: record.eventSourceARN,
+      reason: answer.reason,
+    });
+    throw new Error(`intake dead letter ${record.messageId}: ${answer.reason}`);
+  }
+  if (answer.kind === 'refused') {
+    // Already answered when the refusal queue's copy came first: the idempotency record says so.
+    await refuse(answer.refusal);
+    return;
+  }
+  const deadLetterQueueUrl = config.ROUTE_DEAD_LETTER_QUEUE_URLS.get(answer.detailType);
+  if (!deadLetterQueueUrl) {
+    throw new ConfigurationError(
+      `ROUTE_DEAD_LETTER_QUEUE_URLS names no dead-letter queue for ${answer.detailType}`,
+    );
+  }
+  logger.setCorrelationId(answer.eventId);
+  logger.error('routable event in an intake dead-letter queue: reported and kept for a redrive', {
+    eventId: answer.eventId,
+    detailType: answer.detailType,
+    queue: record.eventSourceARN,
+    ...(errorCode === undefined ? {} : { errorCode }),
+  });
+  await keepUndeliverableOnce({
+    eventId: answer.eventId,
+    detail: answer.syncFailed,
+    copy: answer.copy,
+    deadLetterQueueUrl,
+  });
+}
+
 async function processRecord(record: SQSRecord): Promise<void> {
+  try {
+    if (record.eventSourceARN === config.REFUSAL_QUEUE_ARN) await checkInboundEvent(record);
+    else await answerIntakeDeadLetterRecord(record);
+  } catch (error) {
+    // The record comes back after its queue's visibility timeout (partial batch failure).
+    metrics.addMetric(MetricName.RecordsFailed, MetricUnit.Count, 1);
+    throw error;
+  }
+}
+
+async function checkInboundEvent(record: SQSRecord): Promise<void> {
   let event: unknown;
   try {
     event = JSON.parse(record.body);
@@ -96,9 +228,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
   }
   const refusal = refuseUnroutable(event, config.ROUTED_DETAIL_TYPES);
   if (!refusal) return;
-  logger.setCorrelationId(refusal.eventId);
-  logger.warn('inbound event refused', { code: refusal.detail.code, eventId: refusal.eventId });
-  await publishOnce(refusal);
+  await refuse(refusal);
 }
 
 export const handler = middy(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {

@@ -319,6 +319,50 @@ export class SqsQueue {
     this.notify();
   }
 
+  /**
+   * Local tooling, not an SQS behaviour: a message put on the queue already held, as a poller of
+   * this runtime holds one it received (no deduplication, not counted as a send), so that a
+   * one-off invocation (`npm run invoke`) hands its function a record with a receipt handle the
+   * queue knows: ChangeMessageVisibility and DeleteMessage on it work as they would on AWS. The
+   * caller removes it with `dropHeld`.
+   */
+  adoptHeld(input: SendInput): ReceivedMessage {
+    if (this.closed) throw new SqsError('QueueDoesNotExist', `queue ${this.name} is closed`);
+    const now = this.clock.now();
+    if (this.fifo) this.sequence += 1n;
+    const entry: Entry = {
+      messageId: randomUUID(),
+      body: input.body,
+      ...(input.groupId === undefined ? {} : { groupId: input.groupId }),
+      ...(input.deduplicationId === undefined ? {} : { deduplicationId: input.deduplicationId }),
+      ...(this.fifo ? { sequenceNumber: this.sequence.toString() } : {}),
+      sentTimestamp: now,
+      messageAttributes: { ...(input.messageAttributes ?? {}) },
+      receiveCount: 1,
+      firstReceiveTimestamp: now,
+      visibleAt: Number.POSITIVE_INFINITY,
+      receiptHandle: randomBytes(48).toString('base64'),
+      held: true,
+      visibility: { seconds: this.visibilityTimeoutSeconds },
+    };
+    this.entries.push(entry);
+    this.byHandle.set(entry.receiptHandle as string, entry);
+    return this.view(entry);
+  }
+
+  /**
+   * Removes a held message (see `adoptHeld`) and says what would have happened to it: deleted by
+   * its function, or visible again after `visibleAgainInSeconds` (the queue's visibility timeout,
+   * or what a ChangeMessageVisibility call set).
+   */
+  dropHeld(receiptHandle: string): { readonly deleted: true } | { readonly visibleAgainInSeconds: number } {
+    const entry = this.byHandle.get(receiptHandle);
+    if (!entry) return { deleted: true };
+    const seconds = entry.visibility?.seconds ?? this.visibilityTimeoutSeconds;
+    this.take(entry.messageId);
+    return { visibleAgainInSeconds: seconds };
+  }
+
   /** Every message not deleted, oldest first (for the dead-letter view and redrive). */
   messages(): readonly StoredMessage[] {
     this.expire(this.clock.now());

@@ -18,6 +18,11 @@ import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
  *   or an ALREADY_PREMIUM refusal (both refresh or reveal the edition the table may hold, on
  *   another route, so their order relative to the PlanChosen is unknown);
  * - lost: none of these.
+ *
+ * An event the refusal rule answers (no usable accountId, no route) must be answered with its
+ * code and parked nowhere: one whose accountId is no message group id also goes down its route's
+ * rule, and its intake dead letter must have been answered and acknowledged by the refusal
+ * function, not left in a DLQ (`invalidMishandled`).
  */
 
 export interface ObservedOutbound {
@@ -120,7 +125,7 @@ export interface ChaosVerdict {
   readonly deadLettered: number;
   /** Sent events in a dead-letter queue, by the cause of their last failure (deadLetterCause). */
   readonly deadLetteredByCause: Record<string, number>;
-  /** Dead-lettered events that were routable (a retry budget ran out, not a refused event's parked copy). */
+  /** Dead-lettered events that were routable (a retry budget ran out). */
   readonly deadLetteredUnexpectedly: number;
   /** Of those, events of accounts without an ACTIVE business (signup UNCONFIRMED or dead-lettered): they wait for reconciliation by design. */
   readonly deadLetteredAwaitingBusiness: number;
@@ -135,7 +140,10 @@ export interface ChaosVerdict {
   readonly lost: number;
   readonly lostEvents: ReadonlyArray<{ eventId: string; detailType: string; account: string }>;
   readonly duplicates: DuplicateFigures;
-  /** Invalid events that did not end in SyncFailed INVALID_DETAIL naming their field, or refused ones without their refusal code. */
+  /**
+   * Invalid events that did not end in SyncFailed INVALID_DETAIL naming their field, and refused
+   * ones without their refusal code or with a copy parked in a dead-letter queue.
+   */
   readonly invalidMishandled: ReadonlyArray<{ eventId: string; detailType: string; outcome: string }>;
   /** Custom field values older than the last applied event for that employee and apiName. */
   readonly orderViolations: number;
@@ -205,10 +213,13 @@ export function judge(observed: Observations): ChaosVerdict {
   }
   const deadLettered = new Set<string>();
   const deadLetteredByCause: Record<string, number> = {};
+  /** Event id → the dead-letter queue holding its first copy. */
+  const parkedIn = new Map<string, string>();
   for (const letter of observed.deadLetters) {
     const id = eventIdOf(letter.body);
     if (id === undefined || deadLettered.has(id)) continue;
     deadLettered.add(id);
+    parkedIn.set(id, letter.queue);
     if (!observed.sent.has(id)) continue;
     const cause = deadLetterCause(letter);
     deadLetteredByCause[cause] = (deadLetteredByCause[cause] ?? 0) + 1;
@@ -275,11 +286,17 @@ export function judge(observed: Observations): ChaosVerdict {
       const parkedBehindItsGroup = outcome.kind === 'dead-lettered';
       if (!named && !parkedBehindItsGroup)
         invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
-    } else if (
-      expectation.kind === 'refused' &&
-      !(outcome.kind === 'failed' && outcome.code === expectation.code)
-    ) {
-      invalidMishandled.push({ eventId, detailType: event.detailType, outcome: describe(outcome) });
+    } else if (expectation.kind === 'refused') {
+      const answered = outcome.kind === 'failed' && outcome.code === expectation.code;
+      // Answered is not enough: nothing may stay parked either (an intake DLQ is answered too).
+      const parked = parkedIn.get(eventId);
+      if (!answered || parked !== undefined) {
+        invalidMishandled.push({
+          eventId,
+          detailType: event.detailType,
+          outcome: parked === undefined ? describe(outcome) : `${describe(outcome)}; parked in ${parked}`,
+        });
+      }
     }
   }
 

@@ -441,6 +441,85 @@ describe('the connector app (example config)', () => {
     }
   });
 
+  it('answers every intake dead-letter queue with the refusal function, which may write to the route dead-letter queues and nothing more', () => {
+    // Prepare
+    const all = service.toJSON().Resources as Record<string, Resource>;
+    const [refusalId, refusal] = Object.entries(all).find(
+      ([, r]) =>
+        r.Type === 'AWS::Lambda::Function' && r.Properties.Description === refusalFunction.description,
+    )!;
+    const variables = (refusal.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const roleId = referenced(refusal.Properties.Role)!;
+    const intake = queueRoutes.map((route) => {
+      const rule = resources(service, 'AWS::Events::Rule').find(
+        ([, r]) =>
+          JSON.stringify(
+            (r.Properties.EventPattern as { 'detail-type'?: unknown } | undefined)?.['detail-type'],
+          ) === JSON.stringify([route.detailType]),
+      )![1];
+      const intakeQueue = all[referenced((rule.Properties.Targets as { Arn: unknown }[])[0]!.Arn)!]!;
+      const intakeDeadLetters = referenced(
+        (intakeQueue.Properties.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn,
+      )!;
+      const fifo = resources(service, 'AWS::Pipes::Pipe').find(
+        ([, pipe]) =>
+          referenced(pipe.Properties.Source) ===
+          referenced((rule.Properties.Targets as { Arn: unknown }[])[0]!.Arn),
+      )![1].Properties.Target;
+      const routeDeadLetters = referenced(
+        (all[referenced(fifo)!]!.Properties.RedrivePolicy as { deadLetterTargetArn: unknown })
+          .deadLetterTargetArn,
+      )!;
+      return { route, intakeDeadLetters, routeDeadLetters };
+    });
+
+    // Act
+    const mappings = Object.values(all).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventSourceMapping' && referenced(r.Properties.FunctionName) === refusalId,
+    );
+    const statements = policyStatements(service)
+      .filter(({ owner, type }) => {
+        if (type !== 'AWS::IAM::Policy') return false;
+        return (all[owner]!.Properties.Roles as unknown[]).some((role) => referenced(role) === roleId);
+      })
+      .map(({ statement }) => statement)
+      .filter((statement) => asList(statement.Action).every((action) => action.startsWith('sqs:')));
+    const on = (queueId: string) =>
+      statements.filter((statement) => JSON.stringify(statement.Resource).includes(`"${queueId}"`));
+
+    // Assess: the refusal queue and every intake DLQ feed it, each with partial batch failures.
+    expect(mappings).toHaveLength(1 + queueRoutes.length);
+    for (const { route, intakeDeadLetters, routeDeadLetters } of intake) {
+      const mapping = mappings.find((m) => referenced(m.Properties.EventSourceArn) === intakeDeadLetters);
+      expect(mapping?.Properties, route.detailType).toMatchObject({
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: refusalFunction.batchSize,
+        ScalingConfig: { MaximumConcurrency: refusalFunction.maxConcurrency },
+      });
+      // Six times the function's timeout, as for every queue a function reads.
+      expect(all[intakeDeadLetters]!.Properties.VisibilityTimeout).toBe(refusalFunction.timeoutSeconds * 6);
+      // Consume the intake DLQ; only send to the route's FIFO DLQ (a routable dead letter's copy).
+      expect(asList(on(intakeDeadLetters)[0]?.Action)).toEqual(
+        expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+      );
+      expect(on(routeDeadLetters).map((statement) => asList(statement.Action))).toEqual([
+        ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      ]);
+      expect(JSON.stringify(variables.ROUTE_DEAD_LETTER_QUEUE_URLS)).toContain(`${route.detailType}=`);
+      expect(JSON.stringify(variables.ROUTE_DEAD_LETTER_QUEUE_URLS)).toContain(`"Ref":"${routeDeadLetters}"`);
+    }
+    // Nothing else of SQS: its own queue, the intake DLQs (consume) and the route DLQs (send).
+    expect(statements).toHaveLength(1 + 2 * queueRoutes.length);
+    const refusalQueue = mappings.find(
+      (m) =>
+        !intake.some(
+          ({ intakeDeadLetters }) => referenced(m.Properties.EventSourceArn) === intakeDeadLetters,
+        ),
+    );
+    expect(variables.REFUSAL_QUEUE_ARN).toEqual(refusalQueue?.Properties.EventSourceArn);
+  });
+
   it('runs the trial watch on the configured schedule with retries and a DLQ', () => {
     // Prepare
     const trialWatch = scheduledFunctions[0]!;
@@ -530,16 +609,27 @@ describe('the connector app (example config)', () => {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(String(alarm.AlarmDescription)).toMatch(/What to do: docs\/deploy\.md#alarms-[a-z-]+$/);
     }
-    // Route DLQ + intake DLQ per route, the refusal DLQ, a schedule DLQ each: alarm at the first message.
+    // Route DLQ per route, the refusal DLQ, a schedule DLQ each: alarm at the first message. An
+    // intake DLQ per route: its messages are answered by the refusal function within seconds, so
+    // its alarm says that it did not empty once in 15 minutes (nobody answers them).
     const deadLetterDepth = byMetric('ApproximateNumberOfMessagesVisible');
     expect(deadLetterDepth).toHaveLength(2 * queueRoutes.length + 1 + scheduledFunctions.length);
     for (const alarm of deadLetterDepth) expect(alarm.Threshold).toBe(0);
+    const intakeUnanswered = deadLetterDepth.filter((alarm) =>
+      String(alarm.AlarmDescription).includes('intake dead letters not answered'),
+    );
+    expect(intakeUnanswered).toHaveLength(queueRoutes.length);
+    for (const alarm of intakeUnanswered) expect([alarm.Statistic, alarm.Period]).toEqual(['Minimum', 900]);
+    expect(
+      deadLetterDepth.filter((alarm) => alarm.Statistic === 'Maximum' && alarm.Period === 60),
+    ).toHaveLength(queueRoutes.length + 1 + scheduledFunctions.length);
     // Route queue, intake queue and route DLQ age per route; the refusal queue.
     expect(byMetric('ApproximateAgeOfOldestMessage')).toHaveLength(3 * queueRoutes.length + 1);
     expect(mathOn('ExecutionFailed')).toHaveLength(queueRoutes.length);
+    // Per route function, and the refusal function's (an intake dead letter it cannot answer comes back).
     const recordsFailed = byMetric('RecordsFailed');
     expect(recordsFailed.map((alarm) => dimensions(alarm).service).sort()).toEqual(
-      queueRoutes.map((route) => route.functionName).sort(),
+      [...queueRoutes.map((route) => route.functionName), refusalFunction.functionName].sort(),
     );
     // SyncFailed by class, without a service dimension: operator codes page at the first one.
     const syncFailed = byMetric('SyncFailedByClass');
@@ -800,6 +890,31 @@ describe('the connector app (example config)', () => {
       GenerateSecretString: Match.anyValue(),
       SecretString: Match.absent(),
     });
+  });
+
+  it("keeps every function's environment within Lambda's 4 KB, references counted at their longest", () => {
+    // Prepare: a reference resolves to a queue URL or ARN at most (an SQS name is ≤ 80 characters:
+    // https://sqs.<region>.amazonaws.com/<account>/<name>, about 130).
+    const LONGEST_REFERENCE = 140;
+    const longest = (value: unknown): number => {
+      if (typeof value === 'string') return value.length;
+      const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+      if (join)
+        return join[1].reduce<number>((sum, part) => sum + longest(part), join[0].length * join[1].length);
+      return LONGEST_REFERENCE;
+    };
+
+    for (const [id, fn] of resources(service, 'AWS::Lambda::Function')) {
+      // Act
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const size = Object.entries(variables).reduce(
+        (sum, [name, value]) => sum + name.length + longest(value),
+        0,
+      );
+
+      // Assess ("Lambda quotas": 4 KB for all environment variables of a function).
+      expect(size, id).toBeLessThan(4096);
+    }
   });
 
   it('builds every function for Node.js 24 on arm64 with its own log group and source maps', () => {

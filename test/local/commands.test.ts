@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { parseStartArgs, StartUsageError } from '#local/cli-options.ts';
 import { runCommand } from './child-process.ts';
 
@@ -130,6 +131,38 @@ describe('npm run invoke', () => {
     expect(output).toMatch(/Result \(\d+ ms\):\n\{\n\s+"batchItemFailures": \[\]/);
     expect(output).toMatch(/Events published \(1\):/);
     expect(output).toContain('"detail-type": "BusinessProvisioned"');
+  }, 60_000);
+
+  it('says a record it did not finish would come back, and when, instead of failing on a receipt handle no queue knows', async () => {
+    // Act: a fresh runtime has no business for the sample's account, so the record waits.
+    const { code, output } = await runCommand('local/invoke.ts', [
+      'subscription-status',
+      'events/inbound/SubscriptionStatusRequested/eventbridge-entry.json',
+      '--fresh',
+    ]);
+
+    // Assess
+    expect(code, output.slice(-3000)).toBe(0);
+    expect(output).toMatch(/"batchItemFailures": \[\s+\{\s+"itemIdentifier"/);
+    expect(output).toMatch(/1 record\(s\) not finished: on AWS they stay on the queue/);
+    expect(output).toMatch(/visible again after \d+ s/);
+    expect(output).not.toContain('ReceiptHandleIsInvalid');
+    expect(output).not.toContain("could not set the failed records' visibility");
+  }, 60_000);
+
+  it('lists every function of the route table in its usage', async () => {
+    // Act
+    const { code, output } = await runCommand('local/invoke.ts', ['--help']);
+
+    // Assess
+    expect(code).toBe(0);
+    for (const name of [
+      ...queueRoutes.map((route) => route.functionName),
+      ...scheduledFunctions.map((scheduled) => scheduled.functionName),
+      refusalFunction.functionName,
+    ]) {
+      expect(output).toContain(name);
+    }
   }, 60_000);
 
   it('refuses an unknown function with the list of known ones', async () => {

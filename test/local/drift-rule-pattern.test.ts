@@ -51,15 +51,24 @@ describe('a rule synthesized with another detail-type', () => {
       }),
     );
 
-  it('leaves AccountCreated with no route: nothing reaches provision-business', async () => {
-    // Act
+  it('leaves AccountCreated with no route: nothing reaches provision-business, while the other routes still work', async () => {
+    // Act: an AccountCreated, and a PlanChosen its route's decoder refuses (it needs no business,
+    // and only a route function answers INVALID_DETAIL: the refusal function never does).
     await publish('AccountCreated', inboundSamples.AccountCreated);
+    const planChosen = await publish('PlanChosen', { ...inboundSamples.PlanChosen, plan: 'PLATINUM' });
     await runtime.waitForIdle();
 
-    // Assess: the route is dark; the other routes still work.
+    // Assess: the route is dark; the PlanChosen route delivered to change-plan, which answered it.
     expect(runtime.outbound().filter((event) => event['detail-type'] === 'BusinessProvisioned')).toEqual([]);
     const businesses = (await (await fetch(`${runtime.sandboxUrl}/_sandbox/businesses`)).json()) as unknown[];
     expect(businesses).toEqual([]);
+    const planAnswers = runtime
+      .outbound()
+      .filter((event) => event.detail['sourceEventId'] === planChosen.Entries?.[0]?.EventId);
+    expect(planAnswers.map((event) => [event['detail-type'], event.detail['code']])).toEqual([
+      ['SyncFailed', 'INVALID_DETAIL'],
+    ]);
+    expect(String(planAnswers[0]?.detail['message'])).toContain('plan');
   });
 
   it('sends the new detail-type down the renamed rule, where no contract takes it: one UNKNOWN_DETAIL_TYPE', async () => {
@@ -68,7 +77,13 @@ describe('a rule synthesized with another detail-type', () => {
     await runtime.waitForIdle();
 
     // Assess: provision-business leaves it to the refusal rule, which answers it once.
-    const failed = runtime.outbound().filter((event) => event['detail-type'] === 'SyncFailed');
+    const failed = runtime
+      .outbound()
+      .filter(
+        (event) =>
+          event['detail-type'] === 'SyncFailed' &&
+          event.detail['sourceEventId'] === answer.Entries?.[0]?.EventId,
+      );
     expect(failed.map((event) => [event.detail['sourceEventId'], event.detail['code']])).toEqual([
       [answer.Entries?.[0]?.EventId, 'UNKNOWN_DETAIL_TYPE'],
     ]);

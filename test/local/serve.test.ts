@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboundContracts } from '#functions/commons/contracts/registry.ts';
 import { demoAccount } from '#functions/commons/contracts/samples.ts';
@@ -327,7 +328,14 @@ describe('npm start -- --serve', () => {
     ).toBe(false);
   });
 
-  describe('events no route can take, each answered with exactly one SyncFailed', () => {
+  /** Resolves once the served runtime has nothing queued, in flight or retried (GET /_local/idle). */
+  const settled = () => getJson<{ idle: boolean }>(`${endpoints.events}/_local/idle`);
+  const deadLettersWith = async (eventId: string) =>
+    (await getJson<DeadLetterView[]>(`${endpoints.events}/_local/dlq`)).filter((entry) =>
+      entry.body.includes(eventId),
+    );
+
+  describe('events no route can take, each answered with exactly one SyncFailed and parked nowhere', () => {
     const refusals: ReadonlyArray<{ what: string; entry: () => PutEventsRequestEntry; code: string }> = [
       {
         what: 'no accountId',
@@ -357,15 +365,17 @@ describe('npm start -- --serve', () => {
     ];
 
     for (const { what, entry, code } of refusals) {
-      it(`refuses an event with ${what}: ${code}, keyed by its event id`, async () => {
+      it(`refuses an event with ${what}: ${code}, keyed by its event id, and parks it nowhere`, async () => {
         // Act
         const eventId = await publish(entry());
         const refused = await eventually(
           async () => (await outbound()).find((event) => event.detail['sourceEventId'] === eventId),
           `the SyncFailed of ${eventId}`,
         );
-        // Give a second answer (from a route, or a duplicate) the time to show up, if there were one.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Until everything settled: an accountId that exists also went down its route's rule, the
+        // pipe failed it until the intake queue's receives ran out, and the refusal function
+        // answered its intake dead letter (a second answer or a parked copy would be there now).
+        await settled();
 
         // Assess
         const all = (await outbound()).filter((event) => event.detail['sourceEventId'] === eventId);
@@ -375,6 +385,7 @@ describe('npm start -- --serve', () => {
           detail: { code, causationId: eventId },
         });
         expect(String(refused.detail['message'])).not.toContain('acct 1001');
+        expect(await deadLettersWith(eventId)).toEqual([]);
       });
     }
 
@@ -392,6 +403,82 @@ describe('npm start -- --serve', () => {
       // Assess
       expect(businesses.filter((business) => business.externalId === demoAccount.accountId)).toHaveLength(1);
     });
+  });
+
+  it('answers a routable event found in an intake DLQ with one SyncFailed INTAKE_UNDELIVERABLE, keeps it in the route DLQ, and a redrive applies it', async () => {
+    // Prepare: what EventBridge puts in the rule target's DLQ when it cannot deliver to the intake
+    // queue (the event as the body, its error attributes), sent with the real SQS client.
+    const intakeDeadLetters = resources.queues.find(
+      (queue) => queue.route === 'SubscriptionStatusRequested' && queue.deadLettersOf === 'intake',
+    );
+    const routeDeadLetters = resources.queues.find(
+      (queue) => queue.route === 'SubscriptionStatusRequested' && queue.deadLettersOf === 'route',
+    );
+    const eventId = randomUUID();
+    const event = {
+      version: '0',
+      id: eventId,
+      'detail-type': 'SubscriptionStatusRequested',
+      source: 'partner.app',
+      account: '000000000000',
+      time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: 'us-east-1',
+      resources: [],
+      detail: { accountId: demoAccount.accountId },
+    };
+    const sqs = new SQSClient({
+      region: 'us-east-1',
+      endpoint: endpoints.events,
+      credentials: { accessKeyId: 'AKIATESTSERVE', secretAccessKey: 'test' },
+    });
+    const text = (value: string) => ({ DataType: 'String', StringValue: value });
+
+    try {
+      // Act
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: intakeDeadLetters?.url,
+          MessageBody: JSON.stringify(event),
+          MessageAttributes: {
+            RULE_ARN: text('arn:aws:events:us-east-1:000000000000:rule/intake'),
+            TARGET_ARN: text('arn:aws:sqs:us-east-1:000000000000:intake'),
+            ERROR_CODE: text('SQS_PERMISSION_ERROR'),
+            ERROR_MESSAGE: text('Access to the resource is denied'),
+          },
+        }),
+      );
+      await settled();
+      const reports = (await outbound()).filter((outbound) => outbound.detail['sourceEventId'] === eventId);
+      const parked = await deadLettersWith(eventId);
+      const lines: string[] = [];
+      await redrive(sqs, { queue: routeDeadLetters?.name ?? '?', dryRun: false, status: false }, (line) =>
+        lines.push(line),
+      );
+      const answered = await eventually(
+        async () =>
+          (await outbound()).find(
+            (outbound) =>
+              outbound.detail['causationId'] === eventId && outbound['detail-type'] === 'SubscriptionStatus',
+          ),
+        'the redriven event applied',
+      );
+      await settled();
+
+      // Assess: told once (an operator problem), kept in the route DLQ only, applied after the redrive.
+      expect(reports.map((report) => [report['detail-type'], report.detail['code']])).toEqual([
+        ['SyncFailed', 'INTAKE_UNDELIVERABLE'],
+      ]);
+      expect(reports[0]?.detail).toMatchObject({ accountId: demoAccount.accountId });
+      expect(parked).toMatchObject([
+        { queue: routeDeadLetters?.name, lastErrorCode: 'INTAKE_UNDELIVERABLE' },
+      ]);
+      expect(JSON.parse(parked[0]?.body ?? '{}')).toEqual({ event });
+      expect(lines.join('\n')).toContain('started moving about 1 message(s)');
+      expect(answered.detail).toMatchObject({ accountId: demoAccount.accountId });
+      expect(await deadLettersWith(eventId)).toEqual([]);
+    } finally {
+      sqs.destroy();
+    }
   });
 
   it('accepts entries for the bus the template names, and routes nothing put on the default bus', async () => {

@@ -1,3 +1,4 @@
+import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type InboundDetailType, inboundContracts } from '#functions/commons/contracts/registry.ts';
 import { createRouteDecoder } from '#functions/commons/contracts/route-decoder.ts';
@@ -116,6 +117,42 @@ describe('the synthesized template as the local runtime reads it', () => {
     // One per schedule: the trial watch and the drift watch.
     expect(views.filter((view) => view.deadLettersOf === 'schedule')).toHaveLength(2);
     expect(deployment.connectorBus.name).toBe('workforce-connector-acme');
+  });
+
+  it("hands an intake dead-letter queue's messages to the refusal function, through its event source mapping, and is busy until they are taken", async () => {
+    // Prepare: stand-in handlers that record which function got which batch.
+    const received: Array<{ service: string | undefined; event: SQSEvent }> = [];
+    const deployment = deployLocally(model, {
+      region: LOCAL_REGION,
+      clock: localClock(),
+      host: {
+        load: async (fn) => async (event) => {
+          received.push({ service: fn.environment['POWERTOOLS_SERVICE_NAME'], event: event as SQSEvent });
+          return { batchItemFailures: [] };
+        },
+      },
+    });
+    const intakeDeadLetters = deployment.queueViews.find(
+      (view) => view.route === 'AccountCreated' && view.deadLettersOf === 'intake',
+    )!;
+    const queue = deployment.queues.get(intakeDeadLetters.name)!;
+
+    // Act
+    queue.send({ body: '{"id":"parked"}', messageAttributes: { ERROR_CODE: 'SQS_PERMISSION_ERROR' } });
+    const busyWhileWaiting = deployment.busy();
+    while (deployment.busy()) await new Promise((resolve) => setTimeout(resolve, 5));
+    await deployment.stop();
+
+    // Assess
+    expect(busyWhileWaiting).toBe(true);
+    expect(received.map(({ service }) => service)).toEqual(['refuse-unroutable']);
+    expect(received[0]?.event.Records.map((record) => [record.eventSourceARN, record.body])).toEqual([
+      [intakeDeadLetters.arn, '{"id":"parked"}'],
+    ]);
+    expect(received[0]?.event.Records[0]?.messageAttributes['ERROR_CODE']?.stringValue).toBe(
+      'SQS_PERMISSION_ERROR',
+    );
+    expect(queue.depth()).toBe(0);
   });
 
   it('stops at start-up on a resource type it does not model, naming it', () => {

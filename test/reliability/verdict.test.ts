@@ -140,6 +140,47 @@ describe('chaos verdict', () => {
     expect(verdict.syncFailed).toEqual({ RETRIES_EXHAUSTED: 1 });
   });
 
+  it('counts a refused event as mishandled when a copy of it is still parked in a dead-letter queue, answered or not', () => {
+    // Prepare: an event whose accountId is no message group id, answered by the refusal rule.
+    const observed = flawless();
+    const refused: ChaosEvent = {
+      order: 1000,
+      account: first.accountId,
+      detailType: 'SubscriptionStatusRequested',
+      detail: { accountId: `${first.accountId} copy` },
+      expectation: { kind: 'refused', code: 'INVALID_ACCOUNT_ID' },
+    };
+    const sent = new Map([...observed.sent, ['ev-refused', refused]]);
+    const answer = {
+      id: 'sf-refused',
+      'detail-type': 'SyncFailed',
+      detail: { sourceEventId: 'ev-refused', code: 'INVALID_ACCOUNT_ID', message: 'detail.accountId' },
+    };
+    const parked = { queue: 'SubscriptionStatusRequestedIntakeDeadLetterQueue', body: '{"id":"ev-refused"}' };
+
+    // Act
+    const answeredOnly = judge({ ...observed, sent, outbound: [...observed.outbound, answer] });
+    const answeredAndParked = judge({
+      ...observed,
+      sent,
+      outbound: [...observed.outbound, answer],
+      deadLetters: [parked],
+    });
+
+    // Assess
+    expect(answeredOnly.invalidMishandled).toEqual([]);
+    expect(answeredOnly.syncFailed).toEqual({ INVALID_ACCOUNT_ID: 1 });
+    expect(answeredAndParked.invalidMishandled).toEqual([
+      {
+        eventId: 'ev-refused',
+        detailType: 'SubscriptionStatusRequested',
+        outcome: expect.stringMatching(
+          /INVALID_ACCOUNT_ID.*parked in SubscriptionStatusRequestedIntakeDeadLetterQueue/,
+        ),
+      },
+    ]);
+  });
+
   it('counts a second business of one account as a duplicate', () => {
     // Prepare
     const observed = flawless();

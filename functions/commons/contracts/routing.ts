@@ -10,13 +10,27 @@
  *
  * The refusal function (functions/refuse-unroutable) and the route decoders use this one rule, so
  * an event is refused exactly once, by the refusal rule, whatever reaches a route.
+ *
+ * An event pattern cannot say "a valid message group id" (no regular expressions), so a route rule
+ * also takes an event whose accountId exists but is no group id: the pipe cannot forward it, and
+ * after the intake queue's receives it lands in the route's intake dead-letter queue, which the
+ * refusal function also reads. It answers such an event with this same rule (idempotent on the
+ * event id: the partner hears once), and a routable event found there with INTAKE_UNDELIVERABLE.
  */
 
 export const MESSAGE_GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 export const MESSAGE_GROUP_ID_RULE =
-  '1-128 letters, digits or punctuation characters (no spaces), as an SQS message group id takes';
+  '1-128 ASCII letters, digits or punctuation characters (no spaces), as an SQS message group id takes';
 
 export type RefusalCode = 'UNKNOWN_DETAIL_TYPE' | 'MISSING_ACCOUNT_ID' | 'INVALID_ACCOUNT_ID';
+
+/**
+ * SyncFailed code for a routable event that an intake dead-letter queue holds: EventBridge could
+ * not deliver it to the route's intake queue, or the pipe could not forward it to the FIFO queue
+ * (its role, a deleted queue, retries run out). The operator fixes the cause; the event is kept in
+ * the route's dead-letter queue for `npm run redrive`.
+ */
+export const INTAKE_UNDELIVERABLE = 'INTAKE_UNDELIVERABLE';
 
 export interface Unroutable {
   readonly code: RefusalCode;

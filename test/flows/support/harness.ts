@@ -322,7 +322,7 @@ export function sqsFifoBatch(
 }
 
 /** A batch of the refusal rule's standard queue: the body is the event itself, as a rule target sends it. */
-export function refusalBatch(events: readonly InboundEvent[]): SQSEvent {
+export function refusalBatch(events: readonly InboundEvent[], refusalQueueArn: string): SQSEvent {
   return {
     Records: events.map((event) => ({
       ...recordTemplate('AccountCreated'),
@@ -334,7 +334,8 @@ export function refusalBatch(events: readonly InboundEvent[]): SQSEvent {
         SenderId: 'AIDAEXAMPLE',
         ApproximateFirstReceiveTimestamp: String(Date.now()),
       },
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:refusal-queue',
+      // The refusal queue's: a record from any other queue is an intake dead letter to the function.
+      eventSourceARN: refusalQueueArn,
     })),
   };
 }

@@ -309,6 +309,43 @@ describe('SqsQueue (FIFO) with a poller, as SQS and the Lambda event source run 
   });
 });
 
+describe('SqsQueue: a record held for one invocation (npm run invoke)', () => {
+  it('holds an adopted message out of receives, applies ChangeMessageVisibility to it and says when it would be visible again', () => {
+    // Prepare
+    const orders = queue('orders.fifo', { visibilityTimeoutSeconds: 30 });
+    const adopted = orders.adoptHeld({ body: 'm', groupId: 'g', deduplicationId: 'e' });
+    const untouched = orders.adoptHeld({ body: 'n', groupId: 'h', deduplicationId: 'f' });
+
+    // Act
+    const whileHeld = orders.receive({ maxMessages: 10 });
+    orders.changeVisibility(adopted.receiptHandle, 120);
+    const waited = orders.dropHeld(adopted.receiptHandle);
+    const timedOut = orders.dropHeld(untouched.receiptHandle);
+
+    // Assess
+    expect(whileHeld).toEqual([]);
+    expect(adopted.attributes['ApproximateReceiveCount']).toBe('1');
+    expect(waited).toEqual({ visibleAgainInSeconds: 120 });
+    expect(timedOut).toEqual({ visibleAgainInSeconds: 30 });
+    expect(orders.depth()).toBe(0);
+  });
+
+  it('says a message its function deleted is gone, and leaves the deduplication window alone', () => {
+    // Prepare
+    const orders = queue('orders.fifo');
+    const adopted = orders.adoptHeld({ body: 'm', groupId: 'g', deduplicationId: 'e' });
+
+    // Act
+    orders.delete(adopted.receiptHandle);
+    const outcome = orders.dropHeld(adopted.receiptHandle);
+    const sent = orders.send({ body: 'm', groupId: 'g', deduplicationId: 'e' });
+
+    // Assess
+    expect(outcome).toEqual({ deleted: true });
+    expect(sent.duplicate).toBe(false);
+  });
+});
+
 describe('SqsQueue (standard)', () => {
   it('hands out every visible message, whatever its order, with no message groups', async () => {
     // Prepare
