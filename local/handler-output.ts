@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * What the handlers print, made for a person at a terminal. Deployed, every function writes JSON
  * lines to stdout/stderr (Powertools logs, and EMF metric lines that CloudWatch turns into metrics).
@@ -58,16 +60,24 @@ export function readableLine(line: string): string | undefined {
 /** Deployed function name → the name a reader knows it by (its POWERTOOLS_SERVICE_NAME), set by the runtime. */
 const labels = new Map<string, string>();
 
+/**
+ * The function an invocation runs, for everything it writes (local/aws/lambda.ts runs each
+ * invocation in it). Every function of this process shares one Powertools logger, whose
+ * `function_name` is the last invocation's: under concurrent invocations only this says who wrote.
+ */
+export const invocationScope = new AsyncLocalStorage<string>();
+
 export function labelFunctions(entries: Iterable<readonly [functionName: string, label: string]>): void {
   for (const [name, label] of entries) labels.set(name, label);
 }
 
 /**
- * The function that wrote the entry, from the invocation's `function_name`: the entry's `service`
- * is the first-loaded function's in a process that hosts them all (local/function-host.ts).
+ * The function that wrote the entry: the invocation it was written in, else the entry's
+ * `function_name`. The entry's `service` is the first-loaded function's in a process that hosts
+ * them all (local/function-host.ts).
  */
 function functionOf(entry: Record<string, unknown>): string {
-  const name = entry['function_name'];
+  const name = invocationScope.getStore() ?? entry['function_name'];
   if (typeof name === 'string' && name !== '') return labels.get(name) ?? name;
   return typeof entry['service'] === 'string' ? entry['service'] : '-';
 }

@@ -10,6 +10,7 @@ import {
   type OutboundContracts,
   type Publisher,
 } from '#functions/commons/event-publisher.ts';
+import { localCollaborators } from '#functions/commons/local-collaborators.ts';
 import { ConnectorMetric, MetricName } from '#functions/commons/metric-names.ts';
 import { addConnectorMetric, logger, metrics } from '#functions/commons/observability.ts';
 import { serviceClientAssumptions } from '#functions/commons/service/assumptions.ts';
@@ -32,6 +33,18 @@ export interface Dependencies {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  /**
+   * Told when a multi-step use case is between two steps that a dying process could separate (a
+   * create call and recording its id, two areas of one location). Deployed functions have none;
+   * the chaos run injects one that sometimes throws there (scripts/chaos/crash-points.ts), so the
+   * guards that make such a death harmless are proven by it.
+   */
+  interruptions?: Interruptions;
+}
+
+export interface Interruptions {
+  /** `point` names the place, e.g. `provision-business.after-signup`; throwing simulates a death there. */
+  at(point: string): void;
 }
 
 export interface Clock {
@@ -115,6 +128,10 @@ export function buildFunctionDependencies(
     clock: systemClock,
     logger,
     metrics,
+    // Read at each use, so a chaos run can start and stop its interruptions between runs.
+    get interruptions() {
+      return localCollaborators().interruptions;
+    },
   };
   forConfig.set(publishes, dependencies);
   return dependencies;

@@ -1,5 +1,4 @@
 import type { AccountCreatedDetail } from '#functions/commons/contracts/inbound/account-created.ts';
-import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import {
   PermanentError,
@@ -48,7 +47,7 @@ import {
  */
 export async function provisionBusiness(
   { event, detail }: UseCaseInput<AccountCreatedDetail>,
-  { config, store, service, clock, logger }: Dependencies,
+  { config, store, service, clock, logger, interruptions }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const { accountId, region } = detail;
   if (config.provisioningUrls[region] === undefined) throw new RegionNotAvailableError(region);
@@ -126,7 +125,7 @@ export async function provisionBusiness(
   }
 
   // The business exists at the service but not yet in the table: the worst moment to die.
-  crashPoint('provision-business.after-signup');
+  interruptions?.at('provision-business.after-signup');
   const recording = await recordProvisioned(store, {
     accountId,
     hostname: business.hostname,

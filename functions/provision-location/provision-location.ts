@@ -1,6 +1,5 @@
 import type * as z from 'zod';
 import type { LocationCreatedDetail } from '#functions/commons/contracts/inbound/location-created.ts';
-import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
 import {
@@ -72,7 +71,7 @@ export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];
  */
 export async function provisionLocation(
   { event, detail }: UseCaseInput<LocationCreatedDetail>,
-  { store, service, clock, config }: Dependencies,
+  { store, service, clock, config, interruptions }: Dependencies,
 ): Promise<OutboundEvent[]> {
   if (!detail.isWorkplace && !detail.isPayrollEntity) {
     throw new PermanentError(
@@ -92,7 +91,7 @@ export async function provisionLocation(
 
   const locationId = await ensureLocation(creation, detail);
   // The location is recorded, its areas are not: the redelivery must reuse it.
-  crashPoint('provision-location.after-location');
+  interruptions?.at('provision-location.after-location');
   const areas = detail.areas ?? [{ name: detail.name }];
   const provisioned: Array<{ name: string; areaId: number }> = [];
   for (const area of areas) {
@@ -100,7 +99,7 @@ export async function provisionLocation(
       name: area.name,
       areaId: await ensureArea(creation, detail.locationRef, locationId, area),
     });
-    crashPoint('provision-location.between-areas');
+    interruptions?.at('provision-location.between-areas');
   }
 
   await recordSyncSuccess(store, detail.accountId, clock.now());

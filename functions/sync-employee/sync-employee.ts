@@ -3,7 +3,6 @@ import {
   type EmployeePart,
   employeeParts,
 } from '#functions/commons/contracts/inbound/employee-changed.ts';
-import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
 import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
@@ -53,7 +52,7 @@ interface PartResults {
  */
 export async function syncEmployee(
   { event, detail }: UseCaseInput<EmployeeChangedDetail>,
-  { store, service, clock }: Dependencies,
+  { store, service, clock, interruptions }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
   if (detail.leaveBalances !== undefined && business.region === 'UK') {
@@ -97,7 +96,7 @@ export async function syncEmployee(
     }
     applied.push(part);
     // A part is applied, the next is not: the redelivery repeats what was already done.
-    crashPoint('sync-employee.between-parts');
+    interruptions?.at('sync-employee.between-parts');
   }
 
   await recordSyncSuccess(store, detail.accountId, clock.now());

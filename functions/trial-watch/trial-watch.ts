@@ -1,6 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/commons/contracts/fields.ts';
-import { crashPoint } from '#functions/commons/crash-points.ts';
 import type { Dependencies } from '#functions/commons/dependencies.ts';
 import { MetricName } from '#functions/commons/metric-names.ts';
 import type { OutboundEvent } from '#functions/commons/publisher.ts';
@@ -189,8 +188,9 @@ async function announceExpiring(
   daysLeft: number,
   thresholds: readonly number[],
   runId: string,
-  { store, clock, publisher }: Dependencies,
+  dependencies: Dependencies,
 ): Promise<TrialOutcome> {
+  const { store, clock } = dependencies;
   const crossed = thresholds.filter((threshold) => daysLeft <= threshold);
   if (crossed.length === 0) return 'nothing';
   const mostUrgent = Math.min(...crossed);
@@ -201,7 +201,7 @@ async function announceExpiring(
         claimThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold, clock.now()),
       ),
   );
-  const announced = await announceOnce(trial, mostUrgent, runId, store, clock.now(), publisher, {
+  const announced = await announceOnce(trial, mostUrgent, runId, dependencies, {
     detailType: 'TrialExpiring',
     detail: { hostname: trial.hostname, daysLeft, trialEndDate: trial.trialEndDate },
   });
@@ -211,8 +211,9 @@ async function announceExpiring(
 async function announceEnded(
   trial: DueTrial,
   runId: string,
-  { store, service, clock, publisher }: Dependencies,
+  dependencies: Dependencies,
 ): Promise<TrialOutcome> {
+  const { store, service, clock } = dependencies;
   // Before the call: a plan change recorded while it was under way stays (report-subscription-status.ts).
   const observedAt = clock.now();
   const status = await service.provisioning.subscriptionStatus(
@@ -230,7 +231,7 @@ async function announceEnded(
     });
     return 'nothing';
   }
-  const announced = await announceOnce(trial, 'ENDED', runId, store, clock.now(), publisher, {
+  const announced = await announceOnce(trial, 'ENDED', runId, dependencies, {
     detailType: 'TrialEnded',
     detail: { hostname: trial.hostname, edition: status.edition, trialEndDate: trial.trialEndDate },
   });
@@ -247,15 +248,19 @@ async function announceOnce(
   trial: DueTrial,
   threshold: TrialThreshold,
   runId: string,
-  store: Dependencies['store'],
-  at: Date,
-  publisher: Dependencies['publisher'],
+  { store, clock, publisher, interruptions }: Dependencies,
   event: OutboundEvent,
 ): Promise<boolean> {
-  const claimed = await claimThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold, at);
+  const claimed = await claimThresholdAnnouncement(
+    store,
+    trial.accountId,
+    trial.trialEndDate,
+    threshold,
+    clock.now(),
+  );
   if (!claimed) return false;
   // Claimed but not yet published: a crash here must not lead to a second announcement.
-  crashPoint('trial-watch.after-claim');
+  interruptions?.at('trial-watch.after-claim');
   try {
     await publisher.publish([
       {

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { invocationScope } from '../handler-output.ts';
 import type { LocalClock } from './clock.ts';
 import { type BatchVerdict, QueuePoller } from './poller.ts';
 import type { ReceivedMessage, SqsQueue } from './sqs.ts';
@@ -85,7 +86,11 @@ export async function invokeFunction(
     );
   });
   try {
-    return await Promise.race([handler(event, context), timeout]);
+    // The invocation's own scope: what the handler writes is labelled with its function.
+    return await Promise.race([
+      invocationScope.run(settings.functionName, () => handler(event, context)),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { configureCrashPoints, simulatedCrashCounts } from '#functions/commons/crash-points.ts';
+import { useLocalCollaborators } from '#functions/commons/local-collaborators.ts';
 import { getBusiness } from '#functions/commons/store/business.ts';
 import { requestBudgetKey } from '#functions/commons/store/keys.ts';
 import { listSlots } from '#functions/commons/store/slots.ts';
 import { createStore } from '#functions/commons/store/store.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
+import { crashPoints } from './crash-points.ts';
 import {
   type ChaosVerdict,
   type InstallTables,
@@ -39,7 +40,7 @@ export interface ChaosOptions {
   readonly faultKinds?: ReadonlyArray<(typeof FAULT_KINDS)[number]>;
   /** Share of processed records delivered again (their SQS delete "lost"). @default 0.1 */
   readonly duplicateRate?: number;
-  /** Share of crash points that crash (CONNECTOR_CRASH_RATE). @default 0.05 */
+  /** Share of crash points that crash (scripts/chaos/crash-points.ts). @default 0.05 */
   readonly crashRate?: number;
   /** Requests per second the service accepts; undefined: no limit. */
   readonly rateLimit?: number;
@@ -99,11 +100,10 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const progress = (line: string) => report(`[${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const workload = buildWorkload(settings);
 
-  // Crash points read their variables when the handlers load (first delivery), and this process
-  // hosts them, so both the variables and the live setting are set before anything is sent.
-  configureCrashPoints(
-    settings.crashRate > 0 ? { rate: settings.crashRate, seed: settings.seed } : undefined,
-  );
+  // This process hosts the functions (local/function-host.ts): every one of them gets the crash
+  // points as its `interruptions` collaborator, set before anything is sent.
+  const crashes = crashPoints({ rate: settings.crashRate, seed: settings.seed });
+  useLocalCollaborators(settings.crashRate > 0 ? { interruptions: crashes } : {});
 
   let redeliveries = 0;
   const onActivity = (activity: RuntimeActivity): void => {
@@ -121,10 +121,6 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       config: {
         httpTimeoutMs: settings.httpTimeoutMs,
         ...(settings.rateLimit === null ? {} : { requestBudget: budgetForLimit(settings.rateLimit) }),
-      },
-      extraEnvironment: {
-        CONNECTOR_CRASH_RATE: String(settings.crashRate),
-        CONNECTOR_CRASH_SEED: String(settings.seed),
       },
       ...(settings.duplicateRate > 0
         ? { faults: { lostDeleteRate: settings.duplicateRate, seed: settings.seed } }
@@ -185,7 +181,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       ...verdict,
       options: settings,
       faultsInjected: faultPlan?.injected ?? 0,
-      crashes: simulatedCrashCounts(),
+      crashes: crashes.counts(),
       wallTimeMs: Date.now() - startedAt,
       tokenInEnvironment: Object.entries(process.env)
         .filter(([, value]) => value?.includes(token))
@@ -197,7 +193,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   } finally {
     await budgetWatch?.stop();
     await runtime?.close();
-    configureCrashPoints(undefined);
+    useLocalCollaborators({});
   }
 }
 

@@ -251,6 +251,23 @@ describe('the synthesized function bundles', () => {
     }
   });
 
+  it('carries no chaos instrumentation: no crash point in any synthesized asset, code or source map', () => {
+    // Prepare: every asset the cloud assembly holds (each function's bundle and map).
+    const assets = readdirSync(assembly.outdir).filter((name) => name.startsWith('asset.'));
+    const files = assets.flatMap((asset) =>
+      readdirSync(join(assembly.outdir, asset)).map((file) => join(assembly.outdir, asset, file)),
+    );
+
+    // Act
+    const traces = files.filter((file) =>
+      /crashPoint|SimulatedCrash|crash-points/.test(readFileSync(file, 'utf8')),
+    );
+
+    // Assess: the use cases only name their interruption points; the chaos code stays in scripts/.
+    expect(files.length).toBeGreaterThanOrEqual(2 * (queueRoutes.length + scheduledFunctions.length + 1));
+    expect(traces).toEqual([]);
+  });
+
   it('runs the scheduled trial watch bundle to completion', async () => {
     // Prepare
     const trialWatch = scheduledFunctions[0]!;

@@ -1,0 +1,22 @@
+import type { Interruptions } from './function-dependencies.ts';
+
+/**
+ * Collaborators a local run adds to every function's dependencies in its own process (the chaos
+ * run's interruptions, scripts/chaos/crash-points.ts). Deployed functions never set any: a Lambda
+ * process hosts one function, built from its bundle alone. A module of its own, importing nothing
+ * at run time, so a tool can set it without loading (and configuring) the handlers' modules.
+ */
+export interface LocalCollaborators {
+  readonly interruptions?: Interruptions;
+}
+
+let current: LocalCollaborators = {};
+
+/** For local runs that host the functions in their own process (local/function-host.ts). */
+export function useLocalCollaborators(collaborators: LocalCollaborators): void {
+  current = collaborators;
+}
+
+export function localCollaborators(): LocalCollaborators {
+  return current;
+}
