@@ -124,6 +124,23 @@ describe('the shared request budget (GCRA in the table)', () => {
     expect(clock.slept).toHaveLength(8);
   });
 
+  it('costs one conditional update per request when the clock moves on by more than an interval between requests', async () => {
+    // Prepare: 10 per second (interval 100 ms), burst 10; a caller that takes every 150 ms finds
+    // the bucket idle each time, but within the burst tolerance of the previous request.
+    const { budget, clock } = budgetOnClock({ install: { ratePerSecond: 10, burst: 10 } });
+    const scope = newScope();
+
+    // Act
+    for (let index = 0; index < 10; index++) {
+      await budget.take(scope);
+      clock.now += 150;
+    }
+
+    // Assess: each take tries the idle update first, and it holds: one request each, no wait.
+    expect(clock.requests).toBe(10);
+    expect(clock.slept).toEqual([]);
+  });
+
   it('costs one conditional update per request on a steady bucket', async () => {
     // Prepare
     const { budget, clock } = budgetOnClock({ install: { ratePerSecond: 10, burst: 10 } });

@@ -148,33 +148,31 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       const at = now();
       // Busy: the next slot is tat − τ; reserving it moves tat on by one interval, whoever else
       // reserves at the same moment gets the slot after (FIFO among takers, one request each).
-      const busy = async () => {
-        const next = await update(target, 'SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
+      // Each answers the `tat` it wrote (undefined: its condition did not hold, nothing written).
+      const busy = () =>
+        update(target, 'SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
           ':interval': target.intervalMs,
           ':now': at,
           ':limit': at + target.toleranceMs + maxWaitMs,
         });
-        return next === undefined
-          ? undefined
-          : Math.max(0, next - target.intervalMs - target.toleranceMs - at);
-      };
-      const idle = async () =>
-        (await update(target, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
+      const idle = () =>
+        update(target, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
           ':next': at + target.intervalMs,
           ':now': at,
-        })) === undefined
-          ? undefined
-          : 0;
+        });
       const seen = lastSeen.get(target.key);
       const [first, second] = seen !== undefined && seen >= at ? [busy, idle] : [idle, busy];
       counter.requests++;
-      let waitMs = await first();
-      if (waitMs === undefined) {
+      let written = await first();
+      if (written === undefined) {
         counter.requests++;
-        waitMs = await second();
+        written = await second();
       }
-      if (waitMs !== undefined) {
-        lastSeen.set(target.key, at + waitMs + target.toleranceMs + target.intervalMs);
+      if (written !== undefined) {
+        // Remember exactly what the table holds now, so the next take tries the update whose
+        // condition holds first (one request); the slot of this request is the new tat − T − τ.
+        lastSeen.set(target.key, written);
+        const waitMs = Math.max(0, written - target.intervalMs - target.toleranceMs - at);
         return { waitMs: Math.ceil(waitMs), reserved: true };
       }
       // Neither: the next slot is further than maxWaitMs away; read how far, to say when to come back.
