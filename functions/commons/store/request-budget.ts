@@ -49,6 +49,17 @@ export const DEFAULT_REQUEST_BUDGET = {
   install: { ratePerSecond: 10, burst: 10 },
 } as const;
 
+/**
+ * The budget of the local runtime (`npm start`, `serve`) and of the client integration tests: it
+ * runs as deployed, its table requests included, with rates the sandbox (unlimited unless started
+ * with a rate limit) never reaches, so a local run or a test is not slowed by guessed limits.
+ * Chaos with `--rate-limit` replaces it with one set to the sandbox's limit (scripts/chaos/run.ts).
+ */
+export const LOCAL_REQUEST_BUDGET = {
+  provisioning: { ratePerSecond: 500, burst: 100 },
+  install: { ratePerSecond: 500, burst: 100 },
+} as const satisfies RequestBudgetSettingsInput;
+
 export const requestBudgetSettingsSchema = z.strictObject({
   /** One bucket per provisioning root (region); null: none. */
   provisioning: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.provisioning),
