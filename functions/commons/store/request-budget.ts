@@ -1,3 +1,4 @@
+import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ThrottledError } from '#functions/commons/errors.ts';
@@ -73,6 +74,25 @@ export const requestBudgetSettingsSchema = z.strictObject({
 });
 export type RequestBudgetSettings = z.output<typeof requestBudgetSettingsSchema>;
 export type RequestBudgetSettingsInput = z.input<typeof requestBudgetSettingsSchema>;
+
+/**
+ * Every take is published on this Node diagnostics channel for in-process observers (the chaos
+ * run measures from it when calls were waiting on the budget); without a subscriber nothing is
+ * built or sent (`node:diagnostics_channel`, "Channel.hasSubscribers").
+ */
+export const REQUEST_BUDGET_CHANNEL = 'workforce-connector:request-budget';
+const takes = diagnosticsChannel(REQUEST_BUDGET_CHANNEL);
+
+/** What the channel carries for each take. */
+export interface BudgetTakeMessage {
+  readonly scope: BudgetScope;
+  /** When the take ended (epoch ms, the budget's clock): the call was sent then, or throttled. */
+  readonly endedAt: number;
+  /** How long it slept for its slot, just before `endedAt`. */
+  readonly waitedMs: number;
+  /** Set when the slot was too far away: the record waits this long on its queue from `endedAt`. */
+  readonly throttledForMs?: number;
+}
 
 /** Idle buckets disappear after a day (TTL); one is recreated at its first take. */
 const BUCKET_TTL_SECONDS = 24 * 60 * 60;
@@ -209,12 +229,14 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     async take(scope) {
       const counter = { requests: 0 };
       let waitedMs = 0;
+      let throttledForMs: number | undefined;
       try {
         // Each bucket's slot is reserved in turn; the call goes at the latest of them.
         let goAt = 0;
         for (const target of bucketsOf(scope)) {
           const { waitMs, reserved } = await reserve(target, BUDGET_MAX_WAIT_MS, counter);
           if (!reserved) {
+            throttledForMs = waitMs;
             throw new ThrottledError(
               `the request budget of ${describe(scope)} has no request for ${waitMs} ms; the record waits on its queue`,
               waitMs,
@@ -229,6 +251,15 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
         }
       } finally {
         options.onTake?.({ requests: counter.requests, waitedMs });
+        if (takes.hasSubscribers) {
+          const message: BudgetTakeMessage = {
+            scope,
+            endedAt: now(),
+            waitedMs,
+            ...(throttledForMs === undefined ? {} : { throttledForMs }),
+          };
+          takes.publish(message);
+        }
       }
     },
 
