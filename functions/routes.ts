@@ -87,8 +87,9 @@ const queueDefaults = {
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   maxConcurrency: 5,
   tableActions: ITEM_ACTIONS,
-  // One service call may take 30 s at worst (3 × (1 s budget wait + 5 s timeout) + 2 × 5 s
-  // Retry-After + wrap-up; retry-schedule.ts): 60 s leaves room to start records after it.
+  // One service call may take 36 s at worst (3 × (3 s budget wait + 5 s timeout) + 2 × 5 s
+  // Retry-After + 2 s wrap-up; retry-schedule.ts recordTimeReserveMs): 60 s leaves room to start
+  // records after it.
   timeoutSeconds: 60,
   memorySizeMb: 256,
 } as const;

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from 'aws-cdk-lib';
+import { LOCAL_REQUEST_BUDGET } from '#functions/commons/store/request-budget.ts';
 import { queueRoutes } from '#functions/routes.ts';
 import { type ConnectorConfig, EXAMPLE_CONFIG_FILE, parseConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
@@ -91,12 +92,8 @@ export function localConnectorConfig(options: LocalConfigOptions): ConnectorConf
       installUrlTemplate: `${sandbox}/installs/{hostname}`,
       // The sandbox names every install <name>.<region>.sandbox.test.
       allowedHostnameSuffixes: ['.sandbox.test'],
-      // The budget runs locally as deployed (its table requests included), with rates the sandbox,
-      // unlimited unless started with --rate-limit, never reaches; chaos sets it to that limit.
-      requestBudget: {
-        provisioning: { ratePerSecond: 500, burst: 100 },
-        install: { ratePerSecond: 500, burst: 100 },
-      },
+      // The budget runs locally as deployed (docs/local.md); chaos sets it to the sandbox's limit.
+      requestBudget: LOCAL_REQUEST_BUDGET,
       ...options.overrides,
     },
     {

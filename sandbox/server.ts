@@ -178,6 +178,7 @@ async function serveApi(
   const log = (status: number, cause?: RequestLogEntry['cause']) =>
     state.requestLog.push({
       time: toIsoOffset(state.clock.now()),
+      wallMs: Date.now(),
       method,
       path,
       status,

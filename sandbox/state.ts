@@ -25,7 +25,10 @@ export interface Business {
 }
 
 export interface RequestLogEntry {
+  /** The sandbox clock (which tests may move), to the second. */
   time: string;
+  /** Wall-clock time of the answer in epoch ms: the rate limiter's clock (chaos measures rates on it). */
+  wallMs: number;
   method: string;
   path: string;
   /** 0 when the sandbox never answered (timeout or drop-after-commit faults). */

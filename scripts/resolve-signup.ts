@@ -105,6 +105,8 @@ function useConfigFile(file: string): void {
   fill('SERVICE_ASSUMPTIONS', config['serviceAssumptions']);
   const secret = config['tokenSecret'] as { name?: string; existingSecretName?: string } | undefined;
   fill('TOKEN_SECRET_ID', secret?.existingSecretName ?? secret?.name);
+  // The deployment's request budget ("off" or its buckets), so the tool's calls share it with the functions'.
+  fill('REQUEST_BUDGET', config['requestBudget']);
   const drift = config['driftWatch'] as { everyHours?: number } | undefined;
   if (drift?.everyHours !== undefined) fill('DRIFT_CHECK_EVERY_HOURS', String(drift.everyHours));
 }

@@ -56,7 +56,10 @@ export interface SandboxBusiness {
 }
 
 export interface SandboxRequest {
+  /** The sandbox clock, to the second. */
   readonly time: string;
+  /** Wall-clock epoch ms of the answer (the rate limiter's clock); `time` when absent. */
+  readonly wallMs?: number;
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -91,10 +94,11 @@ export interface Observations {
   /** Processed records delivered again (their delete lost). */
   readonly duplicatesDelivered: number;
   /**
-   * Seconds (epoch) in which the request budget was saturated: a sample of its bucket showed the
-   * next free slot in the future, so calls were queued for it. Undefined: no budget was watched.
+   * When at least one call was waiting on the request budget (wall-clock epoch ms, [from, to)):
+   * sleeping for its slot or for a pause, or sent back to its queue (THROTTLED) until its slot.
+   * Undefined: no budget was watched.
    */
-  readonly budgetSaturatedSeconds?: ReadonlySet<number>;
+  readonly budgetWaits?: ReadonlyArray<readonly [number, number]>;
 }
 
 export interface DuplicateFigures {
@@ -167,12 +171,17 @@ export interface ChaosVerdict {
     readonly peakAcceptedPerSecond: number;
     readonly meanAcceptedPerSecond: number;
     /**
-     * Accepted requests per second over the busy period: the seconds in which the request budget
-     * was saturated (calls queued for it; without a watched budget, the seconds in which the
-     * service accepted any request), leaving out the seconds of a pause the service asked for
-     * with a 429 (Retry-After), which every caller honours.
+     * Accepted requests per second over the busy period (`busyPeriod`): the requests answered
+     * other than 429 that arrived in it, divided by its length.
      */
     readonly busyMeanAcceptedPerSecond: number;
+    /**
+     * Length of the busy period in seconds (one decimal): the time in which at least one call was
+     * waiting on the request budget (without a watched budget: the seconds in which the service
+     * accepted any request), less the pauses the service asked for with an injected 429 fault
+     * (its Retry-After, which the budget enforces for every caller). The rate limiter's own 429s
+     * are the budget's doing: their pauses stay in.
+     */
     readonly busySeconds: number;
     /** Accepted requests in each second from the first to the last (the shape of the run). */
     readonly acceptedPerSecond: readonly number[];
@@ -327,23 +336,13 @@ export function judge(observed: Observations): ChaosVerdict {
   const accepted = observed.requests.filter((request) => request.status !== 429);
   const perSecond = new Map<number, number>();
   for (const request of accepted) {
-    const second = Math.floor(Date.parse(request.time) / 1000);
+    const second = Math.floor(wallTimeOf(request) / 1000);
     perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
   }
   const seconds = [...perSecond.keys()];
-  // A 429 asks every caller to pause for its Retry-After (the sandbox's is 1 s), and the budget
-  // honours it for every worker: those seconds are the service's pause, not the budget's work.
-  const pausedSeconds = new Set(
-    observed.requests
-      .filter((request) => request.status === 429)
-      .flatMap((request) => {
-        const second = Math.floor(Date.parse(request.time) / 1000);
-        return [second, second + 1];
-      }),
-  );
-  const busySeconds = new Set(
-    [...(observed.budgetSaturatedSeconds ?? new Set(seconds))].filter((second) => !pausedSeconds.has(second)),
-  );
+  const busy = busyPeriod(observed, seconds);
+  const busyMs = busy.reduce((total, [from, to]) => total + to - from, 0);
+  const acceptedWhenBusy = accepted.filter((request) => within(busy, wallTimeOf(request))).length;
   const span = seconds.length === 0 ? 1 : Math.max(...seconds) - Math.min(...seconds) + 1;
 
   return {
@@ -387,19 +386,66 @@ export function judge(observed: Observations): ChaosVerdict {
       accepted: accepted.length,
       peakAcceptedPerSecond: Math.max(0, ...perSecond.values()),
       meanAcceptedPerSecond: Math.round((accepted.length / span) * 10) / 10,
-      busyMeanAcceptedPerSecond:
-        Math.round(
-          (sum([...busySeconds].map((second) => perSecond.get(second) ?? 0)) /
-            Math.max(1, busySeconds.size)) *
-            10,
-        ) / 10,
-      busySeconds: busySeconds.size,
+      busyMeanAcceptedPerSecond: busyMs === 0 ? 0 : Math.round((acceptedWhenBusy / busyMs) * 10_000) / 10,
+      busySeconds: Math.round(busyMs / 100) / 10,
       acceptedPerSecond:
         seconds.length === 0
           ? []
           : Array.from({ length: span }, (_, index) => perSecond.get(Math.min(...seconds) + index) ?? 0),
     },
   };
+}
+
+/** The Retry-After of the sandbox's 429 answers (sandbox/server.ts): the pause each asks for. */
+export const SANDBOX_RETRY_AFTER_MS = 1000;
+
+function wallTimeOf(request: SandboxRequest): number {
+  return request.wallMs ?? Date.parse(request.time);
+}
+
+/**
+ * The busy period as disjoint [from, to) intervals: when calls were waiting on the budget (or,
+ * without a watched budget, the seconds in which the service accepted any request), less the
+ * pauses injected 429 faults asked for.
+ */
+function busyPeriod(observed: Observations, acceptedSeconds: readonly number[]): Array<[number, number]> {
+  const waiting =
+    observed.budgetWaits ??
+    acceptedSeconds.map((second): [number, number] => [second * 1000, second * 1000 + 1000]);
+  const pauses = merged(
+    observed.requests
+      .filter((request) => request.cause === '429')
+      .map((request): [number, number] => [
+        wallTimeOf(request),
+        wallTimeOf(request) + SANDBOX_RETRY_AFTER_MS,
+      ]),
+  );
+  const busy: Array<[number, number]> = [];
+  for (const [from, to] of merged(waiting)) {
+    let start = from;
+    for (const [pauseFrom, pauseTo] of pauses) {
+      if (pauseTo <= start || pauseFrom >= to) continue;
+      if (pauseFrom > start) busy.push([start, pauseFrom]);
+      start = Math.max(start, pauseTo);
+    }
+    if (start < to) busy.push([start, to]);
+  }
+  return busy;
+}
+
+/** Sorted, overlapping intervals joined. */
+function merged(intervals: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const joined: Array<[number, number]> = [];
+  for (const [from, to] of [...intervals].filter(([a, b]) => b > a).sort(([a], [b]) => a - b)) {
+    const last = joined.at(-1);
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else joined.push([from, to]);
+  }
+  return joined;
+}
+
+function within(intervals: ReadonlyArray<readonly [number, number]>, at: number): boolean {
+  return intervals.some(([from, to]) => at >= from && at < to);
 }
 
 function outcomeOf(
@@ -593,6 +639,101 @@ function describe(outcome: Outcome): string {
   return outcome.kind === 'failed' ? `SyncFailed ${outcome.code}: ${outcome.message}` : outcome.kind;
 }
 
-function sum(values: readonly number[]): number {
-  return values.reduce((total, value) => total + value, 0);
+/**
+ * What a run with `--rate-limit` must also show (issue 15's acceptance, "with the budget set to
+ * the limit"): no record dead-lettered because of throttling, the rate limiter's 429 answers under
+ * 2 % of the requests, and at least 85 % of the limit accepted per second over the busy period.
+ */
+export const RATE_LIMIT_THRESHOLDS = {
+  throttlingDeadLetters: 0,
+  /** Share of requests the rate limiter answered 429; the run passes below it. */
+  answers429ShareBelow: 0.02,
+  /** Accepted requests per second over the busy period, as a share of the limit; at least. */
+  busyAcceptedShareOfLimit: 0.85,
+} as const;
+
+export type RunCheck =
+  | { readonly value: number; readonly max: number; readonly passed: boolean }
+  | { readonly value: number; readonly below: number; readonly passed: boolean }
+  | { readonly value: number; readonly atLeast: number; readonly passed: boolean };
+
+/**
+ * The checks a run passes or fails on, each with its figure and its threshold (so a script
+ * reading `npm run chaos -- --json` sees both): nothing lost, duplicated or given up in silence;
+ * with a rate limit, the three checks of RATE_LIMIT_THRESHOLDS too.
+ */
+export function runChecks(verdict: ChaosVerdict, rateLimit: number | null): Record<string, RunCheck> {
+  const atMost = (value: number, max: number) => ({ value, max, passed: value <= max });
+  const checks: Record<string, RunCheck> = {
+    lost: atMost(verdict.lost, 0),
+    duplicated: atMost(verdict.duplicates.total, 0),
+    gaveUpWithoutSyncFailed: atMost(verdict.gaveUpWithoutSyncFailed, 0),
+  };
+  if (rateLimit === null) return checks;
+  const share429 = verdict.requests.total === 0 ? 0 : verdict.retries.rateLimited / verdict.requests.total;
+  const minimum = Math.round(rateLimit * RATE_LIMIT_THRESHOLDS.busyAcceptedShareOfLimit * 100) / 100;
+  return {
+    ...checks,
+    throttlingDeadLetters: atMost(
+      verdict.deadLetteredByCause['throttling'] ?? 0,
+      RATE_LIMIT_THRESHOLDS.throttlingDeadLetters,
+    ),
+    answers429Share: {
+      value: Math.round(share429 * 10_000) / 10_000,
+      below: RATE_LIMIT_THRESHOLDS.answers429ShareBelow,
+      passed: share429 < RATE_LIMIT_THRESHOLDS.answers429ShareBelow,
+    },
+    busyAcceptedPerSecond: {
+      value: verdict.requests.busyMeanAcceptedPerSecond,
+      atLeast: minimum,
+      // A run with no busy second never tested the budget against the limit: not a pass.
+      passed: verdict.requests.busySeconds > 0 && verdict.requests.busyMeanAcceptedPerSecond >= minimum,
+    },
+  };
+}
+
+/** True when every check of `runChecks` holds. */
+export function runPassed(verdict: ChaosVerdict, rateLimit: number | null): boolean {
+  return Object.values(runChecks(verdict, rateLimit)).every((check) => check.passed);
+}
+
+/** The verdict of a run as one object (`npm run chaos -- --json`): what release checks read. */
+export function verdictSummary(
+  verdict: ChaosVerdict,
+  run: {
+    readonly rateLimit: number | null;
+    readonly wallTimeMs: number;
+    /** How late the run's event loop was (informational: a starved machine bunches requests). */
+    readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
+  },
+) {
+  const checks = runChecks(verdict, run.rateLimit);
+  return {
+    passed: Object.values(checks).every((check) => check.passed),
+    checks,
+    sent: verdict.sent,
+    applied: verdict.applied,
+    lost: verdict.lost,
+    duplicated: verdict.duplicates.total,
+    gaveUpWithoutSyncFailed: verdict.gaveUpWithoutSyncFailed,
+    deadLettered: {
+      total: verdict.keptForRedrive,
+      byCause: { throttling: 0, ...verdict.deadLetteredByCause },
+    },
+    syncFailed: verdict.syncFailed,
+    requests: verdict.requests.total,
+    /** The rate limiter's 429 answers (what the budget is there to avoid). */
+    answers429: verdict.retries.rateLimited,
+    /** 429 answers the sandbox injected as faults (each asks for a 1 s pause). */
+    injected429: verdict.retries.status429 - verdict.retries.rateLimited,
+    acceptedPerSecond: {
+      busyMean: verdict.requests.busyMeanAcceptedPerSecond,
+      busySeconds: verdict.requests.busySeconds,
+      mean: verdict.requests.meanAcceptedPerSecond,
+      peak: verdict.requests.peakAcceptedPerSecond,
+    },
+    rateLimit: run.rateLimit,
+    wallTimeSeconds: Math.round(run.wallTimeMs / 100) / 10,
+    ...(run.eventLoopDelayMs ? { eventLoopDelayMs: run.eventLoopDelayMs } : {}),
+  };
 }

@@ -100,6 +100,14 @@ describe('npm run bench in a tiny mode', () => {
     for (const row of results.rows) expect(row.goal.length).toBeGreaterThan(0);
   }, 60_000);
 
+  it('costs the request budget one DynamoDB request per service call, a few more when workers contend', () => {
+    // Assess
+    const [single, contended] = results?.requestBudget ?? [];
+    expect(single).toMatchObject({ workers: 1, requestsPerTake: 1 });
+    expect(contended?.workers).toBe(5);
+    expect(contended?.requestsPerTake).toBeLessThanOrEqual(1.1);
+  });
+
   it('finds the connector at the spec minimum of service calls', () => {
     const calls = results?.calls ?? [];
     expect(calls.length).toBeGreaterThan(5);

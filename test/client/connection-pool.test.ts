@@ -9,6 +9,8 @@ import { createHttpClient } from '#functions/commons/service/http.ts';
  */
 
 let url = '';
+/** Every call names the budget it takes from; these clients have no budget, so any scope does. */
+const ANY_SCOPE = { kind: 'install', hostname: 'fake.service.test' } as const;
 let connections = 0;
 const server = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'application/json' });
@@ -37,7 +39,13 @@ describe('connection pool', () => {
 
     // Act
     for (const client of [first, second, first, second]) {
-      await client.send({ method: 'POST', url: `${url}/ping`, body: {}, safety: 'idempotent' });
+      await client.send({
+        method: 'POST',
+        url: `${url}/ping`,
+        body: {},
+        safety: 'idempotent',
+        scope: ANY_SCOPE,
+      });
     }
 
     // Assess
@@ -50,7 +58,7 @@ describe('connection pool', () => {
     const burst = () =>
       Promise.all(
         Array.from({ length: 3 }, () =>
-          client.send({ method: 'GET', url: `${url}/ping`, safety: 'idempotent' }),
+          client.send({ method: 'GET', url: `${url}/ping`, safety: 'idempotent', scope: ANY_SCOPE }),
         ),
       );
     await burst();

@@ -70,6 +70,28 @@ describe('429 and 5xx faults', () => {
     expect(attempts.slice(-2).map((attempt) => attempt.status)).toEqual([429, 200]);
   });
 
+  it('pauses the shared budget on a 429 with Retry-After: another client (another Lambda) waits it out too', async () => {
+    // Prepare: a client that gives up at the first answer meets an injected 429 (Retry-After: 1).
+    const { client } = observed();
+    const { hostname } = await client.provisioning.signup(uniqueSignup('pause'));
+    const refused = harness.client({ retry: { maxAttempts: 1 } });
+    await injectOnce('429', '/connect');
+    const error = await refused.provisioning.subscriptionStatus(hostname).catch((caught: unknown) => caught);
+    const waitsBefore = harness.budget.waitsMs.length;
+    const started = Date.now();
+
+    // Act: the other client calls the same root at once.
+    const status = await client.provisioning.subscriptionStatus(hostname);
+
+    // Assess: its request waited on the budget for the rest of the pause before it was sent.
+    expect(error).toMatchObject({ status: 429 });
+    expect(status.hostname).toBe(hostname);
+    expect(harness.budget.waitsMs.slice(waitsBefore)).toEqual([expect.any(Number)]);
+    expect(harness.budget.waitsMs.at(-1)).toBeGreaterThan(500);
+    expect(harness.budget.waitsMs.at(-1)).toBeLessThanOrEqual(1000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
   it('retries an idempotent install call after a 500', async () => {
     const { client, attempts } = observed();
     const { hostname } = await client.provisioning.signup(uniqueSignup('five'));

@@ -18,10 +18,13 @@ import {
   type HttpClientOptions,
   parseRetryAfter,
   type RequestInfo,
+  type ServiceRequest,
 } from '#functions/commons/service/http.ts';
 import { type FakeService, recordingSleep, refusedUrl, replyJson, startFakeService } from './fake-service.ts';
 
 const token = async () => 'unit-token';
+/** Every call names the budget it takes from; these clients have no budget, so any scope does. */
+const ANY_SCOPE = { kind: 'install', hostname: 'fake.service.test' } as const;
 let service: FakeService | undefined;
 
 afterEach(async () => {
@@ -62,6 +65,7 @@ describe('http layer: success path', () => {
       url: `${service.url}/things`,
       body: { a: 1 },
       safety: 'idempotent',
+      scope: ANY_SCOPE,
     });
 
     // Assess
@@ -82,7 +86,12 @@ describe('http layer: success path', () => {
     });
     const { http } = client();
 
-    const response = await http.send({ method: 'GET', url: `${service.url}/empty`, safety: 'idempotent' });
+    const response = await http.send({
+      method: 'GET',
+      url: `${service.url}/empty`,
+      safety: 'idempotent',
+      scope: ANY_SCOPE,
+    });
 
     expect(response).toEqual({ status: 204, body: undefined });
   });
@@ -94,7 +103,12 @@ describe('http layer: success path', () => {
     const seen: RequestInfo[] = [];
     const { http } = client({ onRequest: (info) => seen.push(info) });
 
-    await http.send({ method: 'GET', url: `${service.url}/x?secret=1`, safety: 'idempotent' });
+    await http.send({
+      method: 'GET',
+      url: `${service.url}/x?secret=1`,
+      safety: 'idempotent',
+      scope: ANY_SCOPE,
+    });
 
     expect(seen.map(({ status, attempt }) => ({ status, attempt }))).toEqual([
       { status: 500, attempt: 1 },
@@ -115,7 +129,12 @@ describe('http layer: retries of idempotent calls', () => {
     );
     const { http, delays } = client();
 
-    const response = await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' });
+    const response = await http.send({
+      method: 'GET',
+      url: `${service.url}/r`,
+      safety: 'idempotent',
+      scope: ANY_SCOPE,
+    });
 
     expect(response.body).toBe('ok');
     // random() = 0.5: 0.5 * min(1000, 100 * 2^0) and 0.5 * min(1000, 100 * 2^1)
@@ -129,7 +148,9 @@ describe('http layer: retries of idempotent calls', () => {
       retry: { maxAttempts: 5, baseDelayMs: 400, maxDelayMs: 1000 },
     });
 
-    await failure(http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' }));
+    await failure(
+      http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent', scope: ANY_SCOPE }),
+    );
 
     expect(delays).toEqual([399, 799, 999, 999]);
   });
@@ -140,7 +161,9 @@ describe('http layer: retries of idempotent calls', () => {
     );
     const { http } = client();
 
-    const error = await failure(http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' }));
+    const error = await failure(
+      http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent', scope: ANY_SCOPE }),
+    );
 
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error).toMatchObject({ status: 503, serviceCode: 'DOWN', code: 'SERVICE_UNAVAILABLE' });
@@ -154,7 +177,7 @@ describe('http layer: retries of idempotent calls', () => {
     );
     const { http, delays } = client();
 
-    await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' });
+    await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent', scope: ANY_SCOPE });
 
     expect(delays).toEqual([2000]);
   });
@@ -166,7 +189,7 @@ describe('http layer: retries of idempotent calls', () => {
     );
     const { http, delays } = client();
 
-    await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' });
+    await http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent', scope: ANY_SCOPE });
 
     expect(delays).toHaveLength(1);
     expect(delays[0]).toBeGreaterThan(2000);
@@ -179,7 +202,9 @@ describe('http layer: retries of idempotent calls', () => {
     );
     const { http, delays } = client();
 
-    const error = await failure(http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent' }));
+    const error = await failure(
+      http.send({ method: 'GET', url: `${service.url}/r`, safety: 'idempotent', scope: ANY_SCOPE }),
+    );
 
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error).toMatchObject({ status: 429, retryAfterMs: 60_000 });
@@ -198,6 +223,7 @@ describe('http layer: retries of idempotent calls', () => {
       url: `${service.url}/m`,
       body: {},
       safety: 'idempotent',
+      scope: ANY_SCOPE,
     });
 
     expect(response.body).toEqual({ second: true });
@@ -210,7 +236,7 @@ describe('http layer: retries of idempotent calls', () => {
     const started = Date.now();
 
     const error = await failure(
-      http.send({ method: 'GET', url: `${service.url}/slow`, safety: 'idempotent' }),
+      http.send({ method: 'GET', url: `${service.url}/slow`, safety: 'idempotent', scope: ANY_SCOPE }),
     );
 
     expect(error).toBeInstanceOf(TimeoutError);
@@ -227,7 +253,7 @@ describe('http layer: retries of idempotent calls', () => {
     const { http } = client({ timeoutMs: 150, retry: { maxAttempts: 1 } });
 
     const error = await failure(
-      http.send({ method: 'GET', url: `${service.url}/stall`, safety: 'idempotent' }),
+      http.send({ method: 'GET', url: `${service.url}/stall`, safety: 'idempotent', scope: ANY_SCOPE }),
     );
 
     expect(error).toBeInstanceOf(TimeoutError);
@@ -240,7 +266,7 @@ describe('http layer: non-idempotent creates', () => {
     const { http } = client();
 
     const error = await failure(
-      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' }),
+      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create', scope: ANY_SCOPE }),
     );
 
     expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -255,7 +281,7 @@ describe('http layer: non-idempotent creates', () => {
     const started = Date.now();
 
     const error = await failure(
-      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' }),
+      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create', scope: ANY_SCOPE }),
     );
 
     expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -268,7 +294,7 @@ describe('http layer: non-idempotent creates', () => {
     const { http } = client();
 
     const error = await failure(
-      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' }),
+      http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create', scope: ANY_SCOPE }),
     );
 
     expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -283,7 +309,13 @@ describe('http layer: non-idempotent creates', () => {
     });
     const { http, delays } = client();
 
-    const response = await http.send({ method: 'PUT', url: `${service.url}/c`, body: {}, safety: 'create' });
+    const response = await http.send({
+      method: 'PUT',
+      url: `${service.url}/c`,
+      body: {},
+      safety: 'create',
+      scope: ANY_SCOPE,
+    });
 
     expect(response.body).toEqual({ created: 7 });
     expect(delays).toEqual([1000, 100]);
@@ -293,7 +325,9 @@ describe('http layer: non-idempotent creates', () => {
     const url = await refusedUrl();
     const { http, delays } = client();
 
-    const error = await failure(http.send({ method: 'PUT', url: `${url}/c`, body: {}, safety: 'create' }));
+    const error = await failure(
+      http.send({ method: 'PUT', url: `${url}/c`, body: {}, safety: 'create', scope: ANY_SCOPE }),
+    );
 
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).message).toContain('ECONNREFUSED');
@@ -313,7 +347,13 @@ describe('http layer: answers that are not retried', () => {
     const { http } = client();
 
     const error = await failure(
-      http.send({ method: 'POST', url: `${service.url}/p`, body: {}, safety: 'idempotent' }),
+      http.send({
+        method: 'POST',
+        url: `${service.url}/p`,
+        body: {},
+        safety: 'idempotent',
+        scope: ANY_SCOPE,
+      }),
     );
 
     expect(error).toBeInstanceOf(ServiceRejectedError);
@@ -331,7 +371,7 @@ describe('http layer: answers that are not retried', () => {
     const { http } = client();
 
     const error = await failure(
-      http.send({ method: 'GET', url: `${service.url}/nothing`, safety: 'idempotent' }),
+      http.send({ method: 'GET', url: `${service.url}/nothing`, safety: 'idempotent', scope: ANY_SCOPE }),
     );
 
     expect(error).toMatchObject({ status: 404, serviceCode: undefined });
@@ -346,7 +386,7 @@ describe('http layer: answers that are not retried', () => {
     const { http } = client();
 
     const error = await failure(
-      http.send({ method: 'GET', url: `${service.url}/html`, safety: 'idempotent' }),
+      http.send({ method: 'GET', url: `${service.url}/html`, safety: 'idempotent', scope: ANY_SCOPE }),
     );
 
     expect(error).toBeInstanceOf(ResponseShapeError);
@@ -373,7 +413,13 @@ describe('http layer: answers a fix elsewhere cures', () => {
 
       // Act: a create, which is resent only when it certainly did not reach the service.
       const error = await failure(
-        http.send({ method: 'POST', url: `${service.url}/signup`, body: {}, safety: 'create' }),
+        http.send({
+          method: 'POST',
+          url: `${service.url}/signup`,
+          body: {},
+          safety: 'create',
+          scope: ANY_SCOPE,
+        }),
       );
 
       // Assess: the same token is not sent again at retry speed; records wait instead (route-handler.ts).
@@ -408,6 +454,7 @@ describe('http layer: answers a fix elsewhere cures', () => {
       url: `${service.url}/signup`,
       body: {},
       safety: 'create',
+      scope: ANY_SCOPE,
     });
 
     // Assess
@@ -431,7 +478,13 @@ describe('http layer: answers a fix elsewhere cures', () => {
 
     // Act
     const error = await failure(
-      http.send({ method: 'POST', url: `${service.url}/status`, body: {}, safety: 'idempotent' }),
+      http.send({
+        method: 'POST',
+        url: `${service.url}/status`,
+        body: {},
+        safety: 'idempotent',
+        scope: ANY_SCOPE,
+      }),
     );
 
     // Assess
@@ -455,6 +508,7 @@ describe('http layer: answers a fix elsewhere cures', () => {
         url: `${service.url}/signup`,
         body: {},
         safety: 'create',
+        scope: ANY_SCOPE,
       });
 
       // Assess
@@ -477,8 +531,19 @@ describe('http layer: authentication', () => {
     });
 
     // Act
-    await http.send({ method: 'GET', url: `${service.url}/install`, safety: 'idempotent', auth: 'none' });
-    await http.send({ method: 'GET', url: `${service.url}/provisioning`, safety: 'idempotent' });
+    await http.send({
+      method: 'GET',
+      url: `${service.url}/install`,
+      safety: 'idempotent',
+      auth: 'none',
+      scope: ANY_SCOPE,
+    });
+    await http.send({
+      method: 'GET',
+      url: `${service.url}/provisioning`,
+      safety: 'idempotent',
+      scope: ANY_SCOPE,
+    });
 
     // Assess
     expect(service.requests.map((request) => request.authorization)).toEqual([
@@ -502,6 +567,19 @@ describe('parseRetryAfter', () => {
 });
 
 describe('http layer: the shared request budget', () => {
+  it('does not compile a request that names no budget scope, so no call can go out unmetered', () => {
+    // Prepare / Act: `npm run typecheck` fails here if `scope` ever becomes optional again.
+    // @ts-expect-error scope is required
+    const unscoped: ServiceRequest = {
+      method: 'GET',
+      url: 'http://fake.service.test/x',
+      safety: 'idempotent',
+    };
+
+    // Assess
+    expect(unscoped).not.toHaveProperty('scope');
+  });
+
   it('takes from the call scope before every attempt and pauses it on a 429 with Retry-After', async () => {
     // Prepare: a 429 asking for 2 s, then success.
     service = await startFakeService((_request, response, index) =>

@@ -1,8 +1,10 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidRequestError, isRetryable, ServiceRejectedError } from '#functions/commons/errors.ts';
 import type { InstallClient } from '#functions/commons/service/install.ts';
 import type { AgreedHour } from '#functions/commons/service/schemas.ts';
+import { requestBudgetKey } from '#functions/commons/store/keys.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
 import { fullAgreedHour, simpleAgreedHour } from './spec-records.ts';
 
@@ -367,5 +369,23 @@ describe('timesheet pay returns', () => {
 
   it('returns an empty list for a timesheet without pay lines', async () => {
     expect(await install.getPayReturns(424242)).toEqual([]);
+  });
+});
+
+describe('the shared request budget', () => {
+  it("takes an install's calls from that install's bucket in the table", async () => {
+    // Prepare
+    const startedAt = Date.now();
+    const takesBefore = harness.budget.takes;
+
+    // Act
+    await install.findCountries({ code: 'US' });
+
+    // Assess
+    expect(harness.budget.takes - takesBefore).toBe(1);
+    const { Item } = await harness.store.doc.send(
+      new GetCommand({ TableName: harness.store.tableName, Key: requestBudgetKey(`install#${hostname}`) }),
+    );
+    expect(Number(Item?.['tat'])).toBeGreaterThan(startedAt);
   });
 });

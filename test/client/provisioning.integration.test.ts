@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isRetryable,
@@ -6,6 +7,7 @@ import {
   TokenRejectedError,
 } from '#functions/commons/errors.ts';
 import type { ServiceClient } from '#functions/commons/service/client.ts';
+import { requestBudgetKey } from '#functions/commons/store/keys.ts';
 import { type Harness, SANDBOX_TOKEN, startHarness, uniqueSignup } from './sandbox-harness.ts';
 
 let harness: Harness;
@@ -211,5 +213,27 @@ describe('change-plan and subscription status', () => {
     expect(status).toMatchObject({ status: 403, serviceCode: 'HOSTNAME_NOT_LINKED' });
     expect(plan).toMatchObject({ status: 403, serviceCode: 'HOSTNAME_NOT_LINKED' });
     expect(unknown).toMatchObject({ serviceCode: 'HOSTNAME_NOT_LINKED' });
+  });
+});
+
+describe('the shared request budget', () => {
+  it("takes from the provisioning root's bucket in the table before every request it sends", async () => {
+    // Prepare
+    const startedAt = Date.now();
+    const takesBefore = harness.budget.takes;
+    const requestsBefore = (await harness.requests()).length;
+
+    // Act
+    const business = await client.provisioning.signup(uniqueSignup('budget'));
+    await client.provisioning.subscriptionStatus(business.hostname);
+
+    // Assess: one take per request the sandbox saw, and the US root's bucket moved in the table.
+    const sent = (await harness.requests()).length - requestsBefore;
+    expect(sent).toBe(2);
+    expect(harness.budget.takes - takesBefore).toBe(sent);
+    const { Item } = await harness.store.doc.send(
+      new GetCommand({ TableName: harness.store.tableName, Key: requestBudgetKey('root#US') }),
+    );
+    expect(Number(Item?.['tat'])).toBeGreaterThan(startedAt);
   });
 });

@@ -4,22 +4,61 @@ import {
   type ServiceClientConfig,
 } from '#functions/commons/service/client.ts';
 import type { SignupRequest } from '#functions/commons/service/provisioning.ts';
+import {
+  createRequestBudget,
+  LOCAL_REQUEST_BUDGET,
+  type RequestBudgetSettings,
+} from '#functions/commons/store/request-budget.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import {
+  createTestStore,
+  type DynaliteServer,
+  startDynalite,
+  type TestStore,
+} from '#test/support/dynalite.ts';
 
-/** Starts the sandbox on a free port and builds clients pointed at it. */
+/**
+ * Starts the sandbox on a free port, and dynalite with the connector's table for the shared
+ * request budget, and builds clients pointed at the sandbox. Every client takes from the budget
+ * in the table before each attempt, as the functions do (chaos and the integration tests run with
+ * it), at the local runtime's settings unless the test passes others; each client has its own
+ * budget object, as each Lambda does, and they meet in the table.
+ */
 
 export const SANDBOX_TOKEN = 'sandbox-token';
 
+/** What the budgets of the harness's clients did, summed over every client. */
+export interface BudgetActivity {
+  /** Calls that took from the budget (one per attempt sent, or refused with THROTTLED). */
+  takes: number;
+  /** DynamoDB requests those takes made. */
+  tableRequests: number;
+  /** The waits, in ms, of the takes that waited for their slot (or for a pause). */
+  waitsMs: number[];
+}
+
+export interface HarnessOptions {
+  /** @default LOCAL_REQUEST_BUDGET */
+  budget?: RequestBudgetSettings;
+}
+
 export interface Harness {
   sandbox: RunningSandbox;
+  /** The table the request budget lives in. */
+  store: TestStore;
+  readonly budget: BudgetActivity;
   client(overrides?: Partial<ServiceClientConfig>): ServiceClient;
   control<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
   requests(): Promise<Array<{ method: string; path: string; status: number }>>;
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dynamo: DynaliteServer = await startDynalite();
+  const store = await createTestStore(dynamo.endpoint);
   const sandbox = await startSandbox({ port: 0 });
+  const settings: RequestBudgetSettings = options.budget ?? { ...LOCAL_REQUEST_BUDGET };
+  const budget: BudgetActivity = { takes: 0, tableRequests: 0, waitsMs: [] };
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const init: RequestInit = { method };
     if (body !== undefined) {
@@ -32,6 +71,8 @@ export async function startHarness(): Promise<Harness> {
   };
   return {
     sandbox,
+    store,
+    budget,
     client: (overrides = {}) =>
       createServiceClient({
         partnerName: 'acme',
@@ -40,11 +81,24 @@ export async function startHarness(): Promise<Harness> {
         token: async () => SANDBOX_TOKEN,
         timeoutMs: 2000,
         sleep: async () => undefined,
+        budget: createRequestBudget({
+          store,
+          settings,
+          onTake: ({ requests, waitedMs }) => {
+            budget.takes += 1;
+            budget.tableRequests += requests;
+            if (waitedMs > 0) budget.waitsMs.push(waitedMs);
+          },
+        }),
         ...overrides,
       }),
     control,
     requests: () => control('GET', '/_sandbox/requests'),
-    close: () => sandbox.close(),
+    close: async () => {
+      await sandbox.close();
+      store.client.destroy();
+      await dynamo.close();
+    },
   };
 }
 

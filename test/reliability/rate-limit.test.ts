@@ -5,7 +5,7 @@ import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
  * A burst against a service that accepts 20 requests per second (`startSandbox({ rateLimit: 20 })`)
  * with the connector's request budget set to it (chaos `budgetForLimit`): every event completes,
  * the accepted rate never exceeds the limit, and the budget keeps the service from answering 429. The full 500-event burst, with faults, duplicates and crashes on
- * top, is `npm run chaos -- --rate-limit 20 --events 500` (figures in docs/reliability.md).
+ * top, is `npm run chaos -- --rate-limit 20 --events 500` (figures in docs/performance.md, "The shared request budget").
  */
 
 const LIMIT = 20;

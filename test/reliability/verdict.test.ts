@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { judge, type Observations } from '#scripts/chaos/verdict.ts';
+import {
+  type ChaosVerdict,
+  judge,
+  type Observations,
+  runChecks,
+  runPassed,
+  verdictSummary,
+} from '#scripts/chaos/verdict.ts';
 import { buildWorkload, type ChaosEvent, customFieldValue, type Workload } from '#scripts/chaos/workload.ts';
 
 /**
@@ -328,9 +335,201 @@ describe('chaos verdict', () => {
       total: 4,
       accepted: 3,
       peakAcceptedPerSecond: 2,
-      // The 429 in second 0 asked for a 1 s pause: seconds 0 and 1 are the service's, not busy.
-      busySeconds: 0,
-      busyMeanAcceptedPerSecond: 0,
+      // No budget watched: the busy period is the seconds in which the service accepted a request.
+      busySeconds: 2,
+      busyMeanAcceptedPerSecond: 1.5,
     });
+  });
+
+  /** `count` requests answered `status` spread over [fromMs, toMs) after T0 (wall clock). */
+  const T0 = Date.parse('2026-01-01T00:00:00Z');
+  function spread(count: number, fromMs: number, toMs: number, status = 200, cause?: string) {
+    return Array.from({ length: count }, (_, index) => {
+      const wallMs = T0 + fromMs + Math.floor(((toMs - fromMs) * index) / count);
+      return {
+        time: new Date(wallMs).toISOString(),
+        wallMs,
+        method: 'GET',
+        path: '/installs/x',
+        status,
+        ...(cause === undefined ? {} : { cause }),
+      };
+    });
+  }
+
+  it('measures the busy period as the time calls waited on the budget, less the pauses injected 429s asked for', () => {
+    // Prepare: calls waited from 0 to 4 s; an injected 429 at 1 s paused everyone until 2 s; 18
+    // requests a second, except 6 sent in the pause; 30 more after 5 s, when nobody waited.
+    const observed = flawless();
+    const requests = [
+      ...spread(18, 0, 1000),
+      ...spread(1, 1000, 1001, 429, '429'),
+      ...spread(6, 1001, 2000),
+      ...spread(36, 2000, 4000),
+      ...spread(30, 5000, 7000),
+    ];
+
+    // Act
+    const verdict = judge({ ...observed, requests, budgetWaits: [[T0, T0 + 4000]] });
+
+    // Assess: 3 busy seconds (0-1 and 2-4), 54 requests accepted in them.
+    expect(verdict.requests.busySeconds).toBe(3);
+    expect(verdict.requests.busyMeanAcceptedPerSecond).toBe(18);
+  });
+
+  it("keeps the rate limiter's own 429s in the busy period: refused requests count against the budget", () => {
+    // Prepare: 2 s of waiting; in the first second 15 accepted and 5 refused by the limiter.
+    const observed = flawless();
+    const requests = [
+      ...spread(15, 0, 1000),
+      ...spread(5, 500, 1000, 429, 'rate-limit'),
+      ...spread(18, 1000, 2000),
+    ];
+
+    // Act
+    const verdict = judge({ ...observed, requests, budgetWaits: [[T0, T0 + 2000]] });
+
+    // Assess
+    expect(verdict.requests.busySeconds).toBe(2);
+    expect(verdict.requests.busyMeanAcceptedPerSecond).toBe(16.5);
+  });
+
+  it('joins overlapping waits of several calls into one busy period', () => {
+    // Prepare: three calls waiting over [0, 1.5 s), [1 s, 2 s) and [1.2 s, 1.8 s).
+    const observed = flawless();
+    const budgetWaits: Array<[number, number]> = [
+      [T0, T0 + 1500],
+      [T0 + 1000, T0 + 2000],
+      [T0 + 1200, T0 + 1800],
+    ];
+
+    // Act
+    const verdict = judge({ ...observed, requests: spread(40, 0, 2000), budgetWaits });
+
+    // Assess
+    expect(verdict.requests.busySeconds).toBe(2);
+    expect(verdict.requests.busyMeanAcceptedPerSecond).toBe(20);
+  });
+});
+
+describe('chaos verdict: passed, with and without a rate limit', () => {
+  /** A flawless run against a limit of 20/s: 1000 requests, 5 refused by the limiter, 18/s busy. */
+  function rateLimitedRun(): ChaosVerdict {
+    const verdict = judge(flawless());
+    return {
+      ...verdict,
+      retries: { ...verdict.retries, status429: 5, rateLimited: 5 },
+      requests: { ...verdict.requests, total: 1000, busySeconds: 30, busyMeanAcceptedPerSecond: 18 },
+    };
+  }
+
+  it('passes a rate-limited run whose budget kept every threshold', () => {
+    // Act
+    const passed = runPassed(rateLimitedRun(), 20);
+
+    // Assess
+    expect(passed).toBe(true);
+  });
+
+  it('fails a rate-limited run with a record dead-lettered for throttling', () => {
+    // Prepare
+    const run = { ...rateLimitedRun(), deadLetteredByCause: { throttling: 1 } };
+
+    // Act
+    const checks = runChecks(run, 20);
+
+    // Assess
+    expect(runPassed(run, 20)).toBe(false);
+    expect(checks['throttlingDeadLetters']).toEqual({ value: 1, max: 0, passed: false });
+  });
+
+  it('fails a rate-limited run whose 429 answers reach 2 % of its requests', () => {
+    // Prepare: 20 of 1000 requests refused by the rate limiter.
+    const base = rateLimitedRun();
+    const run = { ...base, retries: { ...base.retries, status429: 20, rateLimited: 20 } };
+
+    // Act
+    const checks = runChecks(run, 20);
+
+    // Assess
+    expect(runPassed(run, 20)).toBe(false);
+    expect(checks['answers429Share']).toEqual({ value: 0.02, below: 0.02, passed: false });
+  });
+
+  it("counts only the rate limiter's 429 answers, not injected 429 faults, against the 2 %", () => {
+    // Prepare: 60 injected 429s besides the limiter's 5.
+    const base = rateLimitedRun();
+    const run = { ...base, retries: { ...base.retries, status429: 65, rateLimited: 5 } };
+
+    // Act
+    const passed = runPassed(run, 20);
+
+    // Assess
+    expect(passed).toBe(true);
+  });
+
+  it('fails a rate-limited run that accepted under 85 % of the limit over its busy period', () => {
+    // Prepare: 16.9/s against 20/s (the threshold is 17).
+    const base = rateLimitedRun();
+    const run = { ...base, requests: { ...base.requests, busyMeanAcceptedPerSecond: 16.9 } };
+
+    // Act
+    const checks = runChecks(run, 20);
+
+    // Assess
+    expect(runPassed(run, 20)).toBe(false);
+    expect(checks['busyAcceptedPerSecond']).toEqual({ value: 16.9, atLeast: 17, passed: false });
+  });
+
+  it('fails a rate-limited run without a busy second: the budget was never tested against the limit', () => {
+    // Prepare
+    const base = rateLimitedRun();
+    const run = { ...base, requests: { ...base.requests, busySeconds: 0, busyMeanAcceptedPerSecond: 0 } };
+
+    // Act
+    const passed = runPassed(run, 20);
+
+    // Assess
+    expect(passed).toBe(false);
+  });
+
+  it('judges a run without a rate limit on lost, duplicated and silent give-ups only', () => {
+    // Prepare: figures that would fail the rate-limit checks.
+    const base = rateLimitedRun();
+    const run = {
+      ...base,
+      retries: { ...base.retries, rateLimited: 500 },
+      requests: { ...base.requests, busySeconds: 0 },
+    };
+
+    // Act
+    const checks = runChecks(run, null);
+
+    // Assess
+    expect(Object.keys(checks)).toEqual(['lost', 'duplicated', 'gaveUpWithoutSyncFailed']);
+    expect(runPassed(run, null)).toBe(true);
+    expect(runPassed({ ...run, lost: 1 }, null)).toBe(false);
+  });
+
+  it('states every threshold next to its figure in the JSON verdict', () => {
+    // Act
+    const summary = verdictSummary(rateLimitedRun(), { rateLimit: 20, wallTimeMs: 61_234 });
+
+    // Assess
+    expect(summary).toMatchObject({
+      passed: true,
+      rateLimit: 20,
+      answers429: 5,
+      requests: 1000,
+      wallTimeSeconds: 61.2,
+      deadLettered: { byCause: { throttling: 0 } },
+      checks: {
+        lost: { value: 0, max: 0, passed: true },
+        throttlingDeadLetters: { value: 0, max: 0, passed: true },
+        answers429Share: { value: 0.005, below: 0.02, passed: true },
+        busyAcceptedPerSecond: { value: 18, atLeast: 17, passed: true },
+      },
+    });
+    expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
   });
 });

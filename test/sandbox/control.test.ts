@@ -206,6 +206,7 @@ describe('request log and reset', () => {
     expect(log).toEqual([
       {
         time: expect.any(String),
+        wallMs: expect.any(Number),
         method: 'POST',
         path: '/connect/v1/partner/acme/subscription-status',
         status: 403,

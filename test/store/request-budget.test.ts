@@ -1,7 +1,13 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { ThrottledError } from '#functions/commons/errors.ts';
 import type { BudgetScope } from '#functions/commons/service/http.ts';
-import { createRequestBudget, type RequestBudgetSettings } from '#functions/commons/store/request-budget.ts';
+import {
+  type BudgetTakeMessage,
+  createRequestBudget,
+  REQUEST_BUDGET_CHANNEL,
+  type RequestBudgetSettings,
+} from '#functions/commons/store/request-budget.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();
@@ -124,6 +130,23 @@ describe('the shared request budget (GCRA in the table)', () => {
     expect(clock.slept).toHaveLength(8);
   });
 
+  it('costs one conditional update per request when the clock moves on by more than an interval between requests', async () => {
+    // Prepare: 10 per second (interval 100 ms), burst 10; a caller that takes every 150 ms finds
+    // the bucket idle each time, but within the burst tolerance of the previous request.
+    const { budget, clock } = budgetOnClock({ install: { ratePerSecond: 10, burst: 10 } });
+    const scope = newScope();
+
+    // Act
+    for (let index = 0; index < 10; index++) {
+      await budget.take(scope);
+      clock.now += 150;
+    }
+
+    // Assess: each take tries the idle update first, and it holds: one request each, no wait.
+    expect(clock.requests).toBe(10);
+    expect(clock.slept).toEqual([]);
+  });
+
   it('costs one conditional update per request on a steady bucket', async () => {
     // Prepare
     const { budget, clock } = budgetOnClock({ install: { ratePerSecond: 10, burst: 10 } });
@@ -134,5 +157,33 @@ describe('the shared request budget (GCRA in the table)', () => {
 
     // Assess: the first request creates the bucket (idle path), the rest take the busy path first.
     expect(clock.requests).toBe(10);
+  });
+
+  it('publishes each take on its diagnostics channel: the wait it slept, or how long a throttled record waits', async () => {
+    // Prepare: one request every 200 ms, then one every 4 s; a subscriber, as the chaos run has.
+    const paced = budgetOnClock({ install: { ratePerSecond: 5, burst: 1 } });
+    const sparse = budgetOnClock({ install: { ratePerSecond: 0.25, burst: 1 } });
+    const [pacedScope, sparseScope] = [newScope(), newScope()];
+    const messages: BudgetTakeMessage[] = [];
+    const listener = (message: unknown) => messages.push(message as BudgetTakeMessage);
+    subscribe(REQUEST_BUDGET_CHANNEL, listener);
+
+    // Act
+    try {
+      await paced.budget.take(pacedScope);
+      await paced.budget.take(pacedScope);
+      await sparse.budget.take(sparseScope);
+      await sparse.budget.take(sparseScope).catch(() => undefined);
+    } finally {
+      unsubscribe(REQUEST_BUDGET_CHANNEL, listener);
+    }
+
+    // Assess
+    expect(messages).toEqual([
+      { scope: pacedScope, endedAt: paced.clock.now - 200, waitedMs: 0 },
+      { scope: pacedScope, endedAt: paced.clock.now, waitedMs: 200 },
+      { scope: sparseScope, endedAt: sparse.clock.now, waitedMs: 0 },
+      { scope: sparseScope, endedAt: sparse.clock.now, waitedMs: 0, throttledForMs: 4000 },
+    ]);
   });
 });

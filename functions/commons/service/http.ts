@@ -120,8 +120,11 @@ export interface ServiceRequest {
   url: string;
   body?: unknown;
   safety: RetrySafety;
-  /** The request budget this call takes from. @default none taken */
-  scope?: BudgetScope;
+  /**
+   * The request budget this call takes from (required, so that no call goes out unmetered: a
+   * client built without a budget ignores it).
+   */
+  scope: BudgetScope;
   /** `none`: no Authorization header and no token read (install calls may need none). @default 'bearer' */
   auth?: 'bearer' | 'none';
 }
@@ -165,7 +168,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     let refreshedToken = false;
     for (let attempt = 1; ; attempt++) {
       // Throws ThrottledError (nothing sent) when the budget cannot give a request soon.
-      if (request.scope && options.budget) await options.budget.take(request.scope);
+      if (options.budget) await options.budget.take(request.scope);
       const started = Date.now();
       stats.requests++;
       const outcome = await attemptOnce(request, token, timeoutMs);
@@ -195,12 +198,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         options.logger?.warn('service call failed', { ...info, retrying: false });
         throw redactToken(outcome.error, token);
       }
-      if (
-        outcome.error.status === 429 &&
-        outcome.error.retryAfterMs !== undefined &&
-        request.scope &&
-        options.budget
-      ) {
+      if (outcome.error.status === 429 && outcome.error.retryAfterMs !== undefined && options.budget) {
         // Every worker of this scope waits, not only this call.
         await options.budget.pause(request.scope, Date.now() + outcome.error.retryAfterMs);
       }

@@ -1,3 +1,4 @@
+import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ThrottledError } from '#functions/commons/errors.ts';
@@ -49,6 +50,17 @@ export const DEFAULT_REQUEST_BUDGET = {
   install: { ratePerSecond: 10, burst: 10 },
 } as const;
 
+/**
+ * The budget of the local runtime (`npm start`, `serve`) and of the client integration tests: it
+ * runs as deployed, its table requests included, with rates the sandbox (unlimited unless started
+ * with a rate limit) never reaches, so a local run or a test is not slowed by guessed limits.
+ * Chaos with `--rate-limit` replaces it with one set to the sandbox's limit (scripts/chaos/run.ts).
+ */
+export const LOCAL_REQUEST_BUDGET = {
+  provisioning: { ratePerSecond: 500, burst: 100 },
+  install: { ratePerSecond: 500, burst: 100 },
+} as const satisfies RequestBudgetSettingsInput;
+
 export const requestBudgetSettingsSchema = z.strictObject({
   /** One bucket per provisioning root (region); null: none. */
   provisioning: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.provisioning),
@@ -62,6 +74,25 @@ export const requestBudgetSettingsSchema = z.strictObject({
 });
 export type RequestBudgetSettings = z.output<typeof requestBudgetSettingsSchema>;
 export type RequestBudgetSettingsInput = z.input<typeof requestBudgetSettingsSchema>;
+
+/**
+ * Every take is published on this Node diagnostics channel for in-process observers (the chaos
+ * run measures from it when calls were waiting on the budget); without a subscriber nothing is
+ * built or sent (`node:diagnostics_channel`, "Channel.hasSubscribers").
+ */
+export const REQUEST_BUDGET_CHANNEL = 'workforce-connector:request-budget';
+const takes = diagnosticsChannel(REQUEST_BUDGET_CHANNEL);
+
+/** What the channel carries for each take. */
+export interface BudgetTakeMessage {
+  readonly scope: BudgetScope;
+  /** When the take ended (epoch ms, the budget's clock): the call was sent then, or throttled. */
+  readonly endedAt: number;
+  /** How long it slept for its slot, just before `endedAt`. */
+  readonly waitedMs: number;
+  /** Set when the slot was too far away: the record waits this long on its queue from `endedAt`. */
+  readonly throttledForMs?: number;
+}
 
 /** Idle buckets disappear after a day (TTL); one is recreated at its first take. */
 const BUCKET_TTL_SECONDS = 24 * 60 * 60;
@@ -148,33 +179,31 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       const at = now();
       // Busy: the next slot is tat − τ; reserving it moves tat on by one interval, whoever else
       // reserves at the same moment gets the slot after (FIFO among takers, one request each).
-      const busy = async () => {
-        const next = await update(target, 'SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
+      // Each answers the `tat` it wrote (undefined: its condition did not hold, nothing written).
+      const busy = () =>
+        update(target, 'SET #tat = #tat + :interval', '#tat BETWEEN :now AND :limit', {
           ':interval': target.intervalMs,
           ':now': at,
           ':limit': at + target.toleranceMs + maxWaitMs,
         });
-        return next === undefined
-          ? undefined
-          : Math.max(0, next - target.intervalMs - target.toleranceMs - at);
-      };
-      const idle = async () =>
-        (await update(target, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
+      const idle = () =>
+        update(target, 'SET #tat = :next', 'attribute_not_exists(#tat) OR #tat < :now', {
           ':next': at + target.intervalMs,
           ':now': at,
-        })) === undefined
-          ? undefined
-          : 0;
+        });
       const seen = lastSeen.get(target.key);
       const [first, second] = seen !== undefined && seen >= at ? [busy, idle] : [idle, busy];
       counter.requests++;
-      let waitMs = await first();
-      if (waitMs === undefined) {
+      let written = await first();
+      if (written === undefined) {
         counter.requests++;
-        waitMs = await second();
+        written = await second();
       }
-      if (waitMs !== undefined) {
-        lastSeen.set(target.key, at + waitMs + target.toleranceMs + target.intervalMs);
+      if (written !== undefined) {
+        // Remember exactly what the table holds now, so the next take tries the update whose
+        // condition holds first (one request); the slot of this request is the new tat − T − τ.
+        lastSeen.set(target.key, written);
+        const waitMs = Math.max(0, written - target.intervalMs - target.toleranceMs - at);
         return { waitMs: Math.ceil(waitMs), reserved: true };
       }
       // Neither: the next slot is further than maxWaitMs away; read how far, to say when to come back.
@@ -200,12 +229,14 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     async take(scope) {
       const counter = { requests: 0 };
       let waitedMs = 0;
+      let throttledForMs: number | undefined;
       try {
         // Each bucket's slot is reserved in turn; the call goes at the latest of them.
         let goAt = 0;
         for (const target of bucketsOf(scope)) {
           const { waitMs, reserved } = await reserve(target, BUDGET_MAX_WAIT_MS, counter);
           if (!reserved) {
+            throttledForMs = waitMs;
             throw new ThrottledError(
               `the request budget of ${describe(scope)} has no request for ${waitMs} ms; the record waits on its queue`,
               waitMs,
@@ -220,6 +251,15 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
         }
       } finally {
         options.onTake?.({ requests: counter.requests, waitedMs });
+        if (takes.hasSubscribers) {
+          const message: BudgetTakeMessage = {
+            scope,
+            endedAt: now(),
+            waitedMs,
+            ...(throttledForMs === undefined ? {} : { throttledForMs }),
+          };
+          takes.publish(message);
+        }
       }
     },
 
