@@ -6,7 +6,7 @@ import { runChecks, verdictSummary } from '#scripts/chaos/verdict.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
- *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json] [--report FILE]
+ *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE]
  *
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
@@ -16,7 +16,7 @@ import { runChecks, verdictSummary } from '#scripts/chaos/verdict.ts';
  */
 
 const USAGE =
-  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json] [--report FILE]';
+  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE]';
 
 function numberOption(
   values: Record<string, string | boolean | undefined>,
@@ -116,6 +116,7 @@ async function main(): Promise<number> {
       'rate-limit': { type: 'string' },
       seed: { type: 'string' },
       'log-level': { type: 'string' },
+      'json-logs': { type: 'boolean' },
       json: { type: 'boolean' },
       report: { type: 'string' },
       help: { type: 'boolean' },
@@ -134,7 +135,7 @@ async function main(): Promise<number> {
   const rateLimit = numberOption(values, 'rate-limit');
   const seed = numberOption(values, 'seed');
   // The handlers' JSON logs as one line each, their EMF metric lines dropped (local/handler-output.ts).
-  showHandlerOutput('lines');
+  showHandlerOutput(values['json-logs'] ? 'json' : 'lines');
   const report = await runChaos({
     ...(events === undefined ? {} : { events }),
     ...(accounts === undefined ? {} : { accounts }),

@@ -74,6 +74,8 @@ describe('secrets in a chaos run', () => {
       '11',
       '--log-level',
       'DEBUG',
+      // The handlers' output as deployed (JSON lines), not the readable local lines.
+      '--json-logs',
     ]);
   }, 120_000);
 
