@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDbDocumentClient } from '#functions/commons/clients/dynamodb.ts';
-import { nextDriftCheck } from '#functions/commons/store/drift-schedule.ts';
-import { businessKey, driftShardOf } from '#functions/commons/store/keys.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
+import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
+import { businessKey, driftShardOf } from '#functions/store/keys.ts';
 import { LOCAL_ACCOUNT_ID, scheduledEvent } from '#local/aws/lambda.ts';
 import { LOCAL_REGION } from '#local/template.ts';
 import type { BenchEnvironment } from './environment.ts';

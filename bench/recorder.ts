@@ -2,8 +2,8 @@ import { createServer, Agent as HttpAgent, request as httpRequest, type Incoming
 import type { AddressInfo } from 'node:net';
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
-import { dynamoDbClient } from '#functions/commons/clients/dynamodb.ts';
-import { eventBridgeClient } from '#functions/commons/clients/eventbridge.ts';
+import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
+import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
 
 /**
  * What a handler asked of the outside world while the recorder listened: DynamoDB and EventBridge

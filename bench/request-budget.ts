@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
-import type { Store } from '#functions/commons/store/store.ts';
+import { createRequestBudget } from '#functions/store/request-budget.ts';
+import type { Store } from '#functions/store/store.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median } from './stats.ts';
 

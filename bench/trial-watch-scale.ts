@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDbDocumentClient } from '#functions/commons/clients/dynamodb.ts';
-import { businessKey, trialShardOf } from '#functions/commons/store/keys.ts';
+import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { businessKey, trialShardOf } from '#functions/store/keys.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median, sum } from './stats.ts';

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
-import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { DEFAULT_INBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
+import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
+import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { DEFAULT_INBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { eventTime, LOCAL_ACCOUNT_ID, scheduledEvent, toSqsEvent } from '#local/aws/lambda.ts';
 import { LOCAL_REGION } from '#local/template.ts';
 

@@ -1,6 +1,6 @@
-import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
-import { MetricName } from '#functions/commons/metric-names.ts';
-import { DEFAULT_MAX_ATTEMPTS } from '#functions/commons/retry-schedule.ts';
+import type { InboundDetailType } from '#functions/contracts/registry.ts';
+import { MetricName } from '#functions/runtime/metric-names.ts';
+import { DEFAULT_MAX_ATTEMPTS } from '#functions/runtime/retry-schedule.ts';
 
 /**
  * The route table: which function consumes which inbound detail-type, and how its queue and

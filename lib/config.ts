@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
-import { startWindowProblem } from '#functions/commons/retry-schedule.ts';
-import { serviceAssumptionsSchema } from '#functions/commons/service/assumptions.ts';
-import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
-import { requestBudgetSettingsSchema } from '#functions/commons/store/request-budget.ts';
+import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/runtime/config.ts';
+import { startWindowProblem } from '#functions/runtime/retry-schedule.ts';
+import { serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
+import { DEFAULT_TIMEOUT_MS } from '#functions/service/http.ts';
+import { requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
 
 /**
  * The deployment configuration of the connector app (`bin/app.ts`): one JSON file merged with
@@ -216,7 +216,7 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
           error: 'expected TRACE, DEBUG, INFO, WARN, ERROR or CRITICAL',
         })
         .default('INFO'),
-      // Left out, the functions' own defaults (functions/commons/config.ts) apply.
+      // Left out, the functions' own defaults (functions/runtime/config.ts) apply.
       httpTimeoutMs: wholeNumber().pipe(z.number().min(100).max(60_000)).optional(),
       // What the client assumes where the spec is silent (docs/internals.md, "Open behaviours").
       serviceAssumptions: serviceAssumptionsSchema.optional(),

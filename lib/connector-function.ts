@@ -13,8 +13,8 @@ import {
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { DRIFT_INDEX_NAME, TRIAL_INDEX_NAME } from '#functions/commons/store/table.ts';
 import type { TableAccess } from '#functions/routes.ts';
+import { DRIFT_INDEX_NAME, TRIAL_INDEX_NAME } from '#functions/store/table.ts';
 import { HANDLER_SOURCE_METADATA, type HandlerSource } from './handler-source.ts';
 
 /** Repository root: entries in `functions/routes.ts` are relative to it, and esbuild runs there. */

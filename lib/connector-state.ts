@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { tableDefinition } from '#functions/commons/store/table.ts';
+import { tableDefinition } from '#functions/store/table.ts';
 
 /**
  * The connector's stateful resources: the table, the bus, the token secret and the archive of
@@ -18,7 +18,7 @@ export interface ConnectorTableProps {
   readonly tableProps?: Partial<dynamodb.TableProps>;
 }
 
-/** The table from `functions/commons/store/table.ts`: on demand, PITR, TTL, the trial index. */
+/** The table from `functions/store/table.ts`: on demand, PITR, TTL, the trial index. */
 export function createConnectorTable(
   scope: Construct,
   id: string,

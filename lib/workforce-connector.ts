@@ -14,30 +14,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/commons/config.ts';
-import { PIPE_INPUT_TEMPLATE } from '#functions/commons/contracts/envelope.ts';
-import {
-  ConnectorMetric,
-  DEFAULT_METRICS_NAMESPACE,
-  MetricName,
-  TOKEN_PROBLEM_CODES,
-  UNCONFIRMED_SIGNUP_LOG_MESSAGE,
-  UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
-} from '#functions/commons/metric-names.ts';
-import {
-  ROUTE_QUEUE_RETENTION_SECONDS,
-  routeMaxReceiveCount,
-  startWindowProblem,
-} from '#functions/commons/retry-schedule.ts';
-import {
-  type ServiceAssumptionsInput,
-  serviceAssumptionsSchema,
-} from '#functions/commons/service/assumptions.ts';
-import { DEFAULT_TIMEOUT_MS } from '#functions/commons/service/http.ts';
-import {
-  type RequestBudgetSettingsInput,
-  requestBudgetSettingsSchema,
-} from '#functions/commons/store/request-budget.ts';
+import { PIPE_INPUT_TEMPLATE } from '#functions/contracts/envelope.ts';
 import {
   queueRoutes as defaultQueueRoutes,
   refusalFunction as defaultRefusalFunction,
@@ -47,6 +24,26 @@ import {
   type ScheduledFunction,
   type TableAccess,
 } from '#functions/routes.ts';
+import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/runtime/config.ts';
+import {
+  ConnectorMetric,
+  DEFAULT_METRICS_NAMESPACE,
+  MetricName,
+  TOKEN_PROBLEM_CODES,
+  UNCONFIRMED_SIGNUP_LOG_MESSAGE,
+  UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
+} from '#functions/runtime/metric-names.ts';
+import {
+  ROUTE_QUEUE_RETENTION_SECONDS,
+  routeMaxReceiveCount,
+  startWindowProblem,
+} from '#functions/runtime/retry-schedule.ts';
+import { type ServiceAssumptionsInput, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
+import { DEFAULT_TIMEOUT_MS } from '#functions/service/http.ts';
+import {
+  type RequestBudgetSettingsInput,
+  requestBudgetSettingsSchema,
+} from '#functions/store/request-budget.ts';
 import { bindBus, bindSecret, bindTable, ConnectorFunction } from './connector-function.ts';
 import { type ConnectorArchive, ConnectorState } from './connector-state.ts';
 
@@ -398,7 +395,7 @@ export class WorkforceConnector extends Construct {
       environment: {
         ...environment,
         POWERTOOLS_SERVICE_NAME: route.functionName,
-        // functions/commons/route-queue.ts
+        // functions/runtime/route-queue.ts
         QUEUE_URL: queue.queueUrl,
         DEAD_LETTER_QUEUE_URL: deadLetterQueue.queueUrl,
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
@@ -1145,7 +1142,7 @@ function queueAge(queue: sqs.IQueue, threshold = Duration.minutes(30)): AlarmDef
 }
 
 /**
- * The functions' settings as env vars, in the formats `functions/commons/config.ts` parses.
+ * The functions' settings as env vars, in the formats `functions/runtime/config.ts` parses.
  * Resource names (table, bus, secret) are added by the binders.
  */
 export function connectorEnvironment(props: WorkforceConnectorProps): Record<string, string> {

@@ -11,8 +11,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { createStore, type Store } from '#functions/commons/store/store.ts';
-import { createTableInput } from '#functions/commons/store/table.ts';
+import { createStore, type Store } from '#functions/store/store.ts';
+import { createTableInput } from '#functions/store/table.ts';
 
 /**
  * dynalite in memory, fronted by a small proxy that adds what dynalite lacks and the connector

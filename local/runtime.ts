@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { App } from 'aws-cdk-lib';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { DEAD_LETTER_ATTRIBUTES } from '#functions/commons/route-queue.ts';
+import { DEAD_LETTER_ATTRIBUTES } from '#functions/runtime/route-queue.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import { startSandbox } from '#sandbox/server.ts';

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from 'aws-cdk-lib';
-import { LOCAL_REQUEST_BUDGET } from '#functions/commons/store/request-budget.ts';
 import { queueRoutes } from '#functions/routes.ts';
+import { LOCAL_REQUEST_BUDGET } from '#functions/store/request-budget.ts';
 import { type ConnectorConfig, EXAMPLE_CONFIG_FILE, parseConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 

@@ -1,9 +1,9 @@
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { scheduleFirstDriftCheck } from '#functions/commons/store/business.ts';
-import { DEFAULT_DRIFT_EVERY_HOURS } from '#functions/commons/store/drift-schedule.ts';
-import { createStore, type Store } from '#functions/commons/store/store.ts';
+import { scheduleFirstDriftCheck } from '#functions/store/business.ts';
+import { DEFAULT_DRIFT_EVERY_HOURS } from '#functions/store/drift-schedule.ts';
+import { createStore, type Store } from '#functions/store/store.ts';
 import { runOperatorCommand } from './aws-setup.ts';
 import {
   parseCommandArgs,

@@ -22,7 +22,7 @@ import { runOperatorCommand } from './aws-setup.ts';
  * route rules: after a fix, events that gave up (SyncFailed RETRIES_EXHAUSTED) run again. "When EventBridge sends an event from an archive to the source event bus
  * during a replay, it adds a metadata field to the event, replay-name" (EventBridge user guide,
  * "Archiving and replaying events"); a route handler acknowledges a replayed event whose content it
- * applied before, whatever its id (functions/commons/store/applied-events.ts), so a window can be
+ * applied before, whatever its id (functions/store/applied-events.ts), so a window can be
  * replayed whole: what was applied is not applied twice.
  *
  * The archive is the stack's (output ArchiveName), found by its pattern when not named; the

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '#functions/commons/config.ts';
-import { region as regionSchema } from '#functions/commons/contracts/fields.ts';
-import { buildDependencies } from '#functions/commons/dependencies.ts';
-import { ServiceRejectedError } from '#functions/commons/errors.ts';
-import { getAccountByHostname, getBusiness, recordProvisioned } from '#functions/commons/store/business.ts';
+import { region as regionSchema } from '#functions/contracts/fields.ts';
+import { ServiceRejectedError } from '#functions/domain/errors.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies } from '#functions/runtime/dependencies.ts';
+import { getAccountByHostname, getBusiness, recordProvisioned } from '#functions/store/business.ts';
 import { DEFAULT_CONFIG_FILE } from '#lib/config.ts';
 import { runOperatorCommand } from './aws-setup.ts';
 import { parseCommandArgs, required, SignupUsageError, useLocalRuntime } from './operator-target.ts';
@@ -130,7 +130,7 @@ export async function resolveSignup(
   process.env['EVENT_BUS_NAME'] ||= 'unused-by-resolve-signup';
   process.env['POWERTOOLS_LOG_LEVEL'] ||= 'SILENT';
   const config = loadConfig(process.env);
-  const { store, service } = buildDependencies(config);
+  const { store, service } = buildDependencies(config, {}); // publishes nothing
   const { account, hostname } = options;
 
   const business = await getBusiness(store, account);

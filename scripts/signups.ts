@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { getBusiness } from '#functions/commons/store/business.ts';
-import { listUnconfirmedSignups } from '#functions/commons/store/drift-index.ts';
-import { createStore } from '#functions/commons/store/store.ts';
+import { getBusiness } from '#functions/store/business.ts';
+import { listUnconfirmedSignups } from '#functions/store/drift-index.ts';
+import { createStore } from '#functions/store/store.ts';
 import { runOperatorCommand } from './aws-setup.ts';
 import {
   parseCommandArgs,

@@ -1,16 +1,16 @@
-import type { PlanChosenDetail } from '#functions/commons/contracts/inbound/plan-chosen.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
+import type { PlanChosenDetail } from '#functions/contracts/inbound/plan-chosen.ts';
+import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
 import {
   notePlanChangeRequested,
   recordSyncSuccess,
   TRIAL_EDITION,
   updateEdition,
-} from '#functions/commons/store/business.ts';
+} from '#functions/store/business.ts';
 
 const PREMIUM_EDITION = 'SUBSCRIPTION_PAID_PRO_PREMIUM';
 const FREE_EDITION = 'SUBSCRIPTION_FREE';

@@ -4,9 +4,9 @@
  * primary adapter: SQS FIFO batch (createRouteHandler) → use case: changePlan → secondary adapters:
  * service client, store, publisher.
  */
-import * as planChosen from '#functions/commons/contracts/inbound/plan-chosen.ts';
-import * as planChanged from '#functions/commons/contracts/outbound/plan-changed.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
+import * as planChanged from '#functions/contracts/outbound/plan-changed.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { changePlan } from './change-plan.ts';
 
 export const handler = createRouteHandler({

@@ -1,13 +1,13 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { edition as editionSchema, region as regionSchema } from '#functions/commons/contracts/fields.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ServiceRejectedError } from '#functions/commons/errors.ts';
+import { edition as editionSchema, region as regionSchema } from '#functions/contracts/fields.ts';
+import { ServiceRejectedError } from '#functions/domain/errors.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import {
   MetricName,
   UNCONFIRMED_SIGNUP_LOG_MESSAGE,
   UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
-} from '#functions/commons/metric-names.ts';
-import { isServicePause } from '#functions/commons/retry-schedule.ts';
+} from '#functions/runtime/metric-names.ts';
+import { isServicePause } from '#functions/runtime/retry-schedule.ts';
 import {
   type BusinessRecord,
   getBusiness,
@@ -16,14 +16,10 @@ import {
   TRIAL_EDITION,
   unscheduleDriftCheck,
   updateEdition,
-} from '#functions/commons/store/business.ts';
-import { driftChecksDueBefore, listUnconfirmedSignups } from '#functions/commons/store/drift-index.ts';
-import {
-  claimDriftNotice,
-  confirmDriftNotice,
-  releaseDriftNotice,
-} from '#functions/commons/store/drift-notices.ts';
-import { nextDriftCheck } from '#functions/commons/store/drift-schedule.ts';
+} from '#functions/store/business.ts';
+import { driftChecksDueBefore, listUnconfirmedSignups } from '#functions/store/drift-index.ts';
+import { claimDriftNotice, confirmDriftNotice, releaseDriftNotice } from '#functions/store/drift-notices.ts';
+import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
 
 /**
  * A plan change that change-plan started (and has not recorded yet) is its own, not drift, for

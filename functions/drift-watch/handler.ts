@@ -10,15 +10,15 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { loadConfig } from '#functions/commons/config.ts';
-import * as businessEditionChanged from '#functions/commons/contracts/outbound/business-edition-changed.ts';
-import * as businessGone from '#functions/commons/contracts/outbound/business-gone.ts';
-import { outboundContractsOf } from '#functions/commons/event-publisher.ts';
-import { buildFunctionDependencies } from '#functions/commons/function-dependencies.ts';
+import * as businessEditionChanged from '#functions/contracts/outbound/business-edition-changed.ts';
+import * as businessGone from '#functions/contracts/outbound/business-gone.ts';
+import { outboundContractsOf } from '#functions/publisher/publisher.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies } from '#functions/runtime/dependencies.ts';
 import { type DriftWatchReport, driftWatch } from './drift-watch.ts';
 
 // Cold start: a missing or invalid env var fails here, not on the first scheduled run.
-const dependencies = buildFunctionDependencies(
+const dependencies = buildDependencies(
   loadConfig(),
   outboundContractsOf([businessEditionChanged, businessGone]),
 );

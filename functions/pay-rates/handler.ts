@@ -4,9 +4,9 @@
  * primary adapter: SQS FIFO batch (createRouteHandler) → use case: reportPayRates → secondary
  * adapters: service client, store, publisher.
  */
-import * as payRatesRequested from '#functions/commons/contracts/inbound/pay-rates-requested.ts';
-import * as payRatesReported from '#functions/commons/contracts/outbound/pay-rates-reported.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as payRatesRequested from '#functions/contracts/inbound/pay-rates-requested.ts';
+import * as payRatesReported from '#functions/contracts/outbound/pay-rates-reported.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { reportPayRates } from './pay-rates.ts';
 
 export const handler = createRouteHandler({

@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { mapWithConcurrency } from '#functions/commons/concurrency.ts';
-import type { PayRatesRequestedDetail } from '#functions/commons/contracts/inbound/pay-rates-requested.ts';
+import type { PayRatesRequestedDetail } from '#functions/contracts/inbound/pay-rates-requested.ts';
 import type {
   PayRateEntry,
   PayRatesReportedDetail,
   UnresolvedReasonCode,
-} from '#functions/commons/contracts/outbound/pay-rates-reported.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { PermanentError, QueryLimitReachedError, ServiceRejectedError } from '#functions/commons/errors.ts';
-import { detailRoomBytes, splitIntoParts } from '#functions/commons/event-parts.ts';
-import type { OutboundEvent } from '#functions/commons/event-publisher.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type {
-  InstallClient,
-  PayRateResolution,
-  UnresolvedPayRateCode,
-} from '#functions/commons/service/install.ts';
-import type { EmployeeAgreement } from '#functions/commons/service/schemas.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+} from '#functions/contracts/outbound/pay-rates-reported.ts';
+import { PermanentError, QueryLimitReachedError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import { detailRoomBytes, splitIntoParts } from '#functions/publisher/parts.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { InstallClient, PayRateResolution, UnresolvedPayRateCode } from '#functions/service/install.ts';
+import type { EmployeeAgreement } from '#functions/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
 
 /** Install reads in flight at once for one record (agreements per employee, contract and rule lookups). */
 export const PAY_RATE_READ_CONCURRENCY = 4;

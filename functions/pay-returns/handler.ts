@@ -4,9 +4,9 @@
  * primary adapter: SQS FIFO batch (createRouteHandler) → use case: readPayReturns → secondary
  * adapters: service client, store, publisher.
  */
-import * as payReturnsRequested from '#functions/commons/contracts/inbound/pay-returns-requested.ts';
-import * as payReturnsReady from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as payReturnsRequested from '#functions/contracts/inbound/pay-returns-requested.ts';
+import * as payReturnsReady from '#functions/contracts/outbound/pay-returns-ready.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { readPayReturns } from './pay-returns.ts';
 
 export const handler = createRouteHandler({

@@ -1,16 +1,17 @@
-import { mapWithConcurrency } from '#functions/commons/concurrency.ts';
-import type { PayReturnsRequestedDetail } from '#functions/commons/contracts/inbound/pay-returns-requested.ts';
+import type { PayReturnsRequestedDetail } from '#functions/contracts/inbound/pay-returns-requested.ts';
 import type {
   PayLine,
   PayReturnsReadyDetail,
   TimesheetContext,
-} from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ResponseShapeError, ServiceRejectedError } from '#functions/commons/errors.ts';
-import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/commons/event-publisher.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
+} from '#functions/contracts/outbound/pay-returns-ready.ts';
+import { ResponseShapeError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/publisher/publisher.ts';
+import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { InstallClient } from '#functions/service/install.ts';
 import {
   type CustomFieldData,
   customFieldDataSchema,
@@ -19,9 +20,8 @@ import {
   payRuleConfigSchema,
   scheduleChangeFieldNames,
   type TimesheetObject,
-} from '#functions/commons/service/schemas.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+} from '#functions/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
 
 /** Timesheets read at once: one QUERY each, kept small so one record cannot flood the install. */
 export const PAY_RETURN_QUERY_CONCURRENCY = 4;

@@ -5,9 +5,9 @@
  * or retry per record) → use case: provisionBusiness → secondary adapters: service client, store,
  * publisher.
  */
-import * as accountCreated from '#functions/commons/contracts/inbound/account-created.ts';
-import * as businessProvisioned from '#functions/commons/contracts/outbound/business-provisioned.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as accountCreated from '#functions/contracts/inbound/account-created.ts';
+import * as businessProvisioned from '#functions/contracts/outbound/business-provisioned.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { provisionBusiness } from './provision-business.ts';
 
 export const handler = createRouteHandler({

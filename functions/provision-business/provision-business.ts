@@ -1,23 +1,23 @@
-import type { AccountCreatedDetail } from '#functions/commons/contracts/inbound/account-created.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
+import type { AccountCreatedDetail } from '#functions/contracts/inbound/account-created.ts';
 import {
   PermanentError,
   RegionNotAvailableError,
   ServiceRejectedError,
   SignupOutcomeLostError,
-} from '#functions/commons/errors.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import { signupDuplicateRejectionsOf } from '#functions/commons/service/assumptions.ts';
-import { isSignupDuplicateRejection } from '#functions/commons/service/provisioning.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
+} from '#functions/domain/errors.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import { signupDuplicateRejectionsOf } from '#functions/service/assumptions.ts';
+import { isSignupDuplicateRejection } from '#functions/service/provisioning.ts';
 import {
   type BusinessRecord,
   claimSignup,
   markSignupUnconfirmed,
   recordProvisioned,
   releaseSignupClaim,
-} from '#functions/commons/store/business.ts';
+} from '#functions/store/business.ts';
 
 /**
  * provisionBusiness — AccountCreated → signup → BusinessProvisioned.

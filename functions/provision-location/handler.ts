@@ -4,9 +4,9 @@
  * primary adapter: SQS FIFO batch (createRouteHandler) → use case: provisionLocation → secondary
  * adapters: service client, store (intent markers per location and area), publisher.
  */
-import * as locationCreated from '#functions/commons/contracts/inbound/location-created.ts';
-import * as locationProvisioned from '#functions/commons/contracts/outbound/location-provisioned.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as locationCreated from '#functions/contracts/inbound/location-created.ts';
+import * as locationProvisioned from '#functions/contracts/outbound/location-provisioned.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { provisionLocation } from './provision-location.ts';
 
 export const handler = createRouteHandler({

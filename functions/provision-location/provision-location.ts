@@ -1,25 +1,26 @@
 import type * as z from 'zod';
-import type { LocationCreatedDetail } from '#functions/commons/contracts/inbound/location-created.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
+import type { LocationCreatedDetail } from '#functions/contracts/inbound/location-created.ts';
 import {
   type CreateOutcome,
+  certainlyNotCreated,
   createdAtOrAfter,
   earliestCreation,
   outcomeOf,
-} from '#functions/commons/outcome-reconciliation.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import type { UseCaseEvent, UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type { InstallClient, QueryCondition } from '#functions/commons/service/install.ts';
+} from '#functions/domain/create-outcome.ts';
+import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseEvent, UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { InstallClient, QueryCondition } from '#functions/service/install.ts';
 import {
   type AreaRequest,
   areaRecordSchema,
   type LocationRequest,
   locationRecordSchema,
-} from '#functions/commons/service/schemas.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+} from '#functions/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
 import {
   claimAreaCreate,
   claimLocationCreate,
@@ -31,9 +32,8 @@ import {
   recordLocationCreated,
   releaseAreaClaim,
   releaseLocationClaim,
-} from '#functions/commons/store/locations.ts';
-import type { Store } from '#functions/commons/store/store.ts';
-import { certainlyNotCreated } from './create-outcome.ts';
+} from '#functions/store/locations.ts';
+import type { Store } from '#functions/store/store.ts';
 
 export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];
 

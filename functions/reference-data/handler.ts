@@ -5,9 +5,9 @@
  * primary adapter: SQS FIFO batch (createRouteHandler) → use case: reportReferenceData →
  * secondary adapters: service client, store (reference cache), publisher.
  */
-import * as referenceDataRequested from '#functions/commons/contracts/inbound/reference-data-requested.ts';
-import * as referenceData from '#functions/commons/contracts/outbound/reference-data.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as referenceDataRequested from '#functions/contracts/inbound/reference-data-requested.ts';
+import * as referenceData from '#functions/contracts/outbound/reference-data.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { reportReferenceData } from './reference-data.ts';
 
 export const handler = createRouteHandler({

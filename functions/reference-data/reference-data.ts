@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   ReferenceDataRequestedDetail,
   ReferenceKind,
-} from '#functions/commons/contracts/inbound/reference-data-requested.ts';
+} from '#functions/contracts/inbound/reference-data-requested.ts';
 import {
   type AwardEntry,
   type CountryEntry,
@@ -11,23 +11,23 @@ import {
   type ReferenceDataDetail,
   type StateEntry,
   stateEntry,
-} from '#functions/commons/contracts/outbound/reference-data.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
-import { detailRoomBytes, splitIntoParts } from '#functions/commons/event-parts.ts';
-import type { OutboundEvent } from '#functions/commons/event-publisher.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type { InstallClient, LeaveRuleRecord } from '#functions/commons/service/install.ts';
-import { awardLibraryOf } from '#functions/commons/service/schemas.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+} from '#functions/contracts/outbound/reference-data.ts';
+import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import { detailRoomBytes, splitIntoParts } from '#functions/publisher/parts.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { InstallClient, LeaveRuleRecord } from '#functions/service/install.ts';
+import { awardLibraryOf } from '#functions/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
 import {
   getCachedReferenceList,
   putCachedReferenceList,
   type ReferenceCacheKind,
-} from '#functions/commons/store/reference-cache.ts';
-import type { Store } from '#functions/commons/store/store.ts';
+} from '#functions/store/reference-cache.ts';
+import type { Store } from '#functions/store/store.ts';
 
 const DETAIL_TYPE = 'ReferenceData';
 

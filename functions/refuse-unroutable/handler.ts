@@ -22,15 +22,15 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { dynamoDbDocumentClient } from '#functions/commons/clients/dynamodb.ts';
-import { eventBridgeClient } from '#functions/commons/clients/eventbridge.ts';
-import * as syncFailed from '#functions/commons/contracts/outbound/sync-failed.ts';
-import { ConfigurationError } from '#functions/commons/errors.ts';
-import { createEventPublisher, outboundContractsOf } from '#functions/commons/event-publisher.ts';
-import { MetricName } from '#functions/commons/metric-names.ts';
-import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
-import { keepInDeadLetterQueue } from '#functions/commons/route-queue.ts';
-import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts';
+import * as syncFailed from '#functions/contracts/outbound/sync-failed.ts';
+import { ConfigurationError } from '#functions/domain/errors.ts';
+import { createPublisher, outboundContractsOf } from '#functions/publisher/publisher.ts';
+import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
+import { MetricName } from '#functions/runtime/metric-names.ts';
+import { countSyncFailed, logger, metrics } from '#functions/runtime/observability.ts';
+import { keepInDeadLetterQueue } from '#functions/runtime/route-queue.ts';
+import { idempotencyPersistenceOptions } from '#functions/store/table.ts';
 import {
   answerIntakeDeadLetter,
   type Refusal,
@@ -84,7 +84,7 @@ if (!settings.success) {
 }
 const config = settings.data;
 
-const publisher = createEventPublisher({
+const publisher = createPublisher({
   contracts: outboundContractsOf([syncFailed]),
   client: eventBridgeClient(),
   busName: config.EVENT_BUS_NAME,

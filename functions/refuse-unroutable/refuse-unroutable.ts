@@ -1,10 +1,10 @@
-import { eventBridgeEnvelope, PIPE_INPUT_TEMPLATE } from '#functions/commons/contracts/envelope.ts';
-import type { SyncFailedDetail } from '#functions/commons/contracts/outbound/sync-failed.ts';
+import { eventBridgeEnvelope, PIPE_INPUT_TEMPLATE } from '#functions/contracts/envelope.ts';
+import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed.ts';
 import {
   INTAKE_UNDELIVERABLE,
   MESSAGE_GROUP_ID_PATTERN,
   unroutableReason,
-} from '#functions/commons/contracts/routing.ts';
+} from '#functions/contracts/routing.ts';
 
 /**
  * Use cases of the refusal function: refuse what no route can take, and answer what an intake

@@ -1,13 +1,13 @@
-import type { BudgetSetDetail } from '#functions/commons/contracts/inbound/budget-set.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ServiceRejectedError } from '#functions/commons/errors.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
-import type { MetricItem, MetricRecord } from '#functions/commons/service/schemas.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+import type { BudgetSetDetail } from '#functions/contracts/inbound/budget-set.ts';
+import { ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import type { MetricItem, MetricRecord } from '#functions/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
 import { localMidnightUnixSeconds } from './local-midnight.ts';
 
 /**

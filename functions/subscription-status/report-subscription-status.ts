@@ -1,11 +1,11 @@
-import type { SubscriptionStatusRequestedDetail } from '#functions/commons/contracts/inbound/subscription-status-requested.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { ServiceRejectedError } from '#functions/commons/errors.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess, updateEdition } from '#functions/commons/store/business.ts';
+import type { SubscriptionStatusRequestedDetail } from '#functions/contracts/inbound/subscription-status-requested.ts';
+import { ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import { recordSyncSuccess, updateEdition } from '#functions/store/business.ts';
 
 /**
  * reportSubscriptionStatus — SubscriptionStatusRequested → subscription-status → SubscriptionStatus.

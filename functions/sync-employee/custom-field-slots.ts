@@ -1,8 +1,8 @@
-import { PermanentError } from '#functions/commons/errors.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
-import { type CustomFieldData, slotField } from '#functions/commons/service/schemas.ts';
-import { getSlot, listSlots, MAX_SLOTS, reserveSlot } from '#functions/commons/store/slots.ts';
-import type { Store } from '#functions/commons/store/store.ts';
+import { PermanentError } from '#functions/domain/errors.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import { type CustomFieldData, slotField } from '#functions/service/schemas.ts';
+import { getSlot, listSlots, MAX_SLOTS, reserveSlot } from '#functions/store/slots.ts';
+import type { Store } from '#functions/store/store.ts';
 
 const SYSTEM = 'Employee';
 

@@ -5,9 +5,9 @@
  * or retry per record) → use case: syncEmployee → secondary adapters: service client, store,
  * publisher.
  */
-import * as employeeChanged from '#functions/commons/contracts/inbound/employee-changed.ts';
-import * as employeeSynced from '#functions/commons/contracts/outbound/employee-synced.ts';
-import { createRouteHandler } from '#functions/commons/route-handler.ts';
+import * as employeeChanged from '#functions/contracts/inbound/employee-changed.ts';
+import * as employeeSynced from '#functions/contracts/outbound/employee-synced.ts';
+import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { syncEmployee } from './sync-employee.ts';
 
 export const handler = createRouteHandler({

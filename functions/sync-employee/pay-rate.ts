@@ -1,33 +1,33 @@
-import type { PayRate } from '#functions/commons/contracts/inbound/employee-changed.ts';
+import type { PayRate } from '#functions/contracts/inbound/employee-changed.ts';
+import {
+  type CreateOutcome,
+  certainlyNotCreated,
+  createdAtOrAfter,
+  earliestCreation,
+  outcomeOf,
+} from '#functions/domain/create-outcome.ts';
 import {
   OutcomeUnknownError,
   PermanentError,
   ResponseShapeError,
   ServiceRejectedError,
-} from '#functions/commons/errors.ts';
-import {
-  type CreateOutcome,
-  createdAtOrAfter,
-  earliestCreation,
-  outcomeOf,
-} from '#functions/commons/outcome-reconciliation.ts';
-import type { UseCaseEvent } from '#functions/commons/queue-handler.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
+} from '#functions/domain/errors.ts';
+import type { UseCaseEvent } from '#functions/runtime/route-handler.ts';
+import type { InstallClient } from '#functions/service/install.ts';
 import {
   type AwardLibraryEntry,
   awardLibraryEntrySchema,
   type EmployeeAgreement,
-} from '#functions/commons/service/schemas.ts';
-import { getCachedAward, putCachedAward } from '#functions/commons/store/awards.ts';
+} from '#functions/service/schemas.ts';
+import { getCachedAward, putCachedAward } from '#functions/store/awards.ts';
 import {
   claimPayRateApplication,
   type PayRateApplication,
   reclaimPayRateApplication,
   recordPayRateApplied,
   releasePayRateClaim,
-} from '#functions/commons/store/pay-rate-applications.ts';
-import type { Store } from '#functions/commons/store/store.ts';
-import { certainlyNotCreated } from '#functions/provision-location/create-outcome.ts';
+} from '#functions/store/pay-rate-applications.ts';
+import type { Store } from '#functions/store/store.ts';
 
 export interface PayRateContext {
   store: Store;

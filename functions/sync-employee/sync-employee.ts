@@ -2,16 +2,16 @@ import {
   type EmployeeChangedDetail,
   type EmployeePart,
   employeeParts,
-} from '#functions/commons/contracts/inbound/employee-changed.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { PermanentError, ServiceRejectedError } from '#functions/commons/errors.ts';
-import { provisionedBusinessOf } from '#functions/commons/provisioned-business.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
-import { agreedHourForm, normalizeCycle } from '#functions/commons/service/schemas.ts';
-import { serviceRejection } from '#functions/commons/service-rejection.ts';
-import { recordSyncSuccess } from '#functions/commons/store/business.ts';
+} from '#functions/contracts/inbound/employee-changed.ts';
+import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import { serviceRejection } from '#functions/domain/service-rejection.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import { agreedHourForm, normalizeCycle } from '#functions/service/schemas.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
 import { EmployeeSlotRegistry } from './custom-field-slots.ts';
 import { applyPayRate, type PayRateContext } from './pay-rate.ts';
 

@@ -9,18 +9,15 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { loadConfig } from '#functions/commons/config.ts';
-import * as trialEnded from '#functions/commons/contracts/outbound/trial-ended.ts';
-import * as trialExpiring from '#functions/commons/contracts/outbound/trial-expiring.ts';
-import { outboundContractsOf } from '#functions/commons/event-publisher.ts';
-import { buildFunctionDependencies } from '#functions/commons/function-dependencies.ts';
+import * as trialEnded from '#functions/contracts/outbound/trial-ended.ts';
+import * as trialExpiring from '#functions/contracts/outbound/trial-expiring.ts';
+import { outboundContractsOf } from '#functions/publisher/publisher.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies } from '#functions/runtime/dependencies.ts';
 import { type TrialWatchReport, trialWatch } from './trial-watch.ts';
 
 // Cold start: a missing or invalid env var fails here, not on the first scheduled run.
-const dependencies = buildFunctionDependencies(
-  loadConfig(),
-  outboundContractsOf([trialExpiring, trialEnded]),
-);
+const dependencies = buildDependencies(loadConfig(), outboundContractsOf([trialExpiring, trialEnded]));
 
 export const handler = middy(
   (event: ScheduledEvent, context: Context): Promise<TrialWatchReport> =>

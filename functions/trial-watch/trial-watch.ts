@@ -1,17 +1,17 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { region as regionSchema } from '#functions/commons/contracts/fields.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import { MetricName } from '#functions/commons/metric-names.ts';
-import type { OutboundEvent } from '#functions/commons/publisher.ts';
-import { isServicePause } from '#functions/commons/retry-schedule.ts';
-import { TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
+import { region as regionSchema } from '#functions/contracts/fields.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { MetricName } from '#functions/runtime/metric-names.ts';
+import { isServicePause } from '#functions/runtime/retry-schedule.ts';
+import { TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
 import {
   claimThresholdAnnouncement,
   confirmThresholdAnnouncement,
   releaseThresholdAnnouncement,
   type TrialThreshold,
-} from '#functions/commons/store/thresholds.ts';
-import { type DueTrial, trialsEndingBefore } from '#functions/commons/store/trial-index.ts';
+} from '#functions/store/thresholds.ts';
+import { type DueTrial, trialsEndingBefore } from '#functions/store/trial-index.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -33,7 +33,7 @@ import { compileEventPattern } from './event-pattern.ts';
  *
  * Whether a replayed event keeps its original `id` is not documented. `keepIds` models both: by
  * default a replayed event gets a new id (the case the connector's handlers must survive without
- * their id-keyed idempotency records: functions/commons/store/applied-events.ts); with `keepIds`
+ * their id-keyed idempotency records: functions/store/applied-events.ts); with `keepIds`
  * it keeps the original one.
  */
 

@@ -1,5 +1,5 @@
-import { RetryableError } from '#functions/commons/errors.ts';
-import type { Interruptions } from '#functions/commons/function-dependencies.ts';
+import { RetryableError } from '#functions/domain/errors.ts';
+import type { Interruptions } from '#functions/runtime/dependencies.ts';
 
 /**
  * Simulated process deaths between the steps of multi-step use cases, for the chaos run
@@ -8,7 +8,7 @@ import type { Interruptions } from '#functions/commons/function-dependencies.ts'
  * between a create call and recording its id, or between two areas of one location.
  *
  * The use cases name those places through their `interruptions` collaborator
- * (function-dependencies.ts), which deployed functions do not have; the chaos run injects this one
+ * (functions/runtime/dependencies.ts), which deployed functions do not have; the chaos run injects this one
  * into the functions it hosts (`useLocalCollaborators`). Nothing of it is in a deployed bundle
  * (test/infra/artifact.test.ts greps the assets).
  *

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { useLocalCollaborators } from '#functions/commons/local-collaborators.ts';
-import { getBusiness } from '#functions/commons/store/business.ts';
-import { type BudgetTakeMessage, REQUEST_BUDGET_CHANNEL } from '#functions/commons/store/request-budget.ts';
-import { listSlots } from '#functions/commons/store/slots.ts';
-import { createStore } from '#functions/commons/store/store.ts';
+import { useLocalCollaborators } from '#functions/runtime/local-collaborators.ts';
+import { getBusiness } from '#functions/store/business.ts';
+import { type BudgetTakeMessage, REQUEST_BUDGET_CHANNEL } from '#functions/store/request-budget.ts';
+import { listSlots } from '#functions/store/slots.ts';
+import { createStore } from '#functions/store/store.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import { crashPoints } from './crash-points.ts';
 import {

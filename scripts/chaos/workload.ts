@@ -1,4 +1,4 @@
-import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
+import type { InboundDetailType } from '#functions/contracts/registry.ts';
 import { type Random, seededRandom } from './random.ts';
 
 /**

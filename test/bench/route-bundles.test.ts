@@ -4,9 +4,9 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { deployBuildOptions, esbuildOptionsOf, functionTargets, REPO_ROOT } from '#bench/bundle.ts';
 import { withConditionsHeld } from '#bench/recorder.ts';
-import * as planChosen from '#functions/commons/contracts/inbound/plan-chosen.ts';
-import { inboundContracts } from '#functions/commons/contracts/registry.ts';
-import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
+import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
+import { inboundContracts } from '#functions/contracts/registry.ts';
+import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { connectorBundling } from '#lib/connector-function.ts';
 
@@ -82,9 +82,7 @@ describe('per-route deploy bundles', () => {
     for (const [index, target] of targets.entries()) {
       const files = inputs[index] ?? [];
       const inbound = files.filter((file) => file.includes('contracts/inbound/'));
-      expect(files, target.name).not.toContain('functions/commons/contracts/registry.ts');
-      expect(files, target.name).not.toContain('functions/commons/contracts/decode.ts');
-      expect(files, target.name).not.toContain('functions/commons/publisher.ts');
+      expect(files, target.name).not.toContain('functions/contracts/registry.ts');
       expect(inbound.length, target.name).toBeLessThanOrEqual(1);
       // Every outbound contract a bundle holds is one its function publishes, or SyncFailed.
       expect(
@@ -107,7 +105,7 @@ describe('per-route deploy bundles', () => {
       if (inputs.some((input) => input.includes('@aws-lambda-powertools/idempotency/'))) {
         for (const action of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']) used.add(action);
       }
-      for (const file of inputs.filter((input) => input.startsWith('functions/commons/store/'))) {
+      for (const file of inputs.filter((input) => input.startsWith('functions/store/'))) {
         const found = storeModuleActions(readFileSync(resolve(REPO_ROOT, file), 'utf8'));
         for (const action of found.actions) used.add(action);
         queriesIndex ||= found.queriesIndex;

@@ -4,9 +4,9 @@ import {
   ConfigurationError,
   InvalidHostnameError,
   RegionNotAvailableError,
-} from '#functions/commons/errors.ts';
-import { assertPlainHostname, createAddresses } from '#functions/commons/service/addresses.ts';
-import { createServiceClient } from '#functions/commons/service/client.ts';
+} from '#functions/domain/errors.ts';
+import { assertPlainHostname, createAddresses } from '#functions/service/addresses.ts';
+import { createServiceClient } from '#functions/service/client.ts';
 import { type FakeService, replyJson, startFakeService } from './fake-service.ts';
 
 const usOnly = { partnerName: 'acme', provisioningUrls: { US: 'https://prov.example.com/' } };

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient } from '#functions/commons/service/http.ts';
+import { createHttpClient } from '#functions/service/http.ts';
 
 /**
  * A Lambda reuses its process across invocations; the client must reuse its sockets too, so a

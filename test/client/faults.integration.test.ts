@@ -4,12 +4,9 @@ import {
   ServiceUnavailableError,
   SignupOutcomeLostError,
   TimeoutError,
-} from '#functions/commons/errors.ts';
-import {
-  serviceAssumptionsSchema,
-  serviceClientAssumptions,
-} from '#functions/commons/service/assumptions.ts';
-import type { RequestInfo } from '#functions/commons/service/http.ts';
+} from '#functions/domain/errors.ts';
+import { serviceAssumptionsSchema, serviceClientAssumptions } from '#functions/service/assumptions.ts';
+import type { RequestInfo } from '#functions/service/http.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
 
 let harness: Harness;

@@ -12,14 +12,14 @@ import {
   TimeoutError,
   TokenProblemError,
   TokenRejectedError,
-} from '#functions/commons/errors.ts';
+} from '#functions/domain/errors.ts';
 import {
   createHttpClient,
   type HttpClientOptions,
   parseRetryAfter,
   type RequestInfo,
   type ServiceRequest,
-} from '#functions/commons/service/http.ts';
+} from '#functions/service/http.ts';
 import { type FakeService, recordingSleep, refusedUrl, replyJson, startFakeService } from './fake-service.ts';
 
 const token = async () => 'unit-token';

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { InvalidRequestError, isRetryable, ServiceRejectedError } from '#functions/commons/errors.ts';
-import type { InstallClient } from '#functions/commons/service/install.ts';
-import type { AgreedHour } from '#functions/commons/service/schemas.ts';
-import { requestBudgetKey } from '#functions/commons/store/keys.ts';
+import { InvalidRequestError, isRetryable, ServiceRejectedError } from '#functions/domain/errors.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import type { AgreedHour } from '#functions/service/schemas.ts';
+import { requestBudgetKey } from '#functions/store/keys.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
 import { fullAgreedHour, simpleAgreedHour } from './spec-records.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRetryable, ResponseShapeError, ServiceRejectedError } from '#functions/commons/errors.ts';
-import { createServiceClient } from '#functions/commons/service/client.ts';
+import { isRetryable, ResponseShapeError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { createServiceClient } from '#functions/service/client.ts';
 import { type FakeHandler, type FakeService, replyJson, startFakeService } from './fake-service.ts';
 
 /**

@@ -5,9 +5,9 @@ import {
   RegionNotAvailableError,
   ServiceRejectedError,
   TokenRejectedError,
-} from '#functions/commons/errors.ts';
-import type { ServiceClient } from '#functions/commons/service/client.ts';
-import { requestBudgetKey } from '#functions/commons/store/keys.ts';
+} from '#functions/domain/errors.ts';
+import type { ServiceClient } from '#functions/service/client.ts';
+import { requestBudgetKey } from '#functions/store/keys.ts';
 import { type Harness, SANDBOX_TOKEN, startHarness, uniqueSignup } from './sandbox-harness.ts';
 
 let harness: Harness;

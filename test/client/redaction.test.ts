@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectorError } from '#functions/commons/errors.ts';
-import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
+import { ConnectorError } from '#functions/domain/errors.ts';
+import { createServiceClient, type ServiceClient } from '#functions/service/client.ts';
 import {
   type FakeService,
   type RecordedRequest,

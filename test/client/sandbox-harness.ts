@@ -2,13 +2,13 @@ import {
   createServiceClient,
   type ServiceClient,
   type ServiceClientConfig,
-} from '#functions/commons/service/client.ts';
-import type { SignupRequest } from '#functions/commons/service/provisioning.ts';
+} from '#functions/service/client.ts';
+import type { SignupRequest } from '#functions/service/provisioning.ts';
 import {
   createRequestBudget,
   LOCAL_REQUEST_BUDGET,
   type RequestBudgetSettings,
-} from '#functions/commons/store/request-budget.ts';
+} from '#functions/store/request-budget.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
 import {
   createTestStore,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { ResponseShapeError } from '#functions/commons/errors.ts';
+import { ResponseShapeError } from '#functions/domain/errors.ts';
 import {
   agreedHourForm,
   agreedHourSchema,
@@ -22,7 +22,7 @@ import {
   slotField,
   stateSchema,
   timesheetCustomFieldDefinitionSchema,
-} from '#functions/commons/service/schemas.ts';
+} from '#functions/service/schemas.ts';
 import * as records from './spec-records.ts';
 
 function shapeError(schema: z.ZodType, value: unknown): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { inboundContracts, outboundContracts } from '#functions/commons/contracts/registry.ts';
-import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
+import { inboundContracts, outboundContracts } from '#functions/contracts/registry.ts';
+import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
 
 // A loop rather than it.each: the rows hold zod schemas, which Vitest's title formatting hangs on.
 const directions = [

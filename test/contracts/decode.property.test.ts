@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type DecodeFailureCode, decodeInboundMessage } from '#functions/commons/contracts/decode.ts';
-import { inboundDetailTypes } from '#functions/commons/contracts/registry.ts';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { decodeOptions, eventBody } from './support.ts';
+import { inboundDetailTypes } from '#functions/contracts/registry.ts';
+import type { DecodeFailureCode } from '#functions/contracts/route-decoder.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { decodeInboundMessage, decodeOptions, eventBody } from './support.ts';
 
 const failureCodes: readonly DecodeFailureCode[] = [
   'INVALID_JSON',

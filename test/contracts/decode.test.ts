@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeInboundMessage, MAX_DETAIL_BYTES } from '#functions/commons/contracts/decode.ts';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { busEvent, decodeOptions, eventBody, pipeBody } from './support.ts';
+import { MAX_DETAIL_BYTES } from '#functions/contracts/route-decoder.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { busEvent, decodeInboundMessage, decodeOptions, eventBody, pipeBody } from './support.ts';
 
 describe('decodeInboundMessage', () => {
   it('returns the typed event with defaults applied', () => {

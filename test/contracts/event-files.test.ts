@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundDetailTypes, outboundDetailTypes } from '#functions/commons/contracts/registry.ts';
+import { inboundDetailTypes, outboundDetailTypes } from '#functions/contracts/registry.ts';
 import { compareEventFiles, generateEventFiles, writeEventFiles } from '#scripts/generate-schemas.ts';
 
 describe('files in events/', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeInboundMessage } from '#functions/commons/contracts/decode.ts';
-import { type InboundDetailType, inboundContracts } from '#functions/commons/contracts/registry.ts';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { decodeOptions, eventBody } from './support.ts';
+
+import { type InboundDetailType, inboundContracts } from '#functions/contracts/registry.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { decodeInboundMessage, decodeOptions, eventBody } from './support.ts';
 
 type Detail = Record<string, unknown>;
 

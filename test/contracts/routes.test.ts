@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inboundDetailTypes } from '#functions/commons/contracts/registry.ts';
+import { inboundDetailTypes } from '#functions/contracts/registry.ts';
 import {
   FIFO_MAX_BATCH_SIZE,
   MIN_EVENT_SOURCE_CONCURRENCY,

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeInboundMessage } from '#functions/commons/contracts/decode.ts';
+
 import {
   inboundContracts,
   inboundDetailTypes,
   outboundContracts,
   outboundDetailTypes,
-} from '#functions/commons/contracts/registry.ts';
-import { demoAccount, inboundSamples, outboundSamples } from '#functions/commons/contracts/samples.ts';
-import { DEFAULT_INBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
+} from '#functions/contracts/registry.ts';
+import { demoAccount, inboundSamples, outboundSamples } from '#functions/contracts/samples.ts';
+import { DEFAULT_INBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { samplePutEventsEntry, sampleSqsFifoBatch } from '#scripts/generate-schemas.ts';
-import { decodeOptions } from './support.ts';
+import { decodeInboundMessage, decodeOptions } from './support.ts';
 
 describe('sample details', () => {
   it.each(inboundDetailTypes)('the %s sample satisfies its inbound contract', (detailType) => {

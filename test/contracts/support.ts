@@ -1,5 +1,7 @@
-import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
-import { DEFAULT_INBOUND_SOURCE } from '#functions/commons/contracts/source.ts';
+import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
+import { inboundContracts } from '#functions/contracts/registry.ts';
+import { createRouteDecoder } from '#functions/contracts/route-decoder.ts';
+import { DEFAULT_INBOUND_SOURCE } from '#functions/contracts/source.ts';
 
 /** An EventBridge event as a rule delivers it, around any detail. */
 export function busEvent(
@@ -36,3 +38,6 @@ export function eventBody(
 }
 
 export const decodeOptions = { source: DEFAULT_INBOUND_SOURCE };
+
+/** A decoder that knows every inbound contract (each handler's knows its own): the contract tests' subject. */
+export const decodeInboundMessage = createRouteDecoder(Object.values(inboundContracts));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DEAD_LETTER_ATTRIBUTES } from '#functions/commons/route-queue.ts';
+import { DEAD_LETTER_ATTRIBUTES } from '#functions/runtime/route-queue.ts';
 import { inboundEvent, refusalBatch, useFlowHarness } from '#test/flows/support/harness.ts';
 
 /**

@@ -1,14 +1,11 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
-import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/commons/metric-names.ts';
-import { routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
-import {
-  type ServiceAssumptionsInput,
-  serviceAssumptionsSchema,
-} from '#functions/commons/service/assumptions.ts';
-import { tableDefinition } from '#functions/commons/store/table.ts';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/runtime/metric-names.ts';
+import { routeMaxReceiveCount } from '#functions/runtime/retry-schedule.ts';
+import { type ServiceAssumptionsInput, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
+import { tableDefinition } from '#functions/store/table.ts';
 import {
   acknowledgments,
   connectorConfig,

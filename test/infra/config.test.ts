@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
 import { queueRoutes } from '#functions/routes.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
 import {
   ConnectorConfigError,
   EXAMPLE_CONFIG_FILE,

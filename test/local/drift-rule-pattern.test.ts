@@ -2,7 +2,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { Aspects } from 'aws-cdk-lib';
 import { CfnRule } from 'aws-cdk-lib/aws-events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundContracts } from '#functions/commons/contracts/registry.ts';
-import { demoAccount } from '#functions/commons/contracts/samples.ts';
-import { getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
-import { createStore } from '#functions/commons/store/store.ts';
+import { inboundContracts } from '#functions/contracts/registry.ts';
+import { demoAccount } from '#functions/contracts/samples.ts';
+import { getAccountByHostname, getBusiness } from '#functions/store/business.ts';
+import { createStore } from '#functions/store/store.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { runScenario, type ScenarioReport, TRIAL_ACCOUNT } from '#local/scenario.ts';
 

@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundContracts } from '#functions/commons/contracts/registry.ts';
+import { inboundContracts } from '#functions/contracts/registry.ts';
 import type { BatchActivity } from '#local/aws/lambda.ts';
 import type { PipeActivity } from '#local/aws/pipe.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';

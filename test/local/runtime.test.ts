@@ -1,8 +1,8 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeMaxReceiveCount } from '#functions/commons/retry-schedule.ts';
 import { type QueueRoute, queueRoutes } from '#functions/routes.ts';
+import { routeMaxReceiveCount } from '#functions/runtime/retry-schedule.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
 // The plumbing under test with stand-in handlers, wired by the real construct from a fixture route

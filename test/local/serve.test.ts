@@ -4,10 +4,10 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundContracts } from '#functions/commons/contracts/registry.ts';
-import { demoAccount } from '#functions/commons/contracts/samples.ts';
-import { getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
-import { createStore } from '#functions/commons/store/store.ts';
+import { inboundContracts } from '#functions/contracts/registry.ts';
+import { demoAccount } from '#functions/contracts/samples.ts';
+import { getAccountByHostname, getBusiness } from '#functions/store/business.ts';
+import { createStore } from '#functions/store/store.ts';
 import {
   type DeadLetterView,
   type LocalResources,

@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type InboundDetailType, inboundContracts } from '#functions/commons/contracts/registry.ts';
-import { createRouteDecoder } from '#functions/commons/contracts/route-decoder.ts';
+import { type InboundDetailType, inboundContracts } from '#functions/contracts/registry.ts';
+import { createRouteDecoder } from '#functions/contracts/route-decoder.ts';
 import { localClock } from '#local/aws/clock.ts';
 import {
   compileInputTemplate,

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatPath } from '#functions/commons/contracts/issues.ts';
+import { formatPath } from '#functions/contracts/issues.ts';
 import {
   type InboundDetailType,
   inboundContracts,
   inboundDetailTypes,
-} from '#functions/commons/contracts/registry.ts';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
+} from '#functions/contracts/registry.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
 import { routeFor } from '#functions/routes.ts';
 import {
   type FlowHarness,

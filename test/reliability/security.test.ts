@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { businessKey } from '#functions/commons/store/keys.ts';
+import { businessKey } from '#functions/store/keys.ts';
 import type { ChaosReport } from '#scripts/chaos/run.ts';
 import {
   type FlowHarness,

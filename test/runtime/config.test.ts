@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_ENV_VARS, loadConfig } from '#functions/commons/config.ts';
-import { ConfigurationError } from '#functions/commons/errors.ts';
+import { ConfigurationError } from '#functions/domain/errors.ts';
+import { CONFIG_ENV_VARS, loadConfig } from '#functions/runtime/config.ts';
 
 const validEnv = {
   TABLE_NAME: 'connector-state',

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
-import {
-  getBusiness,
-  recordProvisioned,
-  TRIAL_EDITION,
-  updateEdition,
-} from '#functions/commons/store/business.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { getBusiness, recordProvisioned, TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
 import { reportSubscriptionStatus } from '#functions/subscription-status/report-subscription-status.ts';
 import { useTestStore } from '#test/store/support.ts';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
-import { inboundContracts } from '#functions/commons/contracts/registry.ts';
-import { createRouteDecoder } from '#functions/commons/contracts/route-decoder.ts';
-import { syncFailedClass } from '#functions/commons/metric-names.ts';
+import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
+import { inboundContracts } from '#functions/contracts/registry.ts';
+import { createRouteDecoder } from '#functions/contracts/route-decoder.ts';
 import { answerIntakeDeadLetter } from '#functions/refuse-unroutable/refuse-unroutable.ts';
 import { queueRoutes } from '#functions/routes.ts';
+import { syncFailedClass } from '#functions/runtime/metric-names.ts';
 
 /**
  * The refusal function's answer to a message of a route's intake dead-letter queue (pure use case):

@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, createMetrics, REDACTED, redactText } from '#functions/commons/observability.ts';
+import { createLogger, createMetrics, REDACTED, redactText } from '#functions/runtime/observability.ts';
 import { captureOutput } from './captured-output.ts';
 
 afterEach(() => {

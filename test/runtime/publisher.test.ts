@@ -1,13 +1,14 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RetryableError } from '#functions/commons/errors.ts';
+import { outboundContracts } from '#functions/contracts/registry.ts';
+import { RetryableError } from '#functions/domain/errors.ts';
 import {
   createPublisher,
   entrySize,
   MAX_ENTRY_BYTES,
   type OutboundEvent,
   OutboundEventError,
-} from '#functions/commons/publisher.ts';
+} from '#functions/publisher/publisher.ts';
 import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
 
 type PutEntry = { Source: string; DetailType: string; Detail: string; EventBusName: string; Time: number };
@@ -78,6 +79,7 @@ describe('createPublisher', () => {
     // Prepare
     const now = new Date('2025-03-01T10:00:00Z');
     const publisher = createPublisher({
+      contracts: outboundContracts,
       client,
       busName: 'partner-bus',
       source: 'workforce.connector',
@@ -106,6 +108,7 @@ describe('createPublisher', () => {
     refuse = { codes: new Set(['B', 'D']), times: 1 };
     const sleeps: number[] = [];
     const publisher = createPublisher({
+      contracts: outboundContracts,
       client,
       busName: 'partner-bus',
       source: 'workforce.connector',
@@ -131,6 +134,7 @@ describe('createPublisher', () => {
     // Prepare
     refuse = { codes: new Set(['B']), times: 99 };
     const publisher = createPublisher({
+      contracts: outboundContracts,
       client,
       busName: 'partner-bus',
       source: 'workforce.connector',
@@ -149,7 +153,12 @@ describe('createPublisher', () => {
 
   it('refuses a detail that breaks its outbound contract before sending anything', async () => {
     // Prepare
-    const publisher = createPublisher({ client, busName: 'partner-bus', source: 'workforce.connector' });
+    const publisher = createPublisher({
+      contracts: outboundContracts,
+      client,
+      busName: 'partner-bus',
+      source: 'workforce.connector',
+    });
     const broken = { detailType: 'SyncFailed', detail: { accountId: 'acct-1', code: 'lower case' } };
 
     // Act
@@ -163,7 +172,12 @@ describe('createPublisher', () => {
 
   it('refuses a detail-type that has no outbound contract', async () => {
     // Prepare
-    const publisher = createPublisher({ client, busName: 'partner-bus', source: 'workforce.connector' });
+    const publisher = createPublisher({
+      contracts: outboundContracts,
+      client,
+      busName: 'partner-bus',
+      source: 'workforce.connector',
+    });
 
     // Act
     const outcome = publisher.publish([{ detailType: 'AccountCreated', detail: { accountId: 'acct-1' } }]);
@@ -175,7 +189,12 @@ describe('createPublisher', () => {
 
   it('refuses an entry over 256 KB with the measured size', async () => {
     // Prepare
-    const publisher = createPublisher({ client, busName: 'partner-bus', source: 'workforce.connector' });
+    const publisher = createPublisher({
+      contracts: outboundContracts,
+      client,
+      busName: 'partner-bus',
+      source: 'workforce.connector',
+    });
     const huge = {
       detailType: 'BudgetSaved',
       detail: {
@@ -200,7 +219,12 @@ describe('createPublisher', () => {
 
   it('keeps every PutEvents request within 256 KB in total', async () => {
     // Prepare
-    const publisher = createPublisher({ client, busName: 'partner-bus', source: 'workforce.connector' });
+    const publisher = createPublisher({
+      contracts: outboundContracts,
+      client,
+      busName: 'partner-bus',
+      source: 'workforce.connector',
+    });
     const large = (reference: number) => ({
       detailType: 'BudgetSaved',
       detail: {
@@ -230,7 +254,12 @@ describe('createPublisher', () => {
 
   it('publishes nothing for an empty list', async () => {
     // Prepare
-    const publisher = createPublisher({ client, busName: 'partner-bus', source: 'workforce.connector' });
+    const publisher = createPublisher({
+      contracts: outboundContracts,
+      client,
+      busName: 'partner-bus',
+      source: 'workforce.connector',
+    });
 
     // Act
     await publisher.publish([]);

@@ -3,8 +3,9 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
-import type { Dependencies } from '#functions/commons/dependencies.ts';
+import * as planChosenContract from '#functions/contracts/inbound/plan-chosen.ts';
+import * as planChanged from '#functions/contracts/outbound/plan-changed.ts';
+import { outboundContracts } from '#functions/contracts/registry.ts';
 import {
   PermanentError,
   RetryableError,
@@ -12,14 +13,16 @@ import {
   ServiceUnavailableError,
   ThrottledError,
   TokenRejectedError,
-} from '#functions/commons/errors.ts';
-import { logger, metrics } from '#functions/commons/observability.ts';
-import { createPublisher } from '#functions/commons/publisher.ts';
-import { createQueueHandler, type UseCase } from '#functions/commons/queue-handler.ts';
-import type { KeptRecord, RecordDelay, RouteQueue } from '#functions/commons/route-queue.ts';
-import { createServiceClient } from '#functions/commons/service/client.ts';
-import { businessKey } from '#functions/commons/store/keys.ts';
-import { readRecordAttempts } from '#functions/commons/store/record-attempts.ts';
+} from '#functions/domain/errors.ts';
+import { createPublisher } from '#functions/publisher/publisher.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { logger, metrics } from '#functions/runtime/observability.ts';
+import { createRouteHandler, type UseCase } from '#functions/runtime/route-handler.ts';
+import type { KeptRecord, RecordDelay, RouteQueue } from '#functions/runtime/route-queue.ts';
+import { createServiceClient } from '#functions/service/client.ts';
+import { businessKey } from '#functions/store/keys.ts';
+import { readRecordAttempts } from '#functions/store/record-attempts.ts';
 import {
   createTestStore,
   type DynaliteServer,
@@ -204,6 +207,7 @@ async function testDependencies(store: TestStore): Promise<Dependencies> {
       token: async () => 'never-used',
     }),
     publisher: createPublisher({
+      contracts: outboundContracts,
       client: busClient,
       busName: config.eventBusName,
       source: config.outboundSource,
@@ -249,8 +253,8 @@ async function changePlanHandler(
   const dependencies = { ...base, config: { ...base.config, ...options.config } };
   const scripted = scriptedUseCase(scripts);
   const queue = new FakeRouteQueue();
-  const handler = createQueueHandler({
-    detailType: 'PlanChosen',
+  const handler = createRouteHandler({
+    ...planChosenRoute,
     useCase: options.useCase ?? scripted.useCase,
     dependencies: () => dependencies,
     queue: () => queue,
@@ -269,7 +273,10 @@ function redelivered(record: SQSRecord, receiveCount: number): SQSRecord {
 
 const context = () => lambdaContext('change-plan');
 
-describe('createQueueHandler', () => {
+/** The change-plan route as its handler declares it (functions/change-plan/handler.ts). */
+const planChosenRoute = { contract: planChosenContract, publishes: [planChanged] };
+
+describe('createRouteHandler', () => {
   it('runs the use case and publishes its events with accountId and causationId filled in', async () => {
     // Prepare
     const { handler, calls } = await changePlanHandler();
@@ -826,7 +833,7 @@ describe('createQueueHandler', () => {
       QUEUE_RETENTION_SECONDS: '1209600',
     });
     const { useCase, calls } = scriptedUseCase({});
-    const handler = createQueueHandler({ route: { detailType: 'PlanChosen' }, useCase });
+    const handler = createRouteHandler({ ...planChosenRoute, useCase });
     const eventId = randomUUID();
 
     // Act
@@ -846,7 +853,7 @@ describe('createQueueHandler', () => {
     delete process.env['TABLE_NAME'];
 
     // Act
-    const create = () => createQueueHandler({ detailType: 'PlanChosen', useCase });
+    const create = () => createRouteHandler({ ...planChosenRoute, useCase });
 
     // Assess
     expect(create).toThrow(PermanentError);
@@ -861,7 +868,7 @@ describe('createQueueHandler', () => {
     for (const name of ['QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'MAX_ATTEMPTS']) delete process.env[name];
 
     // Act
-    const create = () => createQueueHandler({ detailType: 'PlanChosen', useCase });
+    const create = () => createRouteHandler({ ...planChosenRoute, useCase });
 
     // Assess
     expect(create).toThrow(PermanentError);

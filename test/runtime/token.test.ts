@@ -1,16 +1,16 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
-import { outboundContracts } from '#functions/commons/contracts/registry.ts';
+import { outboundContracts } from '#functions/contracts/registry.ts';
 import {
   RetryableError,
   TokenMissingError,
   TokenProblemError,
   TokenRejectedError,
-} from '#functions/commons/errors.ts';
-import { buildFunctionDependencies } from '#functions/commons/function-dependencies.ts';
-import { tokenFromSecret } from '#functions/commons/token.ts';
+} from '#functions/domain/errors.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies } from '#functions/runtime/dependencies.ts';
+import { tokenFromSecret } from '#functions/service/token.ts';
 import { replyJson, startFakeService } from '#test/client/fake-service.ts';
 import { captureOutput } from './captured-output.ts';
 import { type FakeAwsServer, startFakeAws, useFakeAwsEnvironment } from './fake-aws.ts';
@@ -181,7 +181,7 @@ describe('the functions’ service client and a refused token', () => {
       // No table here: the request budget (which lives in it) is tested in test/store.
       REQUEST_BUDGET: 'off',
     });
-    const { service: client } = buildFunctionDependencies(config, outboundContracts);
+    const { service: client } = buildDependencies(config, outboundContracts);
     const before = callsFor('refused-token');
     const output = captureOutput();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AWARD_CACHE_TTL_SECONDS, getCachedAward, putCachedAward } from '#functions/commons/store/awards.ts';
+import { AWARD_CACHE_TTL_SECONDS, getCachedAward, putCachedAward } from '#functions/store/awards.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

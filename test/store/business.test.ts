@@ -11,7 +11,7 @@ import {
   releaseSignupClaim,
   TRIAL_EDITION,
   updateEdition,
-} from '#functions/commons/store/business.ts';
+} from '#functions/store/business.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

@@ -7,9 +7,9 @@ import {
   scheduleFirstDriftCheck,
   TRIAL_EDITION,
   updateEdition,
-} from '#functions/commons/store/business.ts';
-import { nextDriftCheck } from '#functions/commons/store/drift-schedule.ts';
-import { driftShardOf } from '#functions/commons/store/keys.ts';
+} from '#functions/store/business.ts';
+import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
+import { driftShardOf } from '#functions/store/keys.ts';
 import { useTestStore } from './support.ts';
 
 /**

@@ -11,7 +11,7 @@ import {
   recordLocationCreated,
   releaseAreaClaim,
   releaseLocationClaim,
-} from '#functions/commons/store/locations.ts';
+} from '#functions/store/locations.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

@@ -5,7 +5,7 @@ import {
   reclaimPayRateApplication,
   recordPayRateApplied,
   releasePayRateClaim,
-} from '#functions/commons/store/pay-rate-applications.ts';
+} from '#functions/store/pay-rate-applications.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

@@ -1,13 +1,13 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
-import { ThrottledError } from '#functions/commons/errors.ts';
-import type { BudgetScope } from '#functions/commons/service/http.ts';
+import { ThrottledError } from '#functions/domain/errors.ts';
+import type { BudgetScope } from '#functions/service/http.ts';
 import {
   type BudgetTakeMessage,
   createRequestBudget,
   REQUEST_BUDGET_CHANNEL,
   type RequestBudgetSettings,
-} from '#functions/commons/store/request-budget.ts';
+} from '#functions/store/request-budget.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

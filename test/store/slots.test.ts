@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getSlot, listSlots, MAX_SLOTS, reserveSlot } from '#functions/commons/store/slots.ts';
+import { getSlot, listSlots, MAX_SLOTS, reserveSlot } from '#functions/store/slots.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

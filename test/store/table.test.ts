@@ -9,7 +9,7 @@ import {
   idempotencyPersistenceOptions,
   TRIAL_INDEX_NAME,
   tableDefinition,
-} from '#functions/commons/store/table.ts';
+} from '#functions/store/table.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

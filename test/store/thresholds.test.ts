@@ -7,7 +7,7 @@ import {
   listAnnouncedThresholds,
   releaseThresholdAnnouncement,
   TRIAL_NOTICE_RETENTION_DAYS,
-} from '#functions/commons/store/thresholds.ts';
+} from '#functions/store/thresholds.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

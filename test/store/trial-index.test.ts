@@ -1,9 +1,9 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordProvisioned, TRIAL_EDITION, updateEdition } from '#functions/commons/store/business.ts';
-import { trialShardOf } from '#functions/commons/store/keys.ts';
-import { TRIAL_SHARD_COUNT } from '#functions/commons/store/table.ts';
-import { findTrialsEndingBefore, trialsEndingBefore } from '#functions/commons/store/trial-index.ts';
+import { recordProvisioned, TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
+import { trialShardOf } from '#functions/store/keys.ts';
+import { TRIAL_SHARD_COUNT } from '#functions/store/table.ts';
+import { findTrialsEndingBefore, trialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   createTestStore,
   type DynaliteServer,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
-import { claimSignup, getBusiness } from '#functions/commons/store/business.ts';
+import type { InboundDetailType } from '#functions/contracts/registry.ts';
+import { claimSignup, getBusiness } from '#functions/store/business.ts';
 import {
   inboundEvent,
   type SandboxRequest,

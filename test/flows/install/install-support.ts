@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
-import type { InboundDetail, InboundDetailType } from '#functions/commons/contracts/registry.ts';
-import { buildDependencies, type Dependencies } from '#functions/commons/dependencies.ts';
-import type { UseCaseInput } from '#functions/commons/queue-handler.ts';
+import type { InboundDetail, InboundDetailType } from '#functions/contracts/registry.ts';
+import { outboundContracts } from '#functions/contracts/registry.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies, type Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
 import {
   type FlowHarness,
   inboundEvent,
@@ -155,7 +156,7 @@ export function itAnswersInvalidDetails(
 
 /** The collaborators the handlers use (same env, table, sandbox), for running a use case directly. */
 export function flowDependencies(): Dependencies {
-  return buildDependencies(loadConfig(process.env));
+  return buildDependencies(loadConfig(process.env), outboundContracts);
 }
 
 export function useCaseInput<K extends InboundDetailType>(

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { claimLocationCreate, getLocation } from '#functions/commons/store/locations.ts';
+import { claimLocationCreate, getLocation } from '#functions/store/locations.ts';
 import {
   claimPayRateApplication,
   getPayRateApplication,
   reclaimPayRateApplication,
-} from '#functions/commons/store/pay-rate-applications.ts';
+} from '#functions/store/pay-rate-applications.ts';
 import { useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,

@@ -2,7 +2,7 @@
  * Shared by the "outcome unknown" flow tests: one create call that loses its answer, and the
  * events and sandbox records those tests look at.
  */
-import type { InboundDetailType } from '#functions/commons/contracts/registry.ts';
+import type { InboundDetailType } from '#functions/contracts/registry.ts';
 import type { FlowHarness } from '#test/flows/support/harness.ts';
 import { type Delivery, deliver, type InstallRecords } from './install-support.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getLocation } from '#functions/commons/store/locations.ts';
+import { getLocation } from '#functions/store/locations.ts';
 import { useFlowHarness } from '#test/flows/support/harness.ts';
 import { callsDuring, installRecords, onlyPublished, provisionedInstall } from './install-support.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schema as payReturnsReadySchema } from '#functions/commons/contracts/outbound/pay-returns-ready.ts';
+import { schema as payReturnsReadySchema } from '#functions/contracts/outbound/pay-returns-ready.ts';
 import { fitToEntryLimit, type ReadyDetail, totalsOf } from '#functions/pay-returns/pay-returns.ts';
 import { SANDBOX_STRICT, useFlowHarness } from '#test/flows/support/harness.ts';
 import {

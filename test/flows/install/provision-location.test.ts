@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { NetworkError } from '#functions/commons/errors.ts';
-import type { ServiceClient } from '#functions/commons/service/client.ts';
+import { NetworkError } from '#functions/domain/errors.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
+import type { ServiceClient } from '#functions/service/client.ts';
 import { useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { entrySize, MAX_ENTRY_BYTES } from '#functions/commons/event-publisher.ts';
-import { getCachedReferenceList, putCachedReferenceList } from '#functions/commons/store/reference-cache.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { entrySize, MAX_ENTRY_BYTES } from '#functions/publisher/publisher.ts';
+import { getCachedReferenceList, putCachedReferenceList } from '#functions/store/reference-cache.ts';
 import { SANDBOX_STRICT, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inboundSamples } from '#functions/commons/contracts/samples.ts';
-import { reserveSlot } from '#functions/commons/store/slots.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { reserveSlot } from '#functions/store/slots.ts';
 import { syncEmployee } from '#functions/sync-employee/sync-employee.ts';
 import { uniqueAccountId, useFlowHarness } from '#test/flows/support/harness.ts';
 import {

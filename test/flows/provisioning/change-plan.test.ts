@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getBusiness, updateEdition } from '#functions/commons/store/business.ts';
-import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
+import { getBusiness, updateEdition } from '#functions/store/business.ts';
+import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   accountCreatedDetail,
   dropNextAnswerAfterCommit,

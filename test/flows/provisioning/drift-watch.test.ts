@@ -1,17 +1,18 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
-import { buildDependencies } from '#functions/commons/dependencies.ts';
-import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/commons/metric-names.ts';
+import { outboundContracts } from '#functions/contracts/registry.ts';
+import { type DriftWatchReport, driftWatch } from '#functions/drift-watch/drift-watch.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies } from '#functions/runtime/dependencies.ts';
+import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/runtime/metric-names.ts';
 import {
   claimSignup,
   getBusiness,
   markSignupUnconfirmed,
   notePlanChangeRequested,
-} from '#functions/commons/store/business.ts';
-import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
-import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
-import { type DriftWatchReport, driftWatch } from '#functions/drift-watch/drift-watch.ts';
+} from '#functions/store/business.ts';
+import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
+import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   inboundEvent,
   provisionAccount,
@@ -202,7 +203,7 @@ describe('drift watch', () => {
     // Act
     const report = await driftWatch(
       { runId: 'run-listed', scheduledTime: now, remainingTimeMs: () => 300_000 },
-      { ...buildDependencies(loadConfig(process.env)), logger },
+      { ...buildDependencies(loadConfig(process.env), outboundContracts), logger },
     );
 
     // Assess

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimSignup, getAccountByHostname, getBusiness } from '#functions/commons/store/business.ts';
-import { findTrialsEndingBefore } from '#functions/commons/store/trial-index.ts';
+import { claimSignup, getAccountByHostname, getBusiness } from '#functions/store/business.ts';
+import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   accountCreatedDetail,
   dropNextAnswerAfterCommit,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getBusiness } from '#functions/commons/store/business.ts';
+import { getBusiness } from '#functions/store/business.ts';
 import {
   accountCreatedDetail,
   inboundEvent,

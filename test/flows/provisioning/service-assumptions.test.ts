@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { claimSignup, getBusiness } from '#functions/commons/store/business.ts';
-import { driftChecksDueBefore } from '#functions/commons/store/drift-index.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
+import { claimSignup, getBusiness } from '#functions/store/business.ts';
+import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import {
   accountCreatedDetail,
   inboundEvent,

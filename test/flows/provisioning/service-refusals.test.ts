@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimSignup, getBusiness, recordProvisioned } from '#functions/commons/store/business.ts';
+import { claimSignup, getBusiness, recordProvisioned } from '#functions/store/business.ts';
 import {
   inboundEvent,
   provisionAccount,

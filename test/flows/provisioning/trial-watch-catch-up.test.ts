@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listAnnouncedThresholds } from '#functions/commons/store/thresholds.ts';
+import { listAnnouncedThresholds } from '#functions/store/thresholds.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
   provisionAccount,
@@ -35,9 +35,10 @@ function contextWithRemaining(remainingMs: number): Context {
 }
 
 async function deployedDependencies() {
-  const { buildDependencies } = await import('#functions/commons/dependencies.ts');
-  const { loadConfig } = await import('#functions/commons/config.ts');
-  return buildDependencies(loadConfig());
+  const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
+  const { loadConfig } = await import('#functions/runtime/config.ts');
+  const { outboundContracts } = await import('#functions/contracts/registry.ts');
+  return buildDependencies(loadConfig(), outboundContracts);
 }
 
 describe('trial watch catching up', () => {
@@ -100,7 +101,7 @@ describe('trial watch catching up', () => {
   it('releases the claim when publishing fails, so the next run announces it', async () => {
     // Prepare: the use case with the deployment's collaborators, but a bus that refuses every entry.
     await flow.sandbox('POST', '/_sandbox/clock', { advanceDays: 1 });
-    const { RetryableError } = await import('#functions/commons/errors.ts');
+    const { RetryableError } = await import('#functions/domain/errors.ts');
     const { trialWatch } = await import('#functions/trial-watch/trial-watch.ts');
     const dependencies = await deployedDependencies();
     const brokenBus = {

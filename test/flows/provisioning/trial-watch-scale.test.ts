@@ -1,7 +1,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { businessKey, trialShardOf } from '#functions/commons/store/keys.ts';
-import { TRIAL_INDEX_NAME } from '#functions/commons/store/table.ts';
+import { businessKey, trialShardOf } from '#functions/store/keys.ts';
+import { TRIAL_INDEX_NAME } from '#functions/store/table.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import { scheduledEvent, useFlowHarness } from '#test/flows/support/harness.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
@@ -103,7 +103,7 @@ beforeAll(async () => {
 describe('trial watch over 10,000 tracked businesses', () => {
   it('reads only the due trials from the index, never scanning the table', async () => {
     // Prepare: count what the handler's own DynamoDB client reads.
-    const { dynamoDbClient } = await import('#functions/commons/clients/dynamodb.ts');
+    const { dynamoDbClient } = await import('#functions/runtime/clients/dynamodb.ts');
     const reads = { scans: 0, indexQueries: 0, indexItemsRead: 0 };
     dynamoDbClient().middlewareStack.add(
       (next, context) => async (args) => {

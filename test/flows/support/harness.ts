@@ -27,12 +27,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
-import { loadConfig } from '#functions/commons/config.ts';
-import { PIPE_EVENT_KEY } from '#functions/commons/contracts/envelope.ts';
-import { INBOUND_DETAIL_TYPES } from '#functions/commons/contracts/route-decoder.ts';
-import { requestBudgetKey } from '#functions/commons/store/keys.ts';
-import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
-import { createStore, type Store } from '#functions/commons/store/store.ts';
+import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
+import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { requestBudgetKey } from '#functions/store/keys.ts';
+import { createRequestBudget } from '#functions/store/request-budget.ts';
+import { createStore, type Store } from '#functions/store/store.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
 import { STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
@@ -289,7 +289,7 @@ function recordTemplate(detailType: string): SQSRecord {
 
 /**
  * An SQS FIFO batch for these events, in order, as the intake pipe writes them: the body wraps
- * the event (`{"event": ...}`, see functions/commons/contracts/envelope.ts), MessageGroupId =
+ * the event (`{"event": ...}`, see functions/contracts/envelope.ts), MessageGroupId =
  * detail.accountId, MessageDeduplicationId = event id. A raw string body stands for a message
  * that is not even JSON.
  */

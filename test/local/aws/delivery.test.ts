@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPE_INPUT_TEMPLATE } from '#functions/commons/contracts/envelope.ts';
+import { PIPE_INPUT_TEMPLATE } from '#functions/contracts/envelope.ts';
 import { localClock } from '#local/aws/clock.ts';
 import { type BusEvent, EventBus } from '#local/aws/event-bus.ts';
 import { compileEventPattern } from '#local/aws/event-pattern.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ResponseShapeError } from '#functions/commons/errors.ts';
+import { ResponseShapeError } from '#functions/domain/errors.ts';
 
 /**
  * Records of the service spec ("Resources and their fields"), as zod schemas.

@@ -1,28 +1,24 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { dynamoDbClient } from '#functions/commons/clients/dynamodb.ts';
-import { eventBridgeClient } from '#functions/commons/clients/eventbridge.ts';
-import type { ConnectorConfig } from '#functions/commons/config.ts';
-import { TokenMissingError } from '#functions/commons/errors.ts';
-import {
-  createEventPublisher,
-  type OutboundContracts,
-  type Publisher,
-} from '#functions/commons/event-publisher.ts';
-import { localCollaborators } from '#functions/commons/local-collaborators.ts';
-import { ConnectorMetric, MetricName } from '#functions/commons/metric-names.ts';
-import { addConnectorMetric, logger, metrics } from '#functions/commons/observability.ts';
-import { serviceClientAssumptions } from '#functions/commons/service/assumptions.ts';
-import { createServiceClient, type ServiceClient } from '#functions/commons/service/client.ts';
-import { createRequestBudget } from '#functions/commons/store/request-budget.ts';
-import { createStore, type Store } from '#functions/commons/store/store.ts';
-import { tokenFromSecret } from '#functions/commons/token.ts';
+import { TokenMissingError } from '#functions/domain/errors.ts';
+import { createPublisher, type OutboundContracts, type Publisher } from '#functions/publisher/publisher.ts';
+import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
+import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
+import type { ConnectorConfig } from '#functions/runtime/config.ts';
+import { localCollaborators } from '#functions/runtime/local-collaborators.ts';
+import { ConnectorMetric, MetricName } from '#functions/runtime/metric-names.ts';
+import { addConnectorMetric, logger, metrics } from '#functions/runtime/observability.ts';
+import { serviceClientAssumptions } from '#functions/service/assumptions.ts';
+import { createServiceClient, type ServiceClient } from '#functions/service/client.ts';
+import { tokenFromSecret } from '#functions/service/token.ts';
+import { createRequestBudget } from '#functions/store/request-budget.ts';
+import { createStore, type Store } from '#functions/store/store.ts';
 
 /**
  * The collaborators every use case receives (STYLE.md §2): tests build their own set against the
  * sandbox and dynalite or against fakes; handlers get the process-wide set from
- * `buildFunctionDependencies`, whose publisher knows only the function's outbound contracts (so its
+ * `buildDependencies`, whose publisher knows only the function's outbound contracts (so its
  * bundle constructs no other schema); `dependencies.ts` builds one that may publish anything.
  */
 export interface Dependencies {
@@ -60,10 +56,7 @@ const built = new WeakMap<ConnectorConfig, WeakMap<OutboundContracts, Dependenci
  * function that publishes `publishes`. Nothing here calls AWS or the service: the token is read
  * from Secrets Manager on the first service call.
  */
-export function buildFunctionDependencies(
-  config: ConnectorConfig,
-  publishes: OutboundContracts,
-): Dependencies {
+export function buildDependencies(config: ConnectorConfig, publishes: OutboundContracts): Dependencies {
   const forConfig = built.get(config) ?? new WeakMap<OutboundContracts, Dependencies>();
   built.set(config, forConfig);
   const existing = forConfig.get(publishes);
@@ -119,7 +112,7 @@ export function buildFunctionDependencies(
     config,
     store,
     service,
-    publisher: createEventPublisher({
+    publisher: createPublisher({
       contracts: publishes,
       client: eventBridgeClient(),
       busName: config.eventBusName,

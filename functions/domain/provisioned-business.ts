@@ -1,7 +1,7 @@
-import { type Edition, edition, type Region, region } from '#functions/commons/contracts/fields.ts';
-import { PermanentError, RetryableError } from '#functions/commons/errors.ts';
-import { getBusiness } from '#functions/commons/store/business.ts';
-import type { Store } from '#functions/commons/store/store.ts';
+import { type Edition, edition, type Region, region } from '#functions/contracts/fields.ts';
+import { PermanentError, RetryableError } from '#functions/domain/errors.ts';
+import { getBusiness } from '#functions/store/business.ts';
+import type { Store } from '#functions/store/store.ts';
 
 export interface ProvisionedBusiness {
   accountId: string;

@@ -1,5 +1,5 @@
-import { PermanentError } from '#functions/commons/errors.ts';
-import { MAX_ENTRY_BYTES } from '#functions/commons/event-publisher.ts';
+import { PermanentError } from '#functions/domain/errors.ts';
+import { MAX_ENTRY_BYTES } from '#functions/publisher/publisher.ts';
 
 /**
  * Splitting an answer over several events when one would exceed EventBridge's entry limit.

@@ -1,5 +1,5 @@
-import { ConnectorError, ThrottledError } from '#functions/commons/errors.ts';
-import { BUDGET_MAX_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from '#functions/commons/service/http.ts';
+import { ConnectorError, ThrottledError } from '#functions/domain/errors.ts';
+import { BUDGET_MAX_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from '#functions/service/http.ts';
 
 /**
  * When a record that failed is tried again, and how much of a function's time one record needs.

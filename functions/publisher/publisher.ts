@@ -5,9 +5,9 @@ import {
   type PutEventsRequestEntry,
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
-import { describeIssues } from '#functions/commons/contracts/issues.ts';
-import type { EventContract, OutboundDetailType } from '#functions/commons/contracts/registry.ts';
-import { PermanentError, RetryableError } from '#functions/commons/errors.ts';
+import { describeIssues } from '#functions/contracts/issues.ts';
+import type { EventContract, OutboundDetailType } from '#functions/contracts/registry.ts';
+import { PermanentError, RetryableError } from '#functions/domain/errors.ts';
 
 /**
  * The only module that builds EventBridge entries. Every detail is checked against its outbound
@@ -30,6 +30,8 @@ export interface Publisher {
 }
 
 export interface PublisherOptions {
+  /** What this publisher may publish; any other detail-type is an OutboundEventError. */
+  contracts: OutboundContracts;
   client: EventBridgeClient;
   busName: string;
   source: string;
@@ -52,7 +54,6 @@ export const MAX_ENTRY_BYTES = 256 * 1024;
 /** PutEvents accepts at most 10 entries per call. */
 export const MAX_ENTRIES_PER_PUT = 10;
 
-/** Bug in the connector: an outbound detail that breaks its contract, or an entry EventBridge cannot take. */
 /**
  * An outbound event the connector built breaks its contract or EventBridge's size limit: a retry
  * builds the same event, so it is permanent (the record ends in SyncFailed OUTBOUND_EVENT_INVALID).
@@ -105,11 +106,6 @@ function toBatches(entries: readonly SizedEntry[]): SizedEntry[][] {
   return batches;
 }
 
-export interface EventPublisherOptions extends PublisherOptions {
-  /** What this publisher may publish; any other detail-type is an OutboundEventError. */
-  contracts: OutboundContracts;
-}
-
 /** Keys a contract set by its modules' own detail-types. */
 export function outboundContractsOf(
   modules: readonly EventContract<OutboundDetailType>[],
@@ -119,7 +115,7 @@ export function outboundContractsOf(
   return contracts as OutboundContracts;
 }
 
-export function createEventPublisher(options: EventPublisherOptions): Publisher {
+export function createPublisher(options: PublisherOptions): Publisher {
   const { contracts } = options;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
   const baseDelayMs = options.baseDelayMs ?? 100;

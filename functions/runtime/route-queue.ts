@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { ConfigurationError } from '#functions/commons/errors.ts';
+import { ConfigurationError } from '#functions/domain/errors.ts';
 
 /**
  * The route's own queue, as its handler acts on it beyond what the event source mapping does:
@@ -123,7 +123,7 @@ export function sqsRouteQueue(settings: RouteQueueSettings): RouteQueue {
       if (delays.length === 0) return;
       const [{ ChangeMessageVisibilityCommand }, { sqsClient }] = await Promise.all([
         import('@aws-sdk/client-sqs'),
-        import('#functions/commons/clients/sqs.ts'),
+        import('#functions/runtime/clients/sqs.ts'),
       ]);
       // One call per record (at most a batch, 10): the action the event source's own grant
       // (sqs:ChangeMessageVisibility) names, with nothing more to allow.
@@ -189,7 +189,7 @@ export interface DeadLetterCopy {
 export async function keepInDeadLetterQueue(deadLetterQueueUrl: string, copy: DeadLetterCopy): Promise<void> {
   const [{ SendMessageCommand }, { sqsClient }] = await Promise.all([
     import('@aws-sdk/client-sqs'),
-    import('#functions/commons/clients/sqs.ts'),
+    import('#functions/runtime/clients/sqs.ts'),
   ]);
   // By code points: cutting a surrogate pair would leave a value SQS refuses.
   const text = (value: string) => ({

@@ -4,7 +4,7 @@ import {
   QueryLimitReachedError,
   ResponseShapeError,
   ServiceRejectedError,
-} from '#functions/commons/errors.ts';
+} from '#functions/domain/errors.ts';
 import type { Addresses } from './addresses.ts';
 import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
 import { isRecord, readServiceError } from './http.ts';

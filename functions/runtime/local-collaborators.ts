@@ -1,4 +1,4 @@
-import type { Interruptions } from './function-dependencies.ts';
+import type { Interruptions } from '#functions/runtime/dependencies.ts';
 
 /**
  * Collaborators a local run adds to every function's dependencies in its own process (the chaos

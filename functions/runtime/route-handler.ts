@@ -12,29 +12,29 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadConfig } from '#functions/commons/config.ts';
-import * as syncFailedContract from '#functions/commons/contracts/outbound/sync-failed.ts';
+import * as syncFailedContract from '#functions/contracts/outbound/sync-failed.ts';
 import type {
   EventContract,
   InboundDetail,
   InboundDetailType,
   OutboundDetailType,
-} from '#functions/commons/contracts/registry.ts';
+} from '#functions/contracts/registry.ts';
 import {
   createRouteDecoder,
   type InboundContract,
   type InboundEvent,
-} from '#functions/commons/contracts/route-decoder.ts';
+} from '#functions/contracts/route-decoder.ts';
 import {
   ConnectorError,
   PermanentError,
   ThrottledError,
   TokenProblemError,
-} from '#functions/commons/errors.ts';
-import { type OutboundEvent, outboundContractsOf } from '#functions/commons/event-publisher.ts';
-import { buildFunctionDependencies, type Dependencies } from '#functions/commons/function-dependencies.ts';
-import { MetricName } from '#functions/commons/metric-names.ts';
-import { countSyncFailed, logger, metrics } from '#functions/commons/observability.ts';
+} from '#functions/domain/errors.ts';
+import { type OutboundEvent, outboundContractsOf } from '#functions/publisher/publisher.ts';
+import { loadConfig } from '#functions/runtime/config.ts';
+import { buildDependencies, type Dependencies } from '#functions/runtime/dependencies.ts';
+import { MetricName } from '#functions/runtime/metric-names.ts';
+import { countSyncFailed, logger, metrics } from '#functions/runtime/observability.ts';
 import {
   isServicePause,
   MAX_WAIT_SECONDS,
@@ -42,26 +42,22 @@ import {
   recordTimeReserveMs,
   retryDelaySeconds,
   waitSeconds,
-} from '#functions/commons/retry-schedule.ts';
+} from '#functions/runtime/retry-schedule.ts';
 import {
   type RecordDelay,
   type RouteQueue,
   routeQueueSettings,
   sqsRouteQueue,
-} from '#functions/commons/route-queue.ts';
-import { appliedEventId, markApplied } from '#functions/commons/store/applied-events.ts';
-import { recordSyncError } from '#functions/commons/store/business.ts';
-import {
-  countFailedAttempt,
-  markGaveUp,
-  readRecordAttempts,
-} from '#functions/commons/store/record-attempts.ts';
-import { idempotencyPersistenceOptions } from '#functions/commons/store/table.ts';
+} from '#functions/runtime/route-queue.ts';
+import { appliedEventId, markApplied } from '#functions/store/applied-events.ts';
+import { recordSyncError } from '#functions/store/business.ts';
+import { countFailedAttempt, markGaveUp, readRecordAttempts } from '#functions/store/record-attempts.ts';
+import { idempotencyPersistenceOptions } from '#functions/store/table.ts';
 
 /**
  * The runtime every queue-fed Lambda is built on, given the one inbound contract of its route and
  * the outbound contracts its use case publishes: a handler's bundle then constructs those schemas
- * and no other (`queue-handler.ts` builds the same runtime from the registry, for tests). Per SQS
+ * and no other. Per SQS
  * FIFO record:
  *
  *   decode ─ no usable accountId / no route ───────▶ ack (the refusal rule sends the SyncFailed)
@@ -123,7 +119,7 @@ export interface RouteHandlerOptions<K extends InboundDetailType> {
   publishes: readonly EventContract<OutboundDetailType>[];
   useCase: UseCase<K>;
   /**
-   * @default buildFunctionDependencies(loadConfig(), publishes + SyncFailed), with the config
+   * @default buildDependencies(loadConfig(), publishes + SyncFailed), with the config
    * checked when the handler is created
    */
   dependencies?: () => Dependencies;
@@ -271,7 +267,7 @@ export function createRouteHandler<K extends InboundDetailType>(
     // Module scope in the handler file, so a bad environment fails the cold start, not a record.
     const config = loadConfig();
     const publishes = outboundContractsOf([...options.publishes, syncFailedContract]);
-    resolveDependencies = () => buildFunctionDependencies(config, publishes);
+    resolveDependencies = () => buildDependencies(config, publishes);
   }
   const dependenciesOf = resolveDependencies;
 

@@ -1,5 +1,5 @@
-import { PermanentError, type ServiceRejectedError } from '#functions/commons/errors.ts';
-import { redactText } from '#functions/commons/observability.ts';
+import { PermanentError, type ServiceRejectedError } from '#functions/domain/errors.ts';
+import { redactText } from '#functions/runtime/observability.ts';
 
 // SyncFailed.code has this shape; a service code outside it is kept in the message instead.
 const SYNC_FAILED_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;

@@ -119,7 +119,7 @@ function isInboundDetailTypeName(value: string): value is InboundDetailType {
  * belongs to another route (WRONG_ROUTE). Never throws: a batch handler turns a failure into a
  * SyncFailed event and acknowledges the record, because retrying cannot fix it.
  */
-export function decodeWithContracts(
+function decodeWithContracts(
   body: string,
   opts: DecodeOptions,
   contractOf: (detailType: InboundDetailType) => InboundContract | undefined,
@@ -185,12 +185,16 @@ export function decodeWithContracts(
   return { ok: true, event };
 }
 
-/** A decoder for one route: its own contract's events decode, every other inbound one is WRONG_ROUTE. */
+/**
+ * A decoder for the contracts a route takes (a handler passes its one contract; tools and tests may
+ * pass several): their events decode, every other inbound one is WRONG_ROUTE.
+ */
 export function createRouteDecoder(
-  contract: InboundContract,
+  contracts: InboundContract | readonly InboundContract[],
 ): (body: string, opts: DecodeOptions) => DecodeResult {
-  return (body, opts) =>
-    decodeWithContracts(body, opts, (detailType) =>
-      detailType === contract.detailType ? contract : undefined,
-    );
+  const list: readonly InboundContract[] = Array.isArray(contracts)
+    ? contracts
+    : [contracts as InboundContract];
+  const byType = new Map<string, InboundContract>(list.map((contract) => [contract.detailType, contract]));
+  return (body, opts) => decodeWithContracts(body, opts, (detailType) => byType.get(detailType));
 }

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '#functions/commons/errors.ts';
+import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createAddresses, type Region } from './addresses.ts';
 import {
   createHttpClient,

@@ -1,10 +1,7 @@
 import * as z from 'zod';
-import { ConfigurationError } from '#functions/commons/errors.ts';
-import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/commons/service/assumptions.ts';
-import {
-  type RequestBudgetSettings,
-  requestBudgetSettingsSchema,
-} from '#functions/commons/store/request-budget.ts';
+import { ConfigurationError } from '#functions/domain/errors.ts';
+import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
+import { type RequestBudgetSettings, requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
 
 /**
  * Settings every function reads from its environment at cold start. `loadConfig()` is called at

@@ -1,8 +1,8 @@
 import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { ThrottledError } from '#functions/commons/errors.ts';
-import { BUDGET_MAX_WAIT_MS, type BudgetScope, type RequestBudget } from '#functions/commons/service/http.ts';
+import { ThrottledError } from '#functions/domain/errors.ts';
+import { BUDGET_MAX_WAIT_MS, type BudgetScope, type RequestBudget } from '#functions/service/http.ts';
 import { requestBudgetKey } from './keys.ts';
 import { isConditionalCheckFailure, type Store } from './store.ts';
 

@@ -3,7 +3,7 @@ import {
   ResponseShapeError,
   ServiceRejectedError,
   SignupOutcomeLostError,
-} from '#functions/commons/errors.ts';
+} from '#functions/domain/errors.ts';
 import type { Addresses, Region } from './addresses.ts';
 import { defaultServiceAssumptions, signupDuplicateRejectionsOf } from './assumptions.ts';
 import type { HttpClient, RetrySafety } from './http.ts';

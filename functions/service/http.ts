@@ -10,7 +10,7 @@ import {
   ServiceUnavailableError,
   TimeoutError,
   TokenRejectedError,
-} from '#functions/commons/errors.ts';
+} from '#functions/domain/errors.ts';
 
 /**
  * HTTP layer of the service client: JSON over node:http/https with one keep-alive agent per
@@ -102,7 +102,7 @@ export const BUDGET_MAX_WAIT_MS = 3000;
 export type BudgetScope = { kind: 'provisioning'; region: string } | { kind: 'install'; hostname: string };
 
 /**
- * The connector-wide request budget (functions/commons/store/request-budget.ts): every attempt
+ * The connector-wide request budget (functions/store/request-budget.ts): every attempt
  * takes from it before it is sent, and a 429 with Retry-After pauses it for every worker.
  */
 export interface RequestBudget {

@@ -1,6 +1,6 @@
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { secretsProvider } from '#functions/commons/clients/secrets.ts';
-import { RetryableError, TokenMissingError } from '#functions/commons/errors.ts';
+import { RetryableError, TokenMissingError } from '#functions/domain/errors.ts';
+import { secretsProvider } from '#functions/runtime/clients/secrets.ts';
 
 /**
  * The bearer token for the service, read from Secrets Manager (never from an env var, never

@@ -2,7 +2,7 @@ import {
   ConfigurationError,
   InvalidHostnameError,
   RegionNotAvailableError,
-} from '#functions/commons/errors.ts';
+} from '#functions/domain/errors.ts';
 
 /**
  * The only place that builds service URLs. The bearer token goes to nothing else, so an address
