@@ -12,6 +12,8 @@ export default defineConfig({
     // test's console) is shown only under a test that failed (test/support/quiet-output.ts).
     setupFiles: ['test/support/quiet-output.ts'],
     silent: 'passed-only',
+    // One line per test file; a test is listed on its own only when it takes longer than this.
+    slowTestThreshold: 30_000,
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]],
