@@ -80,7 +80,7 @@ export const deployBuildOptions: BuildOptions = esbuildOptionsOf(connectorBundli
 export type BundleKind = 'function' | 'reference';
 
 export interface BundleTarget {
-  /** Function name (route table) or reference name (`hello`, `floor`, `floor-requests`, `stack-floor`). */
+  /** Function name (route table) or reference name (`hello`, `floor`, `stack-floor`, `raw-<function>`). */
   readonly name: string;
   readonly kind: BundleKind;
   /** Repo-relative entry. */
@@ -103,7 +103,6 @@ export interface BuiltBundle extends BundleTarget {
 export const REFERENCE_TARGETS: readonly BundleTarget[] = [
   { name: 'hello', kind: 'reference', entry: 'bench/references/hello.ts' },
   { name: 'floor', kind: 'reference', entry: 'bench/references/floor.ts' },
-  { name: 'floor-requests', kind: 'reference', entry: 'bench/references/floor-requests.ts' },
   { name: 'stack-floor', kind: 'reference', entry: 'bench/references/stack-floor.ts' },
 ];
 

@@ -10,12 +10,15 @@ import {
   REFERENCE_TARGETS,
 } from './bundle.ts';
 import type { ColdStartSample } from './cold-start-runner.ts';
+import { type ProfileSummary, summarizeProfile } from './cpu-profile.ts';
 import type { BenchEnvironment } from './environment.ts';
+import { buildRawReference, recordFirstInvocation, startAwsWireRecorder } from './first-invocation.ts';
 import { median } from './stats.ts';
 import {
   accountCreated,
   budgetSet,
   employeeChanged,
+  flowEvent,
   type InboundEntry,
   locationCreated,
   payReturnsRequested,
@@ -26,9 +29,12 @@ import {
 } from './workload.ts';
 
 /**
- * Issue #9 §1 and §5 (memory): every function's deploy bundle loaded by a fresh `node` and invoked
- * once against the local services, next to the references built in the same run. Runs are
- * interleaved (one of each target per round) so drift in the shared machine's load hits all alike.
+ * Issue #9 §1 and §5 (memory), issue #17 §1: every function's deploy bundle loaded by a fresh
+ * `node` and invoked once against the local services, next to the references built in the same
+ * run: the SDK-client floor (module load), and per function the raw handler that makes the same
+ * requests with the same clients (first invocation; bench/first-invocation.ts). Runs are
+ * interleaved (one of each target per round) so drift in the shared machine's load hits all alike,
+ * and every ratio is taken within a round, so its spread over the rounds is the run-to-run spread.
  */
 
 export interface ColdStartResult {
@@ -40,10 +46,17 @@ export interface ColdStartResult {
   readonly samples: number;
   readonly readyMsMedian: number;
   readonly initMsMedian: number;
+  /** Per round (NaN where that round's run failed): process start → first invocation done, and → import done. */
+  readonly readyMs: readonly number[];
+  readonly initMs: readonly number[];
   readonly errors: readonly string[];
   readonly memorySizeMb?: number;
   /** Peak memory of one invocation with a batch of 10 (functions only). */
   readonly batchOf10?: { maxRssMb: number; rssPeakMb: number; failedRecords: number; error?: string };
+  /** Functions: the requests of the recorded first invocation its raw reference (`raw-<name>`) replays. */
+  readonly firstInvocationRequests?: readonly string[];
+  /** Functions: one profiled cold start, CPU by phase and consumer. */
+  readonly profile?: ProfileSummary;
 }
 
 /** Records for one first invocation; state each one needs is created here, beforehand. */
@@ -56,6 +69,8 @@ async function eventFor(name: string, environment: BenchEnvironment, records: nu
     'provision-location': (accountId: string) => locationCreated(accountId),
     'save-budget': (accountId: string) => budgetSet(accountId),
     'pay-returns': payReturnsRequested,
+    'pay-rates': (accountId: string) => flowEvent('PayRatesRequested', accountId, 0),
+    'reference-data': (accountId: string) => flowEvent('ReferenceDataRequested', accountId, 0),
   };
   // References and provision-business need no existing account: a fresh AccountCreated suits them.
   const build = perAccount[name] ?? (() => accountCreated());
@@ -70,12 +85,13 @@ function runChild(
   eventFile: string,
   resultFile: string,
   environment: Record<string, string>,
+  nodeArgs: readonly string[] = [],
 ): Promise<ColdStartSample> {
   const memory = String(bundle.memorySizeMb ?? 256);
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [runner, bundle.file, eventFile, resultFile, bundle.name, '60', memory],
+      [...nodeArgs, runner, bundle.file, eventFile, resultFile, bundle.name, '60', memory],
       {
         stdio: 'ignore',
         env: {
@@ -83,7 +99,7 @@ function runChild(
           AWS_LAMBDA_FUNCTION_NAME: bundle.name,
           AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
           AWS_LAMBDA_FUNCTION_MEMORY_SIZE: memory,
-          AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+          AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
           // As deployed (lib/connector-function.ts): stack traces mapped through the shipped map.
           NODE_OPTIONS: '--enable-source-maps',
         },
@@ -107,18 +123,28 @@ function runChild(
   });
 }
 
+const AWS_ENDPOINT_VARIABLES = [
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_EVENTBRIDGE',
+  'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  'AWS_ENDPOINT_URL_SQS',
+] as const;
+
 export async function measureColdStarts(
   environment: BenchEnvironment,
   {
     repetitions,
     functions,
     outDir = BUNDLE_DIR,
+    profile = true,
   }: {
     repetitions: number;
     /** Function names to measure. @default every function of the route table */
     functions?: readonly string[];
     /** Where bundles and run files go; separate runs need separate directories. */
     outDir?: string;
+    /** One extra profiled cold start per function (bench/cpu-profile.ts). @default true */
+    profile?: boolean;
   },
 ): Promise<ColdStartResult[]> {
   const runDir = join(outDir, 'runs');
@@ -126,7 +152,7 @@ export async function measureColdStarts(
   await mkdir(runDir, { recursive: true });
   const runner = await buildColdStartRunner(outDir);
   const selected = functionTargets().filter((target) => !functions || functions.includes(target.name));
-  const bundles = await Promise.all(
+  const built = await Promise.all(
     [...REFERENCE_TARGETS, ...selected].map((target) => buildBundle(target, outDir)),
   );
 
@@ -136,40 +162,88 @@ export async function measureColdStarts(
     if (name !== 'POWERTOOLS_DEV') childEnvironment[name] = value;
   }
   childEnvironment['POWERTOOLS_LOG_LEVEL'] = 'WARN';
+  childEnvironment['BENCH_SERVICE_URL'] = environment.serviceProxy.url;
 
-  const samples = new Map<string, ColdStartSample[]>(bundles.map((bundle) => [bundle.name, []]));
   let runId = 0;
-  for (let round = 0; round < repetitions; round++) {
-    for (const bundle of bundles) {
-      runId += 1;
-      const eventFile = join(runDir, `${runId}-event.json`);
-      const resultFile = join(runDir, `${runId}-result.json`);
+  const nextFiles = () => {
+    runId += 1;
+    return {
+      eventFile: join(runDir, `${runId}-event.json`),
+      resultFile: join(runDir, `${runId}-result.json`),
+    };
+  };
+  const runOnce = async (
+    bundle: BuiltBundle,
+    records: number,
+    env = childEnvironment,
+    nodeArgs: string[] = [],
+  ) => {
+    const { eventFile, resultFile } = nextFiles();
+    await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, records)));
+    return runChild(runner, bundle, eventFile, resultFile, env, nodeArgs);
+  };
+
+  // Each function's first invocation on the wire, and its raw reference built from it.
+  const wire = await startAwsWireRecorder(
+    AWS_ENDPOINT_VARIABLES.map((name) => childEnvironment[name] ?? '').filter((url) => url !== ''),
+  );
+  const recordingEnvironment = { ...childEnvironment };
+  for (const name of AWS_ENDPOINT_VARIABLES) {
+    const upstream = childEnvironment[name];
+    if (upstream) recordingEnvironment[name] = wire.endpointFor(upstream);
+  }
+  const recordedRequests = new Map<string, string[]>();
+  const raws = new Map<string, BuiltBundle>();
+  try {
+    for (const bundle of built.filter((candidate) => candidate.kind === 'function')) {
+      const { eventFile, resultFile } = nextFiles();
       await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, 1)));
-      samples.get(bundle.name)?.push(await runChild(runner, bundle, eventFile, resultFile, childEnvironment));
+      const requests = await recordFirstInvocation(wire, environment.recorder, async () => {
+        await runChild(runner, bundle, eventFile, resultFile, recordingEnvironment);
+      });
+      recordedRequests.set(
+        bundle.name,
+        requests.map((request) => `${request.system} ${request.operation}`),
+      );
+      raws.set(bundle.name, await buildRawReference(bundle.name, requests, outDir));
     }
+  } finally {
+    await wire.close();
   }
 
+  // Rounds: every reference, and each function next to its raw reference.
+  const order = built.flatMap((bundle) => {
+    const raw = raws.get(bundle.name);
+    return raw ? [bundle, raw] : [bundle];
+  });
+  const samples = new Map<string, ColdStartSample[]>(order.map((bundle) => [bundle.name, []]));
+  for (let round = 0; round < repetitions; round++) {
+    for (const bundle of order) samples.get(bundle.name)?.push(await runOnce(bundle, 1));
+  }
+
+  const profileDir = join(outDir, 'profiles');
+  await rm(profileDir, { recursive: true, force: true });
   const results: ColdStartResult[] = [];
-  for (const bundle of bundles) {
+  for (const bundle of order) {
     const taken = samples.get(bundle.name) ?? [];
-    const ok = taken.filter((sample) => sample.error === undefined && sample.failedRecords <= 0);
+    const succeeded = (sample: ColdStartSample) => sample.error === undefined && sample.failedRecords <= 0;
+    const ok = taken.filter(succeeded);
     const errors = taken
-      .filter((sample) => !ok.includes(sample))
+      .filter((sample) => !succeeded(sample))
       .map((sample) => sample.error ?? `${sample.failedRecords} record(s) failed`);
     let batchOf10: ColdStartResult['batchOf10'];
+    let profileSummary: ProfileSummary | undefined;
     if (bundle.kind === 'function') {
-      runId += 1;
-      const eventFile = join(runDir, `${runId}-event.json`);
-      const resultFile = join(runDir, `${runId}-result.json`);
-      await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, 10)));
-      const sample = await runChild(runner, bundle, eventFile, resultFile, childEnvironment);
+      const sample = await runOnce(bundle, 10);
       batchOf10 = {
         maxRssMb: sample.maxRssKb / 1024,
         rssPeakMb: sample.rssPeakBytes / 1024 / 1024,
         failedRecords: sample.failedRecords,
         ...(sample.error ? { error: sample.error } : {}),
       };
+      if (profile) profileSummary = await profiledColdStart(bundle, profileDir, runOnce);
     }
+    const recorded = recordedRequests.get(bundle.name);
     results.push({
       name: bundle.name,
       kind: bundle.kind,
@@ -179,10 +253,40 @@ export async function measureColdStarts(
       samples: ok.length,
       readyMsMedian: median(ok.map((sample) => sample.readyMs)),
       initMsMedian: median(ok.map((sample) => sample.initDoneMs)),
+      readyMs: taken.map((sample) => (succeeded(sample) ? sample.readyMs : Number.NaN)),
+      initMs: taken.map((sample) => (succeeded(sample) ? sample.initDoneMs : Number.NaN)),
       errors,
       ...(bundle.memorySizeMb === undefined ? {} : { memorySizeMb: bundle.memorySizeMb }),
       ...(batchOf10 ? { batchOf10 } : {}),
+      ...(recorded ? { firstInvocationRequests: recorded } : {}),
+      ...(profileSummary ? { profile: profileSummary } : {}),
     });
   }
   return results;
+}
+
+/** One more cold start of `bundle` under `node --cpu-prof`, summarized by phase and consumer. */
+async function profiledColdStart(
+  bundle: BuiltBundle,
+  profileDir: string,
+  runOnce: (
+    bundle: BuiltBundle,
+    records: number,
+    env?: Record<string, string>,
+    nodeArgs?: string[],
+  ) => Promise<ColdStartSample>,
+): Promise<ProfileSummary | undefined> {
+  const dir = join(profileDir, bundle.name);
+  await mkdir(dir, { recursive: true });
+  const sample = await runOnce(bundle, 1, undefined, [
+    '--cpu-prof',
+    '--cpu-prof-interval',
+    '100',
+    '--cpu-prof-dir',
+    dir,
+    '--cpu-prof-name',
+    `${bundle.name}.cpuprofile`,
+  ]);
+  if (sample.error) return undefined;
+  return summarizeProfile(join(dir, `${bundle.name}.cpuprofile`), bundle.file, sample.initDoneAtUs);
 }

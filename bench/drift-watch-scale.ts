@@ -28,6 +28,8 @@ export interface DriftWatchScale {
   readonly tracked: number;
   readonly runs: number;
   readonly timeMsMedian: number;
+  /** Each run's time, in run order. */
+  readonly timesMs: readonly number[];
   /** Items the run's queries read, as the handler reports them and as the recorder counted them. */
   readonly itemsReadReported: number;
   readonly itemsReadRecorded: number;
@@ -155,6 +157,7 @@ export async function measureDriftWatchScale(
       tracked,
       runs: runsPerSize,
       timeMsMedian: median(times),
+      timesMs: times,
       itemsReadReported: median(reported),
       itemsReadRecorded: median(recorded),
       checked: median(checked),

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
-import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import { instrumentSdkClients, RequestRecorder, type ServiceProxy, startServiceProxy } from './recorder.ts';
 import { accountCreated, sqsBatch } from './workload.ts';
 
@@ -20,14 +20,22 @@ export interface BenchEnvironment {
   contextFor(functionName: string): Context;
   /** Provisions fresh accounts through the real provision-business handler; returns their ids. */
   provisionAccounts(count: number): Promise<string[]>;
+  /** Hears everything the local runtime does (events put, batches run) until the returned function is called. */
+  onActivity(listener: (activity: RuntimeActivity) => void): () => void;
   close(): Promise<void>;
 }
 
 export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const recorder = new RequestRecorder();
   let serviceProxy: ServiceProxy | undefined;
+  const listeners = new Set<(activity: RuntimeActivity) => void>();
   const runtime = await startLocalRuntime({
     logLevel: 'ERROR',
+    // Nothing waits locally that the bench does not ask for: failed records come back at once.
+    timeScale: 0,
+    onActivity: (activity) => {
+      for (const listener of listeners) listener(activity);
+    },
     serviceProxy: async (sandboxUrl) => {
       serviceProxy = await startServiceProxy(sandboxUrl, recorder);
       return serviceProxy;
@@ -65,6 +73,10 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     handler,
     contextFor,
     provisionAccounts,
+    onActivity: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     close: () => runtime.close(),
   };
 }

@@ -27,10 +27,14 @@ import {
 
 export interface FlowOverhead {
   readonly flow: FlowName;
+  /** Events measured in each run. */
   readonly events: number;
   readonly handlerMsMedian: number;
   readonly baselineMsMedian: number;
+  /** Over all runs: median handler time / median raw time. */
   readonly ratio: number;
+  /** Per run (its own account, warm-up and events): that run's median ratio. */
+  readonly runRatios: readonly number[];
   /** Per event, medians over the measured events. */
   readonly serviceCalls: number;
   readonly dynamoRequests: number;
@@ -77,33 +81,42 @@ function perEventCounts(requests: readonly RecordedRequest[]) {
 
 export async function measureOverhead(
   environment: BenchEnvironment,
-  { eventsPerFlow, warmup }: { eventsPerFlow: number; warmup: number },
+  { eventsPerFlow, warmup, runs = 3 }: { eventsPerFlow: number; warmup: number; runs?: number },
 ): Promise<FlowOverhead[]> {
   const results: FlowOverhead[] = [];
   for (const flow of FLOWS) {
-    const [accountId] = await environment.provisionAccounts(1);
-    if (!accountId) throw new Error('no bench account');
-    for (let index = 0; index < warmup; index++) await runOne(environment, flowEvent(flow, accountId, index));
     const handlerMs: number[] = [];
     const baselineMs: number[] = [];
+    const runRatios: number[] = [];
     const counts: ReturnType<typeof perEventCounts>[] = [];
     const operations: Record<string, number> = {};
     let failures = 0;
-    for (let index = 0; index < eventsPerFlow; index++) {
-      const entry = flowEvent(flow, accountId, warmup + index);
-      const run = await runOne(environment, entry);
-      failures += run.failed;
-      handlerMs.push(run.elapsedMs);
-      counts.push(perEventCounts(run.requests));
-      for (const request of run.requests)
-        operations[request.operation] = (operations[request.operation] ?? 0) + 1;
-      // Recorded too, and the recording thrown away: the recorder's own cost (cloning each
-      // command input, the proxy's bookkeeping) then weighs on both sides alike.
-      environment.recorder.start();
-      const started = performance.now();
-      await replay(run.requests, environment.serviceProxy.url);
-      baselineMs.push(performance.now() - started);
-      environment.recorder.stop();
+    for (let run = 0; run < runs; run++) {
+      const [accountId] = await environment.provisionAccounts(1);
+      if (!accountId) throw new Error('no bench account');
+      for (let index = 0; index < warmup; index++)
+        await runOne(environment, flowEvent(flow, accountId, index));
+      const runHandler: number[] = [];
+      const runBaseline: number[] = [];
+      for (let index = 0; index < eventsPerFlow; index++) {
+        const entry = flowEvent(flow, accountId, warmup + index);
+        const measured = await runOne(environment, entry);
+        failures += measured.failed;
+        runHandler.push(measured.elapsedMs);
+        counts.push(perEventCounts(measured.requests));
+        for (const request of measured.requests)
+          operations[request.operation] = (operations[request.operation] ?? 0) + 1;
+        // Recorded too, and the recording thrown away: the recorder's own cost (cloning each
+        // command input, the proxy's bookkeeping) then weighs on both sides alike.
+        environment.recorder.start();
+        const started = performance.now();
+        await replay(measured.requests, environment.serviceProxy.url);
+        runBaseline.push(performance.now() - started);
+        environment.recorder.stop();
+      }
+      runRatios.push(median(runHandler) / median(runBaseline));
+      handlerMs.push(...runHandler);
+      baselineMs.push(...runBaseline);
     }
     const pick = (key: keyof ReturnType<typeof perEventCounts>) => median(counts.map((count) => count[key]));
     const handlerMsMedian = median(handlerMs);
@@ -114,6 +127,7 @@ export async function measureOverhead(
       handlerMsMedian,
       baselineMsMedian,
       ratio: handlerMsMedian / baselineMsMedian,
+      runRatios,
       serviceCalls: pick('serviceCalls'),
       dynamoRequests: pick('dynamoRequests'),
       dynamoItemsRead: pick('dynamoItemsRead'),
@@ -124,7 +138,7 @@ export async function measureOverhead(
       publishedEntries: pick('publishedEntries'),
       failures,
       operations: Object.fromEntries(
-        Object.entries(operations).map(([name, count]) => [name, count / eventsPerFlow]),
+        Object.entries(operations).map(([name, count]) => [name, count / (eventsPerFlow * runs)]),
       ),
     });
   }

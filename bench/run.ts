@@ -8,19 +8,25 @@
  * absolute times on a shared two-core machine are noise.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { type ColdStartResult, measureColdStarts } from './cold-start.ts';
 import { type CostPerMillion, costPerMillionEvents, PRICES } from './cost.ts';
 import { type DriftWatchScale, measureDriftWatchScale } from './drift-watch-scale.ts';
 import { startBenchEnvironment } from './environment.ts';
+import { type FlowLatency, measureLatency } from './latency.ts';
 import { type CallCount, type FlowOverhead, measureCallsPerEvent, measureOverhead } from './overhead.ts';
 import {
   callRows,
   coldStartRows,
   costRows,
   driftWatchRows,
+  formatMachine,
+  formatMarkdown,
   formatTable,
+  latencyRows,
   memoryRows,
   overheadRows,
   type ResultRow,
@@ -35,11 +41,16 @@ import { measureTrialWatchScale, type TrialWatchScale } from './trial-watch-scal
 import type { FlowName } from './workload.ts';
 
 export interface BenchSizes {
+  /** Rounds of cold starts: every ratio's spread is over these (at least 3). */
   readonly coldStartRepetitions: number;
   /** @default every function of the route table */
   readonly coldStartFunctions?: readonly string[];
   readonly overheadEvents: number;
   readonly overheadWarmup: number;
+  /** Independent runs of each flow's overhead measurement (the heaviest flow's goal holds in each). */
+  readonly overheadRuns: number;
+  /** Events per flow of the end-to-end latency measurement. */
+  readonly latencyEvents: number;
   readonly trialWatchSizes: readonly number[];
   readonly trialWatchRuns: number;
   readonly throughputAccounts: number;
@@ -51,8 +62,10 @@ export interface BenchSizes {
 
 export const FULL_SIZES: BenchSizes = {
   coldStartRepetitions: 7,
-  overheadEvents: 30,
+  overheadEvents: 20,
   overheadWarmup: 3,
+  overheadRuns: 5,
+  latencyEvents: 40,
   trialWatchSizes: [1_000, 10_000, 100_000],
   trialWatchRuns: 3,
   throughputAccounts: 50,
@@ -69,8 +82,10 @@ export const FULL_SIZES: BenchSizes = {
 
 export const QUICK_SIZES: BenchSizes = {
   coldStartRepetitions: 3,
-  overheadEvents: 12,
+  overheadEvents: 8,
   overheadWarmup: 2,
+  overheadRuns: 3,
+  latencyEvents: 10,
   trialWatchSizes: [1_000, 10_000],
   trialWatchRuns: 2,
   throughputAccounts: 50,
@@ -85,10 +100,12 @@ export type BenchSection =
   | 'trial-watch'
   | 'drift-watch'
   | 'throughput'
-  | 'budget';
+  | 'budget'
+  | 'latency';
 export const ALL_SECTIONS: readonly BenchSection[] = [
   'cold-start',
   'overhead',
+  'latency',
   'calls',
   'trial-watch',
   'drift-watch',
@@ -96,11 +113,21 @@ export const ALL_SECTIONS: readonly BenchSection[] = [
   'budget',
 ];
 
+/** Where the figures were measured: ratios travel between machines, absolute times do not. */
+export interface BenchMachine {
+  readonly node: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGb: number;
+  /** 1-minute load average when the run started and when it ended: a busy machine spreads the ratios. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
+}
+
 export interface BenchResults {
   readonly mode: string;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly machine: { node: string; cpus: number; cpuModel: string };
+  readonly machine: BenchMachine;
   readonly sizes: BenchSizes;
   readonly sectionMs: Readonly<Record<string, number>>;
   readonly rows: readonly ResultRow[];
@@ -113,6 +140,7 @@ export interface BenchResults {
   readonly driftWatch?: readonly DriftWatchScale[];
   readonly throughput?: Throughput;
   readonly requestBudget?: readonly BudgetCost[];
+  readonly latency?: readonly FlowLatency[];
 }
 
 export async function runBench(
@@ -132,6 +160,7 @@ export async function runBench(
 ): Promise<BenchResults> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const loadAtStart = loadavg()[0] ?? Number.NaN;
   // Handlers print Powertools logs and EMF metrics on stdout, as in Lambda; they still cost a
   // write each, but into /dev/null, so the one table stays readable.
   const devNull = openSync('/dev/null', 'w');
@@ -165,7 +194,14 @@ export async function runBench(
       }),
     );
     const overhead = await timed('overhead', 'overhead per event', () =>
-      measureOverhead(environment, { eventsPerFlow: sizes.overheadEvents, warmup: sizes.overheadWarmup }),
+      measureOverhead(environment, {
+        eventsPerFlow: sizes.overheadEvents,
+        warmup: sizes.overheadWarmup,
+        runs: sizes.overheadRuns,
+      }),
+    );
+    const latency = await timed('latency', 'end-to-end latency through the local runtime', () =>
+      measureLatency(environment, { eventsPerFlow: sizes.latencyEvents }),
     );
     const calls = await timed('calls', 'calls per event', () =>
       measureCallsPerEvent(environment, { budgetDays: sizes.budgetDays }),
@@ -195,6 +231,7 @@ export async function runBench(
     const costs = overhead ? costPerMillionEvents(overhead, trialWatch) : undefined;
     if (coldStarts) rows.push(...coldStartRows(coldStarts));
     if (overhead) rows.push(...overheadRows(overhead));
+    if (latency) rows.push(...latencyRows(latency));
     if (calls) rows.push(...callRows(calls));
     if (trialWatch) rows.push(...trialWatchRows(trialWatch));
     if (driftWatch) rows.push(...driftWatchRows(driftWatch));
@@ -205,6 +242,7 @@ export async function runBench(
     results = {
       ...(coldStarts ? { coldStarts } : {}),
       ...(overhead ? { overhead } : {}),
+      ...(latency ? { latency } : {}),
       ...(calls ? { calls } : {}),
       ...(trialWatch ? { trialWatch } : {}),
       ...(driftWatch ? { driftWatch } : {}),
@@ -221,7 +259,13 @@ export async function runBench(
     mode,
     startedAt,
     durationMs: performance.now() - started,
-    machine: { node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown' },
+    machine: {
+      node: process.version,
+      cpus: availableParallelism(),
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      loadAverage: { start: loadAtStart, end: loadavg()[0] ?? Number.NaN },
+    },
     sizes,
     sectionMs,
     rows,
@@ -229,27 +273,89 @@ export async function runBench(
   };
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const quick = argv.includes('--quick');
-  const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-  const sections = only ? (only.split(',') as BenchSection[]) : ALL_SECTIONS;
+export const BENCH_USAGE = `usage: npm run bench [-- --quick] [--only=<section>,...] [--check] [--markdown <file>]
+
+  --quick             smaller sizes (about a minute); same sections
+  --only=<sections>   ${ALL_SECTIONS.join(', ')}
+  --functions=<names> the cold-start section for these functions only (route table names)
+  --check             exit 1 when a figure misses its goal (for people and release checks)
+  --markdown <file>   also write the results as Markdown: the table, where it ran, and the command`;
+
+export interface BenchArguments {
+  readonly quick: boolean;
+  readonly sections: readonly BenchSection[];
+  /** Cold starts of these functions only. */
+  readonly functions?: readonly string[];
+  readonly check: boolean;
+  readonly markdown?: string;
+  readonly help: boolean;
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArguments {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      functions: { type: 'string' },
+      check: { type: 'boolean', default: false },
+      markdown: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  const sections = values.only ? values.only.split(',').map((name) => name.trim()) : [...ALL_SECTIONS];
+  const unknown = sections.filter((name) => !(ALL_SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}`);
+  return {
+    quick: values.quick,
+    sections: sections as BenchSection[],
+    ...(values.functions ? { functions: values.functions.split(',').map((name) => name.trim()) } : {}),
+    check: values.check,
+    ...(values.markdown ? { markdown: values.markdown } : {}),
+    help: values.help,
+  };
+}
+
+/** The exit code of a run: with --check, 1 when a figure missed its goal. */
+export function exitCodeOf(results: Pick<BenchResults, 'rows'>, check: boolean): number {
+  return check && results.rows.some((row) => row.pass === false) ? 1 : 0;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let args: BenchArguments;
+  try {
+    args = parseBenchArgs(argv);
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n${BENCH_USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(`${BENCH_USAGE}\n`);
+    return 0;
+  }
   const out = fileURLToPath(new URL('./results.json', import.meta.url));
-  const results = await runBench(quick ? QUICK_SIZES : FULL_SIZES, {
-    mode: quick ? 'quick' : 'full',
-    sections,
+  const sizes = args.quick ? QUICK_SIZES : FULL_SIZES;
+  const results = await runBench(args.functions ? { ...sizes, coldStartFunctions: args.functions } : sizes, {
+    mode: args.quick ? 'quick' : 'full',
+    sections: args.sections,
     log: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   await writeResults(out, results);
+  const command = ['npm run bench', argv.length > 0 ? `-- ${argv.join(' ')}` : ''].join(' ').trim();
+  if (args.markdown) await writeFile(args.markdown, formatMarkdown(results, command));
   const failed = results.rows.filter((row) => row.pass === false).length;
   process.stdout.write(
-    `\n${formatTable(results.rows)}\n\n${results.rows.length} figures, ${failed} goal(s) not met; ` +
-      `${(results.durationMs / 1000).toFixed(1)} s (${results.mode}); details in bench/results.json\n`,
+    `\n${formatMachine(results)}\n\n${formatTable(results.rows)}\n\n${results.rows.length} figures, ${failed} goal(s) not met; ` +
+      `${(results.durationMs / 1000).toFixed(1)} s (${results.mode}); details in bench/results.json` +
+      `${args.markdown ? ` and ${args.markdown}` : ''}\n`,
   );
+  return exitCodeOf(results, args.check);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main(process.argv.slice(2)).then(
-    () => process.exit(0),
+    (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(
         `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

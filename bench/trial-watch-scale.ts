@@ -22,6 +22,8 @@ export interface TrialWatchScale {
   readonly tracked: number;
   readonly runs: number;
   readonly timeMsMedian: number;
+  /** Each run's time, in run order. */
+  readonly timesMs: readonly number[];
   /** Items the run's queries read, as the handler reports them and as the recorder counted them. */
   readonly itemsReadReported: number;
   readonly itemsReadRecorded: number;
@@ -169,6 +171,7 @@ export async function measureTrialWatchScale(
       tracked,
       runs: runsPerSize,
       timeMsMedian: median(times),
+      timesMs: times,
       itemsReadReported: median(reported),
       itemsReadRecorded: median(recorded),
       announced: median(announced),

@@ -1,6 +1,7 @@
 /**
  * Cold-start reference "stack floor": what the required stack alone costs before any connector
- * code runs. The clients and first requests of `floor-requests.ts`, plus the libraries every
+ * code runs. The SDK clients of `floor.ts` and four first requests (the token, the idempotency
+ * record, one PutEvents), plus the libraries every
  * connector handler is built on (middy, Powertools logger, metrics, batch and idempotency, zod),
  * constructed as a handler constructs them, with one record parsed by one small schema.
  */
@@ -69,7 +70,7 @@ export const handler = middy(async (event: SQSEvent, context: Context) => {
   idempotencyConfig.registerLambdaContext(context);
   return processPartialResponse(
     event,
-    async (record: SQSRecord) => work(envelope.parse(JSON.parse(record.body))),
+    async (record: SQSRecord) => work(envelope.parse((JSON.parse(record.body) as { event: unknown }).event)),
     new SqsFifoPartialProcessorAsync(),
     { context, skipGroupOnError: true },
   );

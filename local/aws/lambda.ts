@@ -162,6 +162,8 @@ export interface BatchActivity {
   readonly failed: number;
   readonly reason?: string;
   readonly detailTypes: readonly string[];
+  /** How long the function's invocation took (its cold start included, the first time). */
+  readonly durationMs: number;
 }
 
 /**
@@ -184,6 +186,7 @@ export function startEventSourceMapping(
       const byId = new Map(batch.map((message) => [message.messageId, message.receiptHandle]));
       let failedIds: string[];
       let reason: string | undefined;
+      const startedAt = performance.now();
       try {
         const handler = await fn.handler();
         const response = await invokeFunction(
@@ -204,6 +207,7 @@ export function startEventSourceMapping(
         size: batch.length,
         failed: failedIds.length,
         detailTypes: batch.map((message) => detailTypeOf(message.body)),
+        durationMs: performance.now() - startedAt,
         ...(reason === undefined ? {} : { reason }),
       });
       return {

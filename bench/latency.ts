@@ -1,0 +1,157 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { RuntimeActivity } from '#local/runtime.ts';
+import type { BenchEnvironment } from './environment.ts';
+import type { RecordedRequest } from './recorder.ts';
+import { median } from './stats.ts';
+import { FLOWS, type FlowName, flowEvent } from './workload.ts';
+
+/**
+ * Issue #17 §3: what a partner waits for, PutEvents → result event on the bus, through the local
+ * runtime built from the synthesized template (rule → intake queue → pipe → FIFO queue → function
+ * → PutEvents), with the local delays at zero (the bench environment's time scale is 0 and its
+ * pollers wake when a message arrives). One event at a time, so every figure belongs to one event:
+ *
+ * - total: from just before the partner's PutEvents to the moment the result event is put on the
+ *   bus (the runtime's own activity report);
+ * - handler: the function's invocation(s) for it; transport: the rest (the local EventBridge, SQS
+ *   and pipe, and the partner's PutEvents request);
+ * - calls: the time the handler spent waiting on the requests it made (DynamoDB, EventBridge, the
+ *   service), overlapping ones counted once. The connector's own share is handler ÷ calls.
+ */
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+export interface FlowLatency {
+  readonly flow: FlowName;
+  readonly events: number;
+  readonly totalMs: Percentiles;
+  readonly handlerMs: Percentiles;
+  readonly transportMs: Percentiles;
+  readonly callsMs: Percentiles;
+  /** Per event, handler time ÷ time in its calls: the p50 is the goal's figure. */
+  readonly ownShare: Percentiles;
+  /** Events whose result never came (SyncFailed or nothing) within the timeout. */
+  readonly failures: number;
+}
+
+export function percentiles(values: readonly number[]): Percentiles {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+  return { p50: median(sorted), p95: at(0.95), p99: at(0.99) };
+}
+
+/** The time covered by the requests' intervals, overlaps counted once. */
+export function busyTime(requests: readonly Pick<RecordedRequest, 'startedAt' | 'endedAt'>[]): number {
+  const sorted = [...requests].sort((a, b) => a.startedAt - b.startedAt);
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const { startedAt, endedAt } of sorted) {
+    if (endedAt <= end) continue;
+    total += endedAt - Math.max(startedAt, end);
+    end = endedAt;
+  }
+  return total;
+}
+
+const RESULT_TIMEOUT_MS = 30_000;
+
+export async function measureLatency(
+  environment: BenchEnvironment,
+  { eventsPerFlow, warmup = 2 }: { eventsPerFlow: number; warmup?: number },
+): Promise<FlowLatency[]> {
+  const { runtime } = environment;
+  const client = new EventBridgeClient({
+    region: runtime.region,
+    endpoint: runtime.eventsEndpoint,
+    credentials: { accessKeyId: 'AKIABENCHLATENCY0000', secretAccessKey: 'bench' },
+  });
+  // Result events by causationId, and the invocations that ran, as the runtime reports them.
+  const waiting = new Map<string, (at: number) => void>();
+  let batches: { functionName: string; durationMs: number }[] = [];
+  const stopListening = environment.onActivity((activity: RuntimeActivity) => {
+    if (activity.kind === 'batch') batches.push(activity);
+    if (activity.kind === 'put' && activity.event.source !== runtime.inboundSource) {
+      const causation = activity.event.detail['causationId'];
+      if (typeof causation === 'string') waiting.get(causation)?.(performance.now());
+    }
+  });
+
+  const sendOne = async (flow: FlowName, accountId: string, index: number) => {
+    const entry = flowEvent(flow, accountId, index);
+    batches = [];
+    environment.recorder.start();
+    const startedAt = performance.now();
+    let eventId: string | undefined;
+    const resulted = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no result for ${flow}`)), RESULT_TIMEOUT_MS);
+      // The id is known only once PutEvents answers; the result cannot come before that.
+      const settle = (at: number) => {
+        clearTimeout(timer);
+        resolve(at);
+      };
+      void client
+        .send(
+          new PutEventsCommand({
+            Entries: [
+              {
+                EventBusName: runtime.busName,
+                Source: runtime.inboundSource,
+                DetailType: entry.detailType,
+                Detail: JSON.stringify(entry.detail),
+              },
+            ],
+          }),
+        )
+        .then((answer) => {
+          eventId = answer.Entries?.[0]?.EventId;
+          if (!eventId) reject(new Error(`PutEvents refused ${flow}`));
+          else waiting.set(eventId, settle);
+        }, reject);
+    });
+    try {
+      const endedAt = await resulted;
+      const requests = environment.recorder.stop();
+      const handlerMs = batches.reduce((sum, batch) => sum + batch.durationMs, 0);
+      const callsMs = busyTime(requests);
+      return { totalMs: endedAt - startedAt, handlerMs, callsMs, failed: false };
+    } catch {
+      environment.recorder.stop();
+      return { totalMs: Number.NaN, handlerMs: Number.NaN, callsMs: Number.NaN, failed: true };
+    } finally {
+      if (eventId) waiting.delete(eventId);
+    }
+  };
+
+  const results: FlowLatency[] = [];
+  try {
+    for (const flow of FLOWS) {
+      const [accountId] = await environment.provisionAccounts(1);
+      if (!accountId) throw new Error('no bench account');
+      for (let index = 0; index < warmup; index++) await sendOne(flow, accountId, index);
+      const measured: Awaited<ReturnType<typeof sendOne>>[] = [];
+      for (let index = 0; index < eventsPerFlow; index++) {
+        measured.push(await sendOne(flow, accountId, warmup + index));
+      }
+      const ok = measured.filter((one) => !one.failed);
+      results.push({
+        flow,
+        events: eventsPerFlow,
+        totalMs: percentiles(ok.map((one) => one.totalMs)),
+        handlerMs: percentiles(ok.map((one) => one.handlerMs)),
+        transportMs: percentiles(ok.map((one) => one.totalMs - one.handlerMs)),
+        callsMs: percentiles(ok.map((one) => one.callsMs)),
+        ownShare: percentiles(ok.map((one) => one.handlerMs / one.callsMs)),
+        failures: measured.length - ok.length,
+      });
+    }
+  } finally {
+    stopListening();
+    client.destroy();
+  }
+  return results;
+}
