@@ -1,12 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { showHandlerOutput } from '#local/handler-output.ts';
+import { formatMarkdown, formatReport } from '#scripts/chaos/report.ts';
 import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
-import { runChecks, verdictSummary } from '#scripts/chaos/verdict.ts';
+import { verdictSummary } from '#scripts/chaos/verdict.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
  *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE]
+ *                  [--markdown FILE]
  *
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
@@ -16,7 +18,7 @@ import { runChecks, verdictSummary } from '#scripts/chaos/verdict.ts';
  */
 
 const USAGE =
-  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE]';
+  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE] [--markdown FILE]';
 
 function numberOption(
   values: Record<string, string | boolean | undefined>,
@@ -38,73 +40,6 @@ function rateOption(values: Record<string, string | boolean | undefined>, name: 
   return value;
 }
 
-function formatReport(report: ChaosReport): string {
-  const o = report.options;
-  const lines = [
-    `chaos run: events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed}`,
-    `  sent                ${report.sent}  (${Object.entries(report.sentByDetailType)
-      .map(([type, n]) => `${type} ${n}`)
-      .join(', ')})`,
-    `  delivered again     ${report.duplicatesDelivered}  (processed records whose delete was lost)`,
-    `  applied             ${report.applied}`,
-    `  SyncFailed          ${report.syncFailedTotal}  (${
-      Object.entries(report.syncFailed)
-        .map(([code, n]) => `${code} ${n}`)
-        .join(', ') || 'none'
-    })`,
-    `  kept for redrive    ${report.keptForRedrive}  (in a dead-letter queue, each also reported with SyncFailed; by cause: ${
-      Object.entries(report.deadLetteredByCause)
-        .map(([cause, n]) => `${cause} ${n}`)
-        .join(', ') || 'none'
-    })`,
-    `  records that gave up without a SyncFailed: ${report.gaveUpWithoutSyncFailed}`,
-    `  no-op (by design)   ${report.acknowledgedNoOp}`,
-    `  lost                ${report.lost}`,
-    `  duplicates created  ${report.duplicates.total}  (businesses ${report.duplicates.businesses}, locations ${report.duplicates.locations}, areas ${report.duplicates.areas}, slots per apiName ${report.duplicates.slotsPerApiName}, apiNames per slot ${report.duplicates.apiNamesPerSlot}, table slot collisions ${report.duplicates.tableSlotCollisions}, trial announcements ${report.duplicates.announcements})`,
-    `  trial watch         announced ${report.trialAnnouncements.announced} trials; on trial but not announced ${report.trialAnnouncements.missing}`,
-    `  invalid mishandled  ${report.invalidMishandled.length}`,
-    `  order violations    ${report.orderViolations}`,
-    `  mismatches          ${report.mismatches.length}`,
-    `  faults injected     ${report.faultsInjected}; crashes ${
-      Object.entries(report.crashes)
-        .map(([name, n]) => `${name} ${n}`)
-        .join(', ') || 'none'
-    }`,
-    `  retries             ${report.retries.total}  (429 ${report.retries.status429} of which rate limiter ${report.retries.rateLimited}, 5xx ${report.retries.status500}, no answer ${report.retries.noAnswer}, redeliveries ${report.retries.redeliveries})`,
-    `  service requests    ${report.requests.total}  (accepted ${report.requests.accepted}; accepted/s over the ${report.requests.busySeconds} busy seconds ${report.requests.busyMeanAcceptedPerSecond}, over the whole run ${report.requests.meanAcceptedPerSecond}, peak ${report.requests.peakAcceptedPerSecond})`,
-    `  wall time           ${(report.wallTimeMs / 1000).toFixed(1)} s  (event-loop delay p50 ${report.eventLoopDelayMs.p50} ms, p99 ${report.eventLoopDelayMs.p99} ms, max ${report.eventLoopDelayMs.max} ms: the handlers, dynalite and the sandbox share this process)`,
-  ];
-  for (const lost of report.lostEvents.slice(0, 20))
-    lines.push(`  LOST ${lost.detailType} ${lost.eventId} (${lost.account})`);
-  for (const bad of report.invalidMishandled.slice(0, 20))
-    lines.push(`  INVALID ${bad.detailType} ${bad.eventId}: ${bad.outcome}`);
-  for (const mismatch of report.mismatches.slice(0, 20)) lines.push(`  MISMATCH ${mismatch}`);
-  if (report.tokenInEnvironment.length > 0)
-    lines.push(`  TOKEN IN ENV ${report.tokenInEnvironment.join(', ')}`);
-  const checks = runChecks(report, o.rateLimit);
-  const failed = Object.entries(checks)
-    .filter(([, check]) => !check.passed)
-    .map(([name, check]) => {
-      const limit =
-        'max' in check
-          ? `max ${check.max}`
-          : 'below' in check
-            ? `below ${check.below}`
-            : `at least ${check.atLeast}`;
-      return `${name} ${check.value} (${limit})`;
-    });
-  lines.push(
-    report.passed
-      ? `PASS: no duplicates, nothing lost, nothing given up in silence${
-          o.rateLimit === null
-            ? ''
-            : '; no record dead-lettered for throttling, 429 answers under 2 % of requests, at least 85 % of the limit accepted per second over the busy period'
-        }`
-      : `FAIL: ${failed.join('; ')}`,
-  );
-  return lines.join('\n');
-}
-
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -117,6 +52,7 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       'log-level': { type: 'string' },
       'json-logs': { type: 'boolean' },
+      markdown: { type: 'string' },
       json: { type: 'boolean' },
       report: { type: 'string' },
       help: { type: 'boolean' },
@@ -152,7 +88,12 @@ async function main(): Promise<number> {
     writeFileSync(values.report, JSON.stringify(report, null, 2));
   }
   const { token: _token, personalData: _personalData, ...printable } = report;
-  process.stdout.write(`${formatReport({ ...printable, token: '', personalData: [] })}\n`);
+  const shown = { ...printable, token: '', personalData: [] };
+  process.stdout.write(`${formatReport(shown)}\n`);
+  if (values.markdown !== undefined) {
+    const args = process.argv.slice(2).join(' ');
+    writeFileSync(values.markdown, formatMarkdown(shown, `npm run chaos${args ? ` -- ${args}` : ''}`));
+  }
   // Last line: the verdict as one JSON object, for scripts and release checks.
   if (values.json) {
     const summary = verdictSummary(report, {
