@@ -162,7 +162,8 @@ export interface BatchActivity {
   readonly failed: number;
   readonly reason?: string;
   readonly detailTypes: readonly string[];
-  /** How long the function's invocation took (its cold start included, the first time). */
+  /** When the invocation started (performance.now()) and how long it took (its cold start included, the first time). */
+  readonly startedAt: number;
   readonly durationMs: number;
 }
 
@@ -207,6 +208,7 @@ export function startEventSourceMapping(
         size: batch.length,
         failed: failedIds.length,
         detailTypes: batch.map((message) => detailTypeOf(message.body)),
+        startedAt,
         durationMs: performance.now() - startedAt,
         ...(reason === undefined ? {} : { reason }),
       });
