@@ -62,7 +62,7 @@ export interface BenchSizes {
 
 export const FULL_SIZES: BenchSizes = {
   coldStartRepetitions: 7,
-  overheadEvents: 20,
+  overheadEvents: 40,
   overheadWarmup: 3,
   overheadRuns: 5,
   latencyEvents: 40,

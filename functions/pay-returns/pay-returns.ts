@@ -17,7 +17,7 @@ import {
   customFieldDataSchema,
   FAIR_WORK_WEEK_VALUES,
   type JoinedTimesheetPayReturn,
-  payRuleConfigSchema,
+  PAY_RULE_CONFIG_KEYS,
   scheduleChangeFieldNames,
   type TimesheetObject,
 } from '#functions/service/schemas.ts';
@@ -30,7 +30,7 @@ export const PAY_RETURN_QUERY_CONCURRENCY = 4;
 const ENVELOPE_ALLOWANCE_BYTES = 1024;
 
 /** Config keys the spec names for PayRuleObject.Config; a trimmed premium keeps only these. */
-const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(payRuleConfigSchema.shape));
+const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(PAY_RULE_CONFIG_KEYS);
 
 /**
  * readPayReturns — PayReturnsRequested → one joined TimesheetPayReturn QUERY per timesheet →

@@ -63,10 +63,12 @@ const DAY_MS = 86_400_000;
 export function localMidnightUnixSeconds(date: string, timeZone: string): number {
   const [year = 0, month = 0, day = 0] = date.split('-').map(Number);
   const wallMidnightAsUtc = Date.UTC(year, month - 1, day);
-  const offsets = new Set([
-    utcOffsetMs(wallMidnightAsUtc - DAY_MS, timeZone),
-    utcOffsetMs(wallMidnightAsUtc + DAY_MS, timeZone),
-  ]);
+  const before = utcOffsetMs(wallMidnightAsUtc - DAY_MS, timeZone);
+  const after = utcOffsetMs(wallMidnightAsUtc + DAY_MS, timeZone);
+  // The same offset a day before and a day after: no transition in between (zones change their
+  // offset at most twice a year), so local midnight is wall midnight minus it.
+  if (before === after) return (wallMidnightAsUtc - before) / 1000;
+  const offsets = new Set([before, after]);
   const candidates = [...offsets]
     .map((offset) => wallMidnightAsUtc - offset)
     .filter((instant) => {

@@ -164,14 +164,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   async function send(request: ServiceRequest): Promise<ServiceResponse> {
     let token = request.auth === 'none' ? '' : await options.token();
-    const target = describeUrl(request.url);
+    const url = new URL(request.url);
+    const target = `${url.origin}${url.pathname}`;
     let refreshedToken = false;
     for (let attempt = 1; ; attempt++) {
       // Throws ThrottledError (nothing sent) when the budget cannot give a request soon.
       if (options.budget) await options.budget.take(request.scope);
       const started = Date.now();
       stats.requests++;
-      const outcome = await attemptOnce(request, token, timeoutMs);
+      const outcome = await attemptOnce(request, url, target, token, timeoutMs);
       const durationMs = Date.now() - started;
       const status = 'response' in outcome ? outcome.response.status : outcome.error.status;
       const info: RequestInfo = { method: request.method, url: target, status, attempt, durationMs };
@@ -248,9 +249,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
 type AttemptOutcome = { response: ServiceResponse } | AttemptFailure;
 
-function attemptOnce(request: ServiceRequest, token: string, timeoutMs: number): Promise<AttemptOutcome> {
-  const url = new URL(request.url);
-  const target = describeUrl(request.url);
+function attemptOnce(
+  request: ServiceRequest,
+  url: URL,
+  target: string,
+  token: string,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
   const isHttps = url.protocol === 'https:';
   const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -332,7 +337,8 @@ function interpret(
 ): AttemptOutcome {
   let body: unknown;
   let parsed = true;
-  if (text.trim() !== '') {
+  // Any non-blank character (no copy of a large body, as trim() would make).
+  if (/\S/.test(text)) {
     try {
       body = JSON.parse(text);
     } catch {
@@ -452,11 +458,6 @@ function redactToken<E extends Error>(error: E, token: string): E {
 }
 
 /** Origin + path only: query strings could one day carry something sensitive. */
-function describeUrl(raw: string): string {
-  const url = new URL(raw);
-  return `${url.origin}${url.pathname}`;
-}
-
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

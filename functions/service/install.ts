@@ -17,6 +17,7 @@ import {
   agreedHourForm,
   agreedHourSchema,
   areaRequestSchema,
+  arrayOf,
   awardLibraryEntrySchema,
   awardLibraryListEntrySchema,
   type Country,
@@ -29,7 +30,6 @@ import {
   employeeAgreementSchema,
   type HourBudgetType,
   type JoinedTimesheetPayReturn,
-  joinedTimesheetPayReturnSchema,
   type LeaveAccrual,
   type LocationRequest,
   leaveAccrualSchema,
@@ -40,9 +40,11 @@ import {
   metricRecordSchema,
   normalizeCycle,
   parseResponse,
+  payReturnLineSchema,
   type State,
   slotField,
   stateSchema,
+  timesheetObjectSchema,
 } from './schemas.ts';
 
 export type QueryJoin = 'TimesheetObject' | 'PayRuleObject';
@@ -201,6 +203,8 @@ export interface InstallClient {
   getPayReturns(timesheetId: number): Promise<JoinedTimesheetPayReturn[]>;
 }
 
+/** An agreed-hours profile: its shape is not shown, so any object is kept as given. */
+const anyObject = z.record(z.string(), z.unknown());
 const contractRecordSchema = z.looseObject({ Id: z.union([z.number(), z.string()]) });
 const payRuleRecordSchema = z.looseObject({
   Id: z.union([z.number(), z.string()]),
@@ -249,7 +253,7 @@ export function createInstallClient(
     const body = queryBody(queryOptions);
     const path = `/api/v1/resource/${encodeURIComponent(resource)}/QUERY`;
     const payload = await call('POST', path, 'idempotent', body);
-    return parseResponse(z.array(schema), payload, `QUERY ${resource}`);
+    return parseResponse(arrayOf(schema), payload, `QUERY ${resource}`);
   }
 
   /**
@@ -281,7 +285,7 @@ export function createInstallClient(
       return checked.type === 'budget_wage' ? checked : { ...checked, type: hourBudgetType };
     });
     const payload = await call('POST', path, 'idempotent', { data });
-    return parseResponse(z.array(metricRecordSchema), payload, `POST ${path}`);
+    return parseResponse(arrayOf(metricRecordSchema), payload, `POST ${path}`);
   }
 
   return {
@@ -362,7 +366,7 @@ export function createInstallClient(
       // Shape "not shown": accept {agreedHour}, {employeeId, agreedHour}, or the object itself.
       const candidate = isRecord(payload) && 'agreedHour' in payload ? payload.agreedHour : payload;
       if (candidate === null || candidate === undefined) return null;
-      return parseResponse(z.record(z.string(), z.unknown()), candidate, `GET ${path}`);
+      return parseResponse(anyObject, candidate, `GET ${path}`);
     },
 
     listEmployeeAgreements(employeeId) {
@@ -388,7 +392,7 @@ export function createInstallClient(
 
     async listAwards() {
       const payload = await call('GET', '/api/v1/payroll/listAwardsLibrary', 'idempotent');
-      return parseResponse(z.array(awardLibraryListEntrySchema), payload, 'listAwardsLibrary');
+      return parseResponse(arrayOf(awardLibraryListEntrySchema), payload, 'listAwardsLibrary');
     },
 
     async getAward(awardCode) {
@@ -450,15 +454,26 @@ export function createInstallClient(
       return parseResponse(leaveAccrualSchema, payload, 'POST LeaveAccrual');
     },
 
-    getPayReturns(timesheetId) {
-      return query(
+    async getPayReturns(timesheetId) {
+      const lines = await query(
         'TimesheetPayReturn',
         {
           conditions: [{ field: 'Timesheet', type: 'eq', data: validId(timesheetId, 'timesheetId') }],
           join: ['TimesheetObject', 'PayRuleObject'],
         },
-        joinedTimesheetPayReturnSchema,
+        payReturnLineSchema,
       );
+      // Every line joins the timesheet asked for: its object is checked once and shared by the
+      // lines that carry that same timesheet; a line joined to another one is checked on its own.
+      const checked = new Map<number, JoinedTimesheetPayReturn['TimesheetObject']>();
+      return lines.map((line) => {
+        let timesheet = checked.get(line.TimesheetObject.Id);
+        if (!timesheet) {
+          timesheet = parseResponse(timesheetObjectSchema, line.TimesheetObject, 'QUERY TimesheetPayReturn');
+          checked.set(timesheet.Id, timesheet);
+        }
+        return { ...line, TimesheetObject: timesheet };
+      });
     },
   };
 }

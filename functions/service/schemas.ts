@@ -23,7 +23,6 @@ const flexibleId = z.union([z.string(), int]);
 const text = z.string();
 const nullableText = z.string().nullable();
 const timestamp = z.string();
-const optionalUnknown = z.unknown().optional();
 
 // ---------------------------------------------------------------------------------------------
 // Decoding helpers
@@ -100,21 +99,23 @@ export function parseResponse<T extends z.ZodType>(schema: T, value: unknown, co
   return result.data;
 }
 
+const arrays = new WeakMap<z.ZodType, z.ZodArray<z.ZodType>>();
+
+/**
+ * `z.array(schema)`, built once per schema: building a zod schema costs far more than parsing a
+ * small answer with it, and a query's answer is parsed with its array on every call.
+ */
+export function arrayOf<T extends z.ZodType>(schema: T): z.ZodArray<T> {
+  let array = arrays.get(schema);
+  if (!array) {
+    array = z.array(schema);
+    arrays.set(schema, array);
+  }
+  return array as z.ZodArray<T>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // _DPMetaData
-
-export const creatorInfoSchema = z.lazy(() =>
-  z.looseObject({
-    Id: int,
-    DisplayName: text.optional(),
-    EmployeeProfile: int.nullable().optional(),
-    Employee: int.nullable().optional(),
-    /** Signed URL or empty string. */
-    Photo: z.string().nullable().optional(),
-    Pronouns: int.nullable().optional(),
-    CustomPronouns: z.string().nullable().optional(),
-  }),
-);
 
 export const operationalUnitInfoSchema = z.lazy(() =>
   z.looseObject({
@@ -126,15 +127,19 @@ export const operationalUnitInfoSchema = z.lazy(() =>
   }),
 );
 
+/**
+ * Every install record's `_DPMetaData`. `CreatorInfo` (and a timesheet's `EmployeeInfo`) are kept
+ * as given, unchecked: the connector reads neither, so neither may fail a record (a record is read
+ * strictly only where the connector relies on a value).
+ */
 export const dpMetaDataSchema = z.looseObject({
   System: text,
-  CreatorInfo: creatorInfoSchema.nullable().optional(),
 });
 
+/** A timesheet's, whose OperationalUnitInfo names the area of PayReturnsReady. */
 export const timesheetDpMetaDataSchema = z.lazy(() =>
   dpMetaDataSchema.extend({
     OperationalUnitInfo: operationalUnitInfoSchema.nullable().optional(),
-    EmployeeInfo: creatorInfoSchema.nullable().optional(),
   }),
 );
 
@@ -296,23 +301,11 @@ export function slotField(slot: number): SlotField {
 }
 
 /**
- * A custom field value as the install holds it: strings or booleans by the spec, read leniently —
- * a value of any type is kept as given (the connector only asks whether a slot is taken), never a
- * reason to fail a flow.
- */
-const slotValue = z.unknown();
-const slotShape = Object.fromEntries(
-  Array.from({ length: CUSTOM_FIELD_SLOTS }, (_, index) => [slotField(index + 1), slotValue]),
-) as Record<SlotField, typeof slotValue>;
-
-/**
  * Fair-work-week answers. The spec lists the values (including the missing comma in "No I don't
  * consent") but says these features are in ongoing development and new data elements appear, so
  * they are read leniently: any value is kept as given, and
  * `FAIR_WORK_WEEK_VALUES` says which values the spec lists (for docs and tests, never to refuse).
  */
-const answerValue = z.unknown();
-
 export const FAIR_WORK_WEEK_VALUES = {
   fwwagreedtoextendshift: [true, false, ''],
   fwwcominginearly: ['Yes, Manager Requested', 'Yes, Personal Reasons', "No, I don't consent"],
@@ -327,10 +320,6 @@ export const FAIR_WORK_WEEK_VALUES = {
 
 export type FairWorkWeekField = keyof typeof FAIR_WORK_WEEK_VALUES;
 
-export const fairWorkWeekFieldsShape = Object.fromEntries(
-  Object.keys(FAIR_WORK_WEEK_VALUES).map((name) => [name, answerValue]),
-) as Record<FairWorkWeekField, typeof answerValue>;
-
 export const scheduleChangeFieldNames = [
   'leavingearly',
   'leavinglate',
@@ -342,22 +331,25 @@ export const scheduleChangeFieldNames = [
   'receivedallrestbreaks',
   'consent2',
 ] as const;
-const scheduleChangeShape = Object.fromEntries(
-  scheduleChangeFieldNames.map((name) => [name, slotValue]),
-) as Record<(typeof scheduleChangeFieldNames)[number], typeof slotValue>;
 
+/**
+ * A custom field data record. Its slots `F01`..`F128` (strings or booleans by the spec), the named
+ * fields that mirror them, the schedule-change answers and the fair-work-week answers are read
+ * leniently: any value of any type is kept as given, unchecked (the connector only asks whether a
+ * slot is taken, and passes answers on as given), never a reason to fail a flow; only the record's
+ * own fields are checked. (Listing 146 fields of `z.unknown()` would check nothing and cost each
+ * parse of every record.)
+ */
 export const customFieldDataSchema = z.lazy(() =>
   z.looseObject({
     Id: int,
     /** `Employee` or `Timesheet` by the spec; another value is kept, not refused. */
     System: z.string(),
-    ...slotShape,
-    ...scheduleChangeShape,
-    ...fairWorkWeekFieldsShape,
     ...installRecordFields,
   }),
 );
-export type CustomFieldData = z.infer<typeof customFieldDataSchema>;
+export type CustomFieldData = z.infer<typeof customFieldDataSchema> &
+  Partial<Record<SlotField | FairWorkWeekField | (typeof scheduleChangeFieldNames)[number], unknown>>;
 
 export const customFieldTypes = {
   text: 1,
@@ -496,23 +488,19 @@ export const employeeAgreementSchema = z.lazy(() =>
   z.looseObject({
     Id: int,
     EmployeeId: int,
-    PayPoint: optionalUnknown,
-    EmpType: optionalUnknown,
     CompanyName: nullableText.optional(),
     Active: z.boolean().optional(),
     StartDate: timestamp.nullable().optional(),
     EndDate: timestamp.nullable().optional(),
     /** Id of the employment contract; the route to the pay rate when BaseRate is null. */
     Contract: int.nullable(),
-    SalaryPayRule: optionalUnknown,
-    ContractFile: optionalUnknown,
     PayrollId: nullableText.optional(),
-    PayPeriod: optionalUnknown,
-    HistoryId: optionalUnknown,
     /** Present on US installs with the newer system only (April 2024), hence optional. */
     BaseRate: z.number().nullable().optional(),
     Config: nullableText.optional(),
     ...installRecordFields,
+    // Kept as given, unchecked (the connector reads none of them): PayPoint, EmpType, SalaryPayRule,
+    // ContractFile, PayPeriod, HistoryId.
   }),
 );
 export type EmployeeAgreement = z.infer<typeof employeeAgreementSchema>;
@@ -521,9 +509,8 @@ export const basePayRuleObjectSchema = z.lazy(() =>
   z.looseObject({
     Id: flexibleId,
     PayTitle: text.optional(),
-    RemunerationType: optionalUnknown,
-    RemunerationBy: optionalUnknown,
     HourlyRate: z.number().nullable().optional(),
+    // Kept as given, unchecked (the connector reads none of them): RemunerationType, RemunerationBy.
   }),
 );
 
@@ -560,14 +547,11 @@ export const awardLibraryEntrySchema = z.lazy(() =>
     BasePayRuleObject: basePayRuleObjectSchema.nullable().optional(),
     Code: text.nullable().optional(),
     Description: text.nullable().optional(),
-    EmploymentBasis: optionalUnknown,
-    EmploymentCategory: optionalUnknown,
-    EmploymentStatus: optionalUnknown,
-    EmploymentSubType: optionalUnknown,
     /** null in the spec; kept loose in case the service fills it. */
     Id: z.union([z.null(), flexibleId]).optional(),
     Name: text.nullable().optional(),
-    PeriodType: optionalUnknown,
+    // Kept as given, unchecked (the connector reads none of them): EmploymentBasis, EmploymentCategory,
+    // EmploymentStatus, EmploymentSubType, PeriodType.
   }),
 );
 export type AwardLibraryEntry = z.infer<typeof awardLibraryEntrySchema>;
@@ -687,46 +671,21 @@ export const leaveAccrualSchema = z.lazy(() =>
     Id: int,
     /** Install employee id, not the payroll id. */
     Employee: int,
-    EmployeeHistory: optionalUnknown,
     TransactionDate: timestamp,
     Type: int.nullable().optional(),
     LeaveRule: int,
     Hours: z.number(),
     Days: z.number().nullable().optional(),
     Comment: z.string().nullable().optional(),
-    FkId: optionalUnknown,
-    BalanceCalculatedAt: optionalUnknown,
     ...installRecordFields,
+    // Kept as given, unchecked (the connector reads none of them): EmployeeHistory, FkId,
+    // BalanceCalculatedAt.
   }),
 );
 export type LeaveAccrual = z.infer<typeof leaveAccrualSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Timesheet pay returns
-
-export const mixedActivitySchema = z.lazy(() =>
-  z.looseObject({
-    intState: int.nullable().optional(),
-    blnCanStartEarly: z.boolean().nullable().optional(),
-    blnCanEndEarly: z.boolean().nullable().optional(),
-    blnIsMandatory: z.boolean().nullable().optional(),
-    strBreakType: z.string().nullable().optional(),
-  }),
-);
-
-export const timesheetSlotSchema = z.lazy(() =>
-  z.looseObject({
-    blnEmptySlot: z.boolean().optional(),
-    strType: z.string().optional(),
-    intStart: int.nullable().optional(),
-    intEnd: int.nullable().optional(),
-    intUnixStart: int.nullable().optional(),
-    intUnixEnd: int.nullable().optional(),
-    mixedActivity: mixedActivitySchema.nullable().optional(),
-    strTypeName: z.string().nullable().optional(),
-    strState: z.string().nullable().optional(),
-  }),
-);
 
 export const timesheetMetadataSchema = z.lazy(() =>
   z.looseObject({
@@ -739,71 +698,79 @@ export const timesheetObjectSchema = z.lazy(() =>
   z.looseObject({
     Id: int,
     Employee: int,
-    EmployeeHistory: optionalUnknown,
-    EmployeeAgreement: optionalUnknown,
     Date: z.string().optional(),
     /** Unix seconds. */
     StartTime: z.number().nullable().optional(),
     /** Unix seconds. */
     EndTime: z.number().nullable().optional(),
-    Mealbreak: optionalUnknown,
-    MealbreakSlots: optionalUnknown,
-    Slots: z.array(timesheetSlotSchema).nullable().optional(),
     TotalTime: z.number().nullable().optional(),
-    TotalTimeInv: optionalUnknown,
     Cost: z.number().nullable().optional(),
-    Roster: optionalUnknown,
-    EmployeeComment: optionalUnknown,
-    SupervisorComment: optionalUnknown,
-    Supervisor: optionalUnknown,
-    Disputed: optionalUnknown,
-    TimeApproved: optionalUnknown,
-    TimeApprover: optionalUnknown,
-    Discarded: optionalUnknown,
-    ValidationFlag: optionalUnknown,
     OperationalUnit: int.nullable().optional(),
-    IsInProgress: optionalUnknown,
-    IsLeave: optionalUnknown,
-    LeaveId: optionalUnknown,
-    LeaveRule: optionalUnknown,
-    Invoiced: optionalUnknown,
-    InvoiceComment: optionalUnknown,
-    PayRuleApproved: optionalUnknown,
-    Exported: optionalUnknown,
-    StagingId: optionalUnknown,
-    PayStaged: optionalUnknown,
-    PaycycleId: optionalUnknown,
-    MarkedPaidUnpaidAt: optionalUnknown,
-    AccrualState: optionalUnknown,
-    AccrualStateChangedAt: optionalUnknown,
-    AccrualAttempts: optionalUnknown,
-    File: optionalUnknown,
     /** Integer id, or the expanded record when the response expands it. */
     CustomFieldData: z.union([int, customFieldDataSchema]).nullable().optional(),
-    RealTime: optionalUnknown,
-    AutoProcessed: optionalUnknown,
-    AutoRounded: optionalUnknown,
-    AutoTimeApproved: optionalUnknown,
-    AutoPayRuleApproved: optionalUnknown,
     /** A string holding JSON with borrowed_or_lent and forecast_cost; decoded here. */
     Metadata: lenientJsonObject(timesheetMetadataSchema),
-    ParentId: optionalUnknown,
     Creator: int.nullable().optional(),
     Created: timestamp.nullable().optional(),
     Modified: timestamp.nullable().optional(),
-    StartTimeLocalized: optionalUnknown,
-    EndTimeLocalized: optionalUnknown,
-    OnCost: optionalUnknown,
     _DPMetaData: timesheetDpMetaDataSchema,
+    // Kept as given, unchecked (the connector reads none of them): Slots, EmployeeHistory,
+    // EmployeeAgreement, Mealbreak, MealbreakSlots, TotalTimeInv, Roster, EmployeeComment, SupervisorComment, Supervisor,
+    // Disputed, TimeApproved, TimeApprover, Discarded, ValidationFlag, IsInProgress, IsLeave, LeaveId,
+    // LeaveRule, Invoiced, InvoiceComment, PayRuleApproved, Exported, StagingId, PayStaged, PaycycleId,
+    // MarkedPaidUnpaidAt, AccrualState, AccrualStateChangedAt, AccrualAttempts, File, RealTime,
+    // AutoProcessed, AutoRounded, AutoTimeApproved, AutoPayRuleApproved, ParentId, StartTimeLocalized,
+    // EndTimeLocalized, OnCost.
   }),
 );
 export type TimesheetObject = z.infer<typeof timesheetObjectSchema>;
 
 /**
- * Keys of PayRuleObject.Config. The spec lists the keys and a few values, not their types, so
- * values are typed as JSON scalars except the list-shaped ones; unknown keys are kept.
+ * Keys of PayRuleObject.Config the spec lists. It lists the keys and a few values, not their types:
+ * the values are kept as given, unchecked, and so are keys it does not list. Only `eventTypes` is
+ * read (the schedule-change premium lines of PayReturnsReady), so only it is checked.
  */
-const configScalar = z.unknown().optional();
+export const PAY_RULE_CONFIG_KEYS = [
+  'phEndTime',
+  'eventTypes',
+  'leavingLate',
+  'phStartTime',
+  'comingInLate',
+  'leavingEarly',
+  'comingInEarly',
+  'midnightSplit',
+  'usePredictPay',
+  'payPortionRule',
+  'returnTimeType',
+  'shiftQuestions',
+  'mealbreakWaiver',
+  'isLastShiftForDay',
+  'isShiftInOvertime',
+  'workPeriodEndTime',
+  'basePeriodStartDate',
+  'splitShiftTimestamp',
+  'workPeriodStartTime',
+  'ruleThresholdSeconds',
+  'consecutiveDaysWorked',
+  'receivedAllMealBreaks',
+  'receivedAllRestBreaks',
+  'useCombinedTimeChange',
+  'useProrataCalculation',
+  'dailyOvertimeThreshold',
+  'isShiftOnPublicHoliday',
+  'basePeriodFrequencyDays',
+  'ignorePremiumInOvertime',
+  'periodOvertimeThreshold',
+  'unscheduledShiftConsent',
+  'basePeriodDayOfWeekStart',
+  'schedulePremiumReference',
+  'shiftLengthThresholdSeconds',
+  'changePeriodThresholdSeconds',
+  'dailyOrdinaryTimeTotalSeconds',
+  'consecutiveDaysWorkedThreshold',
+  'restBetweenShiftsThresholdSeconds',
+  'timesheetPayReturnOrdinaryTimeTotal',
+] as const;
 export const scheduleChangeEventTypes = [
   'TIME_ADDED',
   'TIME_CHANGED_TOTAL_CHANGED',
@@ -811,48 +778,8 @@ export const scheduleChangeEventTypes = [
   'LOCATION_CHANGED',
 ] as const;
 export const payRuleConfigSchema = z.looseObject({
-  phEndTime: configScalar,
   /** Values seen: TIME_ADDED, TIME_CHANGED_TOTAL_CHANGED, TIME_CHANGED_TOTAL_SAME, LOCATION_CHANGED. */
   eventTypes: z.array(z.unknown()).nullable().optional(),
-  leavingLate: configScalar,
-  phStartTime: configScalar,
-  comingInLate: configScalar,
-  leavingEarly: configScalar,
-  /** Answer values such as ANSWER_UNSPECIFIED. */
-  comingInEarly: configScalar,
-  midnightSplit: configScalar,
-  usePredictPay: configScalar,
-  payPortionRule: configScalar,
-  /** PER_OCCURRENCE or RETURN_TIME_TYPE_UNSPECIFIED. */
-  returnTimeType: configScalar,
-  shiftQuestions: z.unknown().optional(),
-  mealbreakWaiver: configScalar,
-  isLastShiftForDay: configScalar,
-  isShiftInOvertime: configScalar,
-  workPeriodEndTime: configScalar,
-  basePeriodStartDate: configScalar,
-  splitShiftTimestamp: configScalar,
-  workPeriodStartTime: configScalar,
-  ruleThresholdSeconds: configScalar,
-  consecutiveDaysWorked: configScalar,
-  receivedAllMealBreaks: configScalar,
-  receivedAllRestBreaks: configScalar,
-  useCombinedTimeChange: configScalar,
-  useProrataCalculation: configScalar,
-  dailyOvertimeThreshold: configScalar,
-  isShiftOnPublicHoliday: configScalar,
-  basePeriodFrequencyDays: configScalar,
-  ignorePremiumInOvertime: configScalar,
-  periodOvertimeThreshold: configScalar,
-  unscheduledShiftConsent: configScalar,
-  basePeriodDayOfWeekStart: configScalar,
-  schedulePremiumReference: configScalar,
-  shiftLengthThresholdSeconds: configScalar,
-  changePeriodThresholdSeconds: configScalar,
-  dailyOrdinaryTimeTotalSeconds: configScalar,
-  consecutiveDaysWorkedThreshold: configScalar,
-  restBetweenShiftsThresholdSeconds: configScalar,
-  timesheetPayReturnOrdinaryTimeTotal: configScalar,
 });
 export type PayRuleConfig = z.infer<typeof payRuleConfigSchema>;
 
@@ -860,41 +787,21 @@ export const payRuleObjectSchema = z.lazy(() =>
   z.looseObject({
     Id: flexibleId,
     PayTitle: text.nullable().optional(),
-    RemunerationType: optionalUnknown,
-    RemunerationBy: optionalUnknown,
     AnnualSalary: z.number().nullable().optional(),
     HourlyRate: z.number().nullable().optional(),
-    IsMultiplier: optionalUnknown,
-    MultiplierValue: optionalUnknown,
-    MultiplierBaseRate: optionalUnknown,
-    MinimumType: optionalUnknown,
-    MaximumType: optionalUnknown,
-    MinimumValue: optionalUnknown,
-    MaximumValue: optionalUnknown,
-    MinimumShiftLength: optionalUnknown,
-    MaximumShiftLength: optionalUnknown,
-    AdvancedCalculation: optionalUnknown,
-    IsExported: optionalUnknown,
-    UnitValue: optionalUnknown,
-    Schedule: optionalUnknown,
-    RecommendWith: optionalUnknown,
-    DexmlScript: optionalUnknown,
-    DexmlScriptParam: optionalUnknown,
-    PeriodType: optionalUnknown,
-    PayPortionRule: optionalUnknown,
     /** The export code: maps pay lines to payroll items. */
     PayrollCategory: z.string().nullable().optional(),
-    Comment: optionalUnknown,
-    RateType: optionalUnknown,
-    RateTag: optionalUnknown,
     Creator: int.nullable().optional(),
     Created: timestamp.nullable().optional(),
     Modified: timestamp.nullable().optional(),
-    CtId: optionalUnknown,
-    CrId: optionalUnknown,
     /** A string holding JSON; decoded here. */
     Config: lenientJsonObject(payRuleConfigSchema),
     _DPMetaData: dpMetaDataSchema,
+    // Kept as given, unchecked (the connector reads none of them): RemunerationType, RemunerationBy,
+    // IsMultiplier, MultiplierValue, MultiplierBaseRate, MinimumType, MaximumType, MinimumValue,
+    // MaximumValue, MinimumShiftLength, MaximumShiftLength, AdvancedCalculation, IsExported, UnitValue,
+    // Schedule, RecommendWith, DexmlScript, DexmlScriptParam, PeriodType, PayPortionRule, Comment, RateType,
+    // RateTag, CtId, CrId.
   }),
 );
 export type PayRuleObject = z.infer<typeof payRuleObjectSchema>;
@@ -926,3 +833,14 @@ export const joinedTimesheetPayReturnSchema = z.lazy(() =>
   }),
 );
 export type JoinedTimesheetPayReturn = z.infer<typeof joinedTimesheetPayReturnSchema>;
+
+/**
+ * A pay line as getPayReturns first reads it: the joined TimesheetObject is the same timesheet on
+ * every line of the answer, so it is checked once per answer (install.ts), not once per line.
+ */
+export const payReturnLineSchema = z.lazy(() =>
+  timesheetPayReturnObject().extend({
+    TimesheetObject: z.looseObject({ Id: int }),
+    PayRuleObject: payRuleObjectSchema,
+  }),
+);

@@ -87,13 +87,15 @@ describe('decoding JSON held in strings', () => {
 
     expect(line.EventIds).toEqual(['evt-1003-moved-1', 'evt-1003-shortened-2']);
     expect(line.PayRuleObject.Config?.eventTypes).toContain('LOCATION_CHANGED');
-    expect(line.PayRuleObject.Config?.returnTimeType).toBe('PER_OCCURRENCE');
+    // A key the connector does not read is kept as given, unchecked.
+    expect(line.PayRuleObject.Config?.['returnTimeType']).toBe('PER_OCCURRENCE');
     expect(line.PayRuleObject.Config?.['somethingNewFromTheService']).toBe('kept');
     expect(line.TimesheetObject.Metadata).toEqual({
       borrowed_or_lent: { type: 'borrowed', fromArea: 1 },
       forecast_cost: 168,
     });
-    expect(line.TimesheetObject.Slots?.[0]?.mixedActivity?.strBreakType).toBe('M');
+    // Slots are kept as given, unchecked: the connector reads none of them.
+    expect(line.TimesheetObject['Slots']).toEqual(records.timesheetObject.Slots);
     expect(line.TimesheetObject._DPMetaData.OperationalUnitInfo?.LabelWithCompany).toBe('[HARB] Dock');
   });
 

@@ -9,13 +9,22 @@ export const version = '1';
 export const description =
   'Daily wage or hour budgets for a location (optionally one area): one metric per day at local midnight; each value replaces the earlier one.';
 
+/** Zones already checked: building an Intl.DateTimeFormat costs more than the rest of a parse. */
+const knownZones = new Map<string, boolean>();
+
 function isIanaTimeZone(timeZone: string): boolean {
+  const known = knownZones.get(timeZone);
+  if (known !== undefined) return known;
+  let valid: boolean;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
+    valid = true;
   } catch {
-    return false;
+    valid = false;
   }
+  // Bounded: a flood of made-up zones must not grow the map without end.
+  if (knownZones.size < 1000) knownZones.set(timeZone, valid);
+  return valid;
 }
 
 export const schema = z
