@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { showHandlerOutput } from '#local/handler-output.ts';
 import { formatMarkdown, formatReport } from '#scripts/chaos/report.ts';
-import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
+import { runChaos } from '#scripts/chaos/run.ts';
 import { verdictSummary } from '#scripts/chaos/verdict.ts';
 
 /**
