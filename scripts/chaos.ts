@@ -70,7 +70,8 @@ async function main(): Promise<number> {
   const crashRate = rateOption(values, 'crash-rate');
   const rateLimit = numberOption(values, 'rate-limit');
   const seed = numberOption(values, 'seed');
-  // The handlers' JSON logs as one line each, their EMF metric lines dropped (local/handler-output.ts).
+  // By default the handlers' JSON logs as one line each, their EMF metric lines dropped; --json-logs
+  // keeps their output as deployed (local/handler-output.ts).
   showHandlerOutput(values['json-logs'] ? 'json' : 'lines');
   const report = await runChaos({
     ...(events === undefined ? {} : { events }),

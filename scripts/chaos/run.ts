@@ -324,7 +324,7 @@ async function sandboxJson<T = unknown>(
  * at 90 % (111 ms of slack) 0.2-0.5 % but only 17.2/s, 0.2/s above the 85 % the acceptance asks,
  * because 90 % is also its ceiling. On a machine busy with other jobs (load average 12-13 on two
  * cores) stalls outgrow either slack: 2.4 % at 95 %, 4.3 % at 90 %; the chaos report shows the
- * event-loop delay for that reason. docs/performance.md has the figures.
+ * event-loop delay for that reason. docs/results/chaos-rate-limit.md has the figures of the last run.
  */
 export const BUDGET_SHARE_OF_LIMIT = 0.95;
 

@@ -5,7 +5,7 @@ import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
  * A burst against a service that accepts 20 requests per second (`startSandbox({ rateLimit: 20 })`)
  * with the connector's request budget set to it (chaos `budgetForLimit`): every event completes,
  * the accepted rate never exceeds the limit, and the budget keeps the service from answering 429. The full 500-event burst, with faults, duplicates and crashes on
- * top, is `npm run chaos -- --rate-limit 20 --events 500` (figures in docs/performance.md, "The shared request budget").
+ * top, is `npm run chaos -- --rate-limit 20 --events 500` (figures of the last run: docs/results/chaos-rate-limit.md).
  */
 
 const LIMIT = 20;
@@ -34,7 +34,7 @@ describe('rate limit: a burst against a service limited to 20 requests per secon
   it("kept the rate limiter's 429 answers to a few: the shared budget paces every worker", () => {
     // Assess: without the budget about 4 in 10 requests of this burst were refused. This run is
     // short, so the few requests that bunch up while the handlers load weigh more than in the
-    // 500-event run, whose figure (under 2 %) is in docs/performance.md.
+    // 500-event run, whose figure (under 2 %) is in docs/results/chaos-rate-limit.md.
     expect(report.retries.rateLimited).toBeLessThan(report.requests.total * 0.1);
   });
 
