@@ -26,6 +26,8 @@ export interface ColdStartSample {
   maxRssKb: number;
   /** Records the handler reported as failed (batchItemFailures), -1 when not a batch response. */
   failedRecords: number;
+  /** Raw references: requests answered otherwise than when they were recorded (bench/first-invocation.ts). */
+  answeredDifferently?: number;
   error?: string;
 }
 
@@ -67,6 +69,9 @@ async function main(): Promise<ColdStartSample> {
     rssPeakBytes,
     maxRssKb: process.resourceUsage().maxRSS,
     failedRecords: failedRecordsOf(response),
+    ...(typeof (response as { different?: unknown } | null)?.different === 'number'
+      ? { answeredDifferently: (response as { different: number }).different }
+      : {}),
   };
 }
 

@@ -55,6 +55,8 @@ export interface ColdStartResult {
   readonly batchOf10?: { maxRssMb: number; rssPeakMb: number; failedRecords: number; error?: string };
   /** Functions: the requests of the recorded first invocation its raw reference (`raw-<name>`) replays. */
   readonly firstInvocationRequests?: readonly string[];
+  /** Raw references: over the rounds, the most requests answered otherwise than when recorded. */
+  readonly answeredDifferently?: number;
   /** Functions: one profiled cold start, CPU by phase and consumer. */
   readonly profile?: ProfileSummary;
 }
@@ -199,7 +201,13 @@ export async function measureColdStarts(
       const { eventFile, resultFile } = nextFiles();
       await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, 1)));
       const requests = await recordFirstInvocation(wire, environment.recorder, async () => {
-        await runChild(runner, bundle, eventFile, resultFile, recordingEnvironment);
+        const recorded = await runChild(runner, bundle, eventFile, resultFile, recordingEnvironment);
+        // A reference built from a first invocation that failed would replay the wrong work.
+        if (recorded.error !== undefined || recorded.failedRecords > 0) {
+          throw new Error(
+            `${bundle.name}: the recorded first invocation failed (${recorded.error ?? `${recorded.failedRecords} record(s) failed`})`,
+          );
+        }
       });
       recordedRequests.set(
         bundle.name,
@@ -259,6 +267,9 @@ export async function measureColdStarts(
       ...(bundle.memorySizeMb === undefined ? {} : { memorySizeMb: bundle.memorySizeMb }),
       ...(batchOf10 ? { batchOf10 } : {}),
       ...(recorded ? { firstInvocationRequests: recorded } : {}),
+      ...(bundle.name.startsWith('raw-')
+        ? { answeredDifferently: Math.max(0, ...taken.map((sample) => sample.answeredDifferently ?? 0)) }
+        : {}),
       ...(profileSummary ? { profile: profileSummary } : {}),
     });
   }

@@ -1,12 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { type BuiltBundle, buildBundle } from './bundle.ts';
 import {
   concurrencyGroups,
+  listenOnLoopback,
   type RecordedRequest,
   type RequestRecorder,
+  readBody,
   withConditionsHeld,
 } from './recorder.ts';
 
@@ -42,15 +43,6 @@ const TARGETS: Record<string, WireRequest['system']> = {
   secretsmanager: 'secretsmanager',
   AmazonSQS: 'sqs',
 };
-
-function readBody(message: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
-}
 
 const forwardAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
 
@@ -119,16 +111,7 @@ export async function startAwsWireRecorder(upstreams: readonly string[]): Promis
         })
         .catch(() => outgoing.destroy());
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    proxies.set(upstream, {
-      url: `http://127.0.0.1:${port}`,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    });
+    proxies.set(upstream, await listenOnLoopback(server));
   }
   return {
     endpointFor(upstream) {
@@ -179,12 +162,13 @@ export async function recordFirstInvocation(
 ): Promise<WireRequest[]> {
   aws.start();
   service.start();
+  let requests: WireRequest[];
   try {
     await invoke();
   } finally {
     // Whatever happened, both recorders stop listening.
+    requests = [...aws.stop(), ...serviceWireRequests(service.stop())];
   }
-  const requests = [...aws.stop(), ...serviceWireRequests(service.stop())];
   return requests.sort((a, b) => a.startedAt - b.startedAt);
 }
 
@@ -234,6 +218,7 @@ export function rawReferenceSource(name: string, requests: readonly WireRequest[
     endedAt: request.endedAt,
     system: request.system,
     operation: request.operation,
+    status: request.status,
     ...(request.system === 'service' ? { http: request.http } : { input: replayInput(request) }),
   }));
   const groups = concurrencyGroups(ordered as unknown as RecordedRequest[]).map((group) =>
@@ -261,22 +246,34 @@ function sendService(http) {
     const sent = request(
       { host: serviceUrl.hostname, port: serviceUrl.port, method: http.method, path: http.path, agent,
         headers: { ...http.headers, 'content-length': String(Buffer.byteLength(http.body)) } },
-      (answer) => { answer.on('data', () => undefined); answer.on('end', resolve); answer.on('error', resolve); },
+      (answer) => {
+        answer.on('data', () => undefined);
+        answer.on('end', () => resolve(answer.statusCode));
+        answer.on('error', () => resolve(0));
+      },
     );
-    sent.on('error', resolve);
+    sent.on('error', () => resolve(0));
     sent.end(http.body);
   });
 }
 
+/** Sends one entry; resolves with whether it was answered as it was when recorded. */
 function send(entry) {
-  if (entry.system === 'service') return sendService(entry.http);
+  if (entry.system === 'service') return sendService(entry.http).then((status) => status === entry.status);
   const Command = commands[entry.system + '.' + entry.operation];
-  return clients[entry.system].send(new Command(entry.input)).catch(() => undefined);
+  return clients[entry.system].send(new Command(entry.input)).then(
+    () => entry.status === 200,
+    (error) => entry.status === (error?.$metadata?.httpStatusCode ?? 0),
+  );
 }
 
 export const handler = async () => {
-  for (const group of groups) await Promise.all(group.map(send));
-  return { sent: ${requests.length} };
+  let different = 0;
+  for (const group of groups) {
+    const alike = await Promise.all(group.map(send));
+    different += alike.filter((same) => !same).length;
+  }
+  return { sent: ${requests.length}, different };
 };
 `;
 }

@@ -1,4 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { routeFor } from '#functions/routes.ts';
 import type { RuntimeActivity } from '#local/runtime.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { replay } from './recorder.ts';
@@ -37,8 +38,11 @@ export interface FlowLatency {
   readonly callsMs: Percentiles;
   /** Per event, the invocation ÷ its calls made raw: the p50 is the goal's figure. */
   readonly ownShare: Percentiles;
-  /** Events whose result never came (SyncFailed or nothing) within the timeout. */
+  /** Events whose result never came within the timeout. */
   readonly failures: number;
+  /** Replayed requests answered otherwise than the first time, of all replayed (bench/recorder.ts). */
+  readonly replayedDifferently: number;
+  readonly replayed: number;
 }
 
 export function percentiles(values: readonly number[]): Percentiles {
@@ -63,8 +67,11 @@ export async function measureLatency(
   // Result events by causationId, and the invocations that ran, as the runtime reports them.
   const waiting = new Map<string, (at: number) => void>();
   let batches: { startedAt: number; durationMs: number }[] = [];
+  // Only the route's own function: the refusal function sees every inbound event too (and lets a
+  // routable one pass), which is no part of this event's path to its result.
+  let routeFunction = '';
   const stopListening = environment.onActivity((activity: RuntimeActivity) => {
-    if (activity.kind === 'batch') batches.push(activity);
+    if (activity.kind === 'batch' && activity.functionName === routeFunction) batches.push(activity);
     if (activity.kind === 'put' && activity.event.source !== runtime.inboundSource) {
       const causation = activity.event.detail['causationId'];
       if (typeof causation === 'string') waiting.get(causation)?.(performance.now());
@@ -117,7 +124,7 @@ export async function measureLatency(
       // Recorded too, and the recording thrown away: the recorder's cost weighs on both sides.
       environment.recorder.start();
       const replayStarted = performance.now();
-      await replay(requests, environment.serviceProxy.url);
+      const outcome = await replay(requests, environment.serviceProxy.url);
       const callsMs = performance.now() - replayStarted;
       environment.recorder.stop();
       return {
@@ -125,6 +132,8 @@ export async function measureLatency(
         handlerMs: insideWindow,
         invocationMs,
         callsMs,
+        replayed: outcome.sent,
+        replayedDifferently: outcome.different,
         failed: false,
       };
     } catch {
@@ -134,6 +143,8 @@ export async function measureLatency(
         handlerMs: Number.NaN,
         invocationMs: Number.NaN,
         callsMs: Number.NaN,
+        replayed: 0,
+        replayedDifferently: 0,
         failed: true,
       };
     } finally {
@@ -144,6 +155,7 @@ export async function measureLatency(
   const results: FlowLatency[] = [];
   try {
     for (const flow of FLOWS) {
+      routeFunction = runtime.functionNamed(routeFor(flow).functionName).name;
       const [accountId] = await environment.provisionAccounts(1);
       if (!accountId) throw new Error('no bench account');
       for (let index = 0; index < warmup; index++) await sendOne(flow, accountId, index);
@@ -161,6 +173,8 @@ export async function measureLatency(
         callsMs: percentiles(ok.map((one) => one.callsMs)),
         ownShare: percentiles(ok.map((one) => one.invocationMs / one.callsMs)),
         failures: measured.length - ok.length,
+        replayed: ok.reduce((sum, one) => sum + one.replayed, 0),
+        replayedDifferently: ok.reduce((sum, one) => sum + one.replayedDifferently, 0),
       });
     }
   } finally {

@@ -35,6 +35,9 @@ export interface FlowOverhead {
   readonly ratio: number;
   /** Per run (its own account, warm-up and events): that run's median ratio. */
   readonly runRatios: readonly number[];
+  /** Replayed requests answered otherwise than the first time, of all replayed (bench/recorder.ts). */
+  readonly replayedDifferently: number;
+  readonly replayed: number;
   /** Per event, medians over the measured events. */
   readonly serviceCalls: number;
   readonly dynamoRequests: number;
@@ -91,6 +94,8 @@ export async function measureOverhead(
     const counts: ReturnType<typeof perEventCounts>[] = [];
     const operations: Record<string, number> = {};
     let failures = 0;
+    let replayed = 0;
+    let replayedDifferently = 0;
     // Warm the flow's code once before its first run (the JIT compiles on first use), so every
     // run measures the steady state a warm Lambda is in; cold starts are section 1's.
     const [warmAccount] = await environment.provisionAccounts(1);
@@ -117,8 +122,10 @@ export async function measureOverhead(
         // command input, the proxy's bookkeeping) then weighs on both sides alike.
         environment.recorder.start();
         const started = performance.now();
-        await replay(measured.requests, environment.serviceProxy.url);
+        const outcome = await replay(measured.requests, environment.serviceProxy.url);
         runBaseline.push(performance.now() - started);
+        replayed += outcome.sent;
+        replayedDifferently += outcome.different;
         environment.recorder.stop();
       }
       runRatios.push(median(runHandler) / median(runBaseline));
@@ -135,6 +142,8 @@ export async function measureOverhead(
       baselineMsMedian,
       ratio: handlerMsMedian / baselineMsMedian,
       runRatios,
+      replayed,
+      replayedDifferently,
       serviceCalls: pick('serviceCalls'),
       dynamoRequests: pick('dynamoRequests'),
       dynamoItemsRead: pick('dynamoItemsRead'),

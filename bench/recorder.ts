@@ -1,4 +1,10 @@
-import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  createServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
@@ -173,7 +179,7 @@ export interface ServiceProxy {
   close(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+export function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -235,6 +241,11 @@ export async function startServiceProxy(
       })
       .catch(() => outgoing.destroy());
   });
+  return listenOnLoopback(server);
+}
+
+/** Starts `server` on a free loopback port; `close` also ends its kept-alive connections. */
+export async function listenOnLoopback(server: Server): Promise<ServiceProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -274,20 +285,32 @@ function sendService(baseUrl: URL, http: NonNullable<RecordedRequest['http']>): 
 
 type DynamoCommandClass = new (input: unknown) => Parameters<dynamodb.DynamoDBClient['send']>[0];
 
-function replayOne(request: RecordedRequest, serviceUrl: URL): Promise<unknown> {
-  if (request.system === 'service' && request.http) return sendService(serviceUrl, request.http);
+/** Sends one recorded request again; true when it was answered as it was the first time. */
+async function replayOne(request: RecordedRequest, serviceUrl: URL): Promise<boolean> {
+  if (request.system === 'service' && request.http) {
+    return (await sendService(serviceUrl, request.http).catch(() => 0)) === request.status;
+  }
   if (request.system === 'eventbridge') {
-    return eventBridgeClient().send(new PutEventsCommand(request.input as PutEventsCommandInput));
+    return eventBridgeClient()
+      .send(new PutEventsCommand(request.input as PutEventsCommandInput))
+      .then(
+        () => true,
+        () => false,
+      );
   }
   const command = (dynamodb as unknown as Record<string, DynamoCommandClass | undefined>)[request.operation];
-  if (!command) return Promise.reject(new Error(`no DynamoDB command ${request.operation}`));
+  if (!command) throw new Error(`no DynamoDB command ${request.operation}`);
   // A write that succeeded for the handler must succeed in the replay too: replayed after the
   // handler's own write, its condition would fail, and a refused write costs the table less
   // than a stored one, which flattered the baseline. Writes the handler saw refused stay as sent.
   const input = request.status === 200 ? withConditionsHeld(request.input) : request.input;
-  return dynamoDbClient()
+  const succeeded = await dynamoDbClient()
     .send(new command(input))
-    .catch(() => undefined);
+    .then(
+      () => true,
+      () => false,
+    );
+  return succeeded === (request.status === 200);
 }
 
 /** An attribute no item has: `attribute_not_exists` of it is always true. */
@@ -341,9 +364,24 @@ export function concurrencyGroups(requests: readonly RecordedRequest[]): Recorde
 }
 
 /** Sends the recorded requests again, directly: no middy, Powertools, zod or connector code. */
-export async function replay(requests: readonly RecordedRequest[], serviceUrl: string): Promise<void> {
+export async function replay(
+  requests: readonly RecordedRequest[],
+  serviceUrl: string,
+): Promise<ReplayOutcome> {
   const base = new URL(serviceUrl);
+  let different = 0;
   for (const group of concurrencyGroups(requests)) {
-    await Promise.all(group.map((request) => replayOne(request, base)));
+    const same = await Promise.all(group.map((request) => replayOne(request, base)));
+    different += same.filter((answeredAlike) => !answeredAlike).length;
   }
+  return { sent: requests.length, different };
+}
+
+/**
+ * How a replay went: a request answered otherwise than the first time (a create the service now
+ * refuses as a duplicate, say) did other work than the handler's, and the figure says how many.
+ */
+export interface ReplayOutcome {
+  readonly sent: number;
+  readonly different: number;
 }

@@ -97,7 +97,7 @@ export function coldStartRows(results: readonly ColdStartResult[]): ResultRow[] 
     rows.push({
       section: '1 cold start',
       item: `${fn.name} first invocation / raw`,
-      figure: `${formatSpread(first)}: ${round(fn.readyMsMedian, 0)} vs ${round(raw?.readyMsMedian ?? Number.NaN, 0)} ms for the same ${fn.firstInvocationRequests?.length ?? '?'} requests${failed}`,
+      figure: `${formatSpread(first)}: ${round(fn.readyMsMedian, 0)} vs ${round(raw?.readyMsMedian ?? Number.NaN, 0)} ms for the same ${fn.firstInvocationRequests?.length ?? '?'} requests${raw?.answeredDifferently ? ` (${raw.answeredDifferently} answered otherwise when replayed)` : ''}${failed}`,
       goal: `≤ ${GOALS.firstInvocationRatio}`,
       pass:
         fn.errors.length === 0 &&
@@ -116,6 +116,13 @@ export function coldStartRows(results: readonly ColdStartResult[]): ResultRow[] 
   return rows;
 }
 
+/** Said when a replay was answered otherwise than the handler's requests: it did other work. */
+function replayNote(flow: { replayed: number; replayedDifferently: number }): string {
+  return flow.replayedDifferently > 0
+    ? `; ${flow.replayedDifferently} of ${flow.replayed} replayed requests answered otherwise than the first time`
+    : '';
+}
+
 export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
   return results.map((flow) => {
     const runs = spreadOf(flow.runRatios);
@@ -125,7 +132,7 @@ export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
     return {
       section: '2 overhead/event',
       item: flow.flow,
-      figure: `${formatSpread(runs)} over runs: ${round(flow.handlerMsMedian, 1)} vs raw ${round(flow.baselineMsMedian, 1)} ms, +${round(flow.handlerMsMedian - flow.baselineMsMedian, 1)} ms; ${flow.events} events per run${flow.failures ? `, ${flow.failures} failed` : ''}`,
+      figure: `${formatSpread(runs)} over runs: ${round(flow.handlerMsMedian, 1)} vs raw ${round(flow.baselineMsMedian, 1)} ms, +${round(flow.handlerMsMedian - flow.baselineMsMedian, 1)} ms; ${flow.events} events per run${flow.failures ? `, ${flow.failures} failed` : ''}${replayNote(flow)}`,
       goal: heaviest ? `≤ ${goal} in every run` : `≤ ${goal}`,
       pass: flow.failures === 0 && (heaviest ? runs.max : runs.median) <= goal,
     };
@@ -290,7 +297,7 @@ export function latencyRows(results: readonly FlowLatency[]): ResultRow[] {
     {
       section: '8 latency (local)',
       item: `${flow.flow} handler / its calls made raw`,
-      figure: `p50 ${round(flow.ownShare.p50)} (p95 ${round(flow.ownShare.p95)}); the calls alone p50 ${round(flow.callsMs.p50, 1)} ms`,
+      figure: `p50 ${round(flow.ownShare.p50)} (p95 ${round(flow.ownShare.p95)}); the calls alone p50 ${round(flow.callsMs.p50, 1)} ms${replayNote(flow)}`,
       goal: `p50 ≤ ${GOALS.ownShareOfCalls}`,
       pass: flow.failures === 0 && flow.ownShare.p50 <= GOALS.ownShareOfCalls,
     },
@@ -302,7 +309,7 @@ export function formatMachine(
   results: Pick<BenchResults, 'machine' | 'startedAt' | 'mode' | 'durationMs'>,
 ): string {
   const { machine } = results;
-  return `${results.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${results.mode} run of ${Math.round(results.durationMs / 1000)} s on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${round(machine.loadAverage.start, 1)} at the start, ${round(machine.loadAverage.end, 1)} at the end`;
+  return `${results.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${machine.revision}, ${results.mode} run of ${Math.round(results.durationMs / 1000)} s on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${round(machine.loadAverage.start, 1)} at the start, ${round(machine.loadAverage.end, 1)} at the end`;
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|');

@@ -12,6 +12,8 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sourceRevision } from '#scripts/provenance.ts';
+import { functionTargets } from './bundle.ts';
 import { type ColdStartResult, measureColdStarts } from './cold-start.ts';
 import { type CostPerMillion, costPerMillionEvents, PRICES } from './cost.ts';
 import { type DriftWatchScale, measureDriftWatchScale } from './drift-watch-scale.ts';
@@ -115,6 +117,8 @@ export const ALL_SECTIONS: readonly BenchSection[] = [
 
 /** Where the figures were measured: ratios travel between machines, absolute times do not. */
 export interface BenchMachine {
+  /** The code measured (scripts/provenance.ts). */
+  readonly revision: string;
   readonly node: string;
   readonly cpus: number;
   readonly cpuModel: string;
@@ -161,6 +165,7 @@ export async function runBench(
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg()[0] ?? Number.NaN;
+  const revision = sourceRevision();
   // Handlers print Powertools logs and EMF metrics on stdout, as in Lambda; they still cost a
   // write each, but into /dev/null, so the one table stays readable.
   const devNull = openSync('/dev/null', 'w');
@@ -260,6 +265,7 @@ export async function runBench(
     startedAt,
     durationMs: performance.now() - started,
     machine: {
+      revision,
       node: process.version,
       cpus: availableParallelism(),
       cpuModel: cpus()[0]?.model ?? 'unknown',
@@ -307,10 +313,16 @@ export function parseBenchArgs(argv: readonly string[]): BenchArguments {
   const sections = values.only ? values.only.split(',').map((name) => name.trim()) : [...ALL_SECTIONS];
   const unknown = sections.filter((name) => !(ALL_SECTIONS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}`);
+  const functions = values.functions?.split(',').map((name) => name.trim());
+  const known = functionTargets().map((target) => target.name);
+  const unknownFunctions = (functions ?? []).filter((name) => !known.includes(name));
+  if (unknownFunctions.length > 0) {
+    throw new Error(`unknown function ${unknownFunctions.join(', ')} (known: ${known.join(', ')})`);
+  }
   return {
     quick: values.quick,
     sections: sections as BenchSection[],
-    ...(values.functions ? { functions: values.functions.split(',').map((name) => name.trim()) } : {}),
+    ...(functions ? { functions } : {}),
     check: values.check,
     ...(values.markdown ? { markdown: values.markdown } : {}),
     help: values.help,

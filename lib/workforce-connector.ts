@@ -436,20 +436,12 @@ export class WorkforceConnector extends Construct {
     );
     // Its messages are answered by the refusal function within seconds (SyncFailed; a routable
     // event is kept in the route's DLQ, whose alarm fires): this one says nobody takes them.
-    this.alarmOn(
-      `${id}IntakeDeadLetters`,
-      {
-        metric: intakeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: INTAKE_DEAD_LETTERS_UNANSWERED,
-          statistic: 'Minimum',
-        }),
-        threshold: 0,
-      },
-      {
-        what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
-        runbook: 'intake',
-      },
-    );
+    // Its age, not its count: a message the function keeps failing is in flight most of the time
+    // (invisible to ApproximateNumberOfMessagesVisible) while its age keeps growing.
+    this.alarmOn(`${id}IntakeDeadLetters`, queueAge(intakeDeadLetterQueue, INTAKE_DEAD_LETTERS_UNANSWERED), {
+      what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
+      runbook: 'intake',
+    });
     this.alarmOn(`${id}PipeFailures`, pipeFailures(pipe), {
       what: `${id} intake pipe executions failed`,
       runbook: 'intake',

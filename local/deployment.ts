@@ -549,7 +549,9 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       [...buses.values()].some((bus) => bus.pending > 0) ||
       pollers.some((poller) => poller.busy > 0) ||
       [...queues.values()].some(
-        (queue) => queue.heldCount() > 0 || (polled.has(queue.name) && queue.nextVisibleAt() !== undefined),
+        (queue) =>
+          queue.heldCount() > 0 ||
+          (polled.has(queue.name) && queue.nextVisibleAt(IDLE_RECEIVE_LIMIT) !== undefined),
       ),
     lostDeletes: () => functionPollers.reduce((sum, poller) => sum + poller.lostDeletes, 0),
     stop: async () => {
@@ -560,6 +562,14 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
     },
   };
 }
+
+/**
+ * A message a poller has received this often is no longer pending work for `waitForIdle`: a
+ * record gives up after 5 counted attempts, and on a queue without a redrive policy (an intake DLQ
+ * the refusal function cannot answer) such a message would keep the runtime busy until its
+ * retention ends. It stays on its queue; only the wait for idleness stops counting it.
+ */
+const IDLE_RECEIVE_LIMIT = 100;
 
 function queueView(
   queue: SqsQueue,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { StringDecoder } from 'node:string_decoder';
 
 /**
  * What the handlers print, made for a person at a terminal. Deployed, every function writes JSON
@@ -54,7 +55,9 @@ export function readableLine(line: string): string | undefined {
     .filter(([key]) => !STANDARD_KEYS.has(key))
     .map(([key, value]) => `${key}=${fieldText(value)}`)
     .join(' ');
-  return `${time} ${entry['level'].padEnd(5)} ${source}  ${entry['message']}${fields ? `  ${fields}` : ''}${attempt}`;
+  // One line per entry: a message with line breaks keeps them escaped.
+  const message = entry['message'].replaceAll('\n', '\\n');
+  return `${time} ${entry['level'].padEnd(5)} ${source}  ${message}${fields ? `  ${fields}` : ''}${attempt}`;
 }
 
 /** Deployed function name → the name a reader knows it by (its POWERTOOLS_SERVICE_NAME), set by the runtime. */
@@ -102,19 +105,31 @@ export function showHandlerOutput(format: HandlerOutputFormat): () => void {
   const restore: Array<() => void> = [];
   for (const stream of [process.stdout, process.stderr]) {
     const own = Object.getOwnPropertyDescriptor(stream, 'write');
-    const write = stream.write.bind(stream) as (chunk: string) => boolean;
+    const write = stream.write.bind(stream) as (
+      chunk: string,
+      callback?: (error?: Error | null) => void,
+    ) => boolean;
+    // Chunks may split a multi-byte character: decode them as one stream.
+    const decoder = new StringDecoder('utf8');
     let partial = '';
     stream.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
-      partial += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString();
+      partial += typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk as Uint8Array));
       const lines = partial.split('\n');
       partial = lines.pop() ?? '';
       const shown = lines.map(readableLine).filter((line): line is string => line !== undefined);
-      const done = typeof encoding === 'function' ? encoding : callback;
-      if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
-      return shown.length === 0 ? true : write(`${shown.join('\n')}\n`);
+      const done = (typeof encoding === 'function' ? encoding : callback) as
+        | ((error?: Error | null) => void)
+        | undefined;
+      if (shown.length === 0) {
+        // Nothing to write (yet): the caller's write is complete as far as it can tell.
+        if (done) queueMicrotask(() => done());
+        return true;
+      }
+      return write(`${shown.join('\n')}\n`, done);
     }) as typeof stream.write;
     restore.push(() => {
-      if (partial !== '') write(partial);
+      const rest = partial + decoder.end();
+      if (rest !== '') write(readableLine(rest) ?? '');
       if (own) Object.defineProperty(stream, 'write', own);
       else delete (stream as { write?: unknown }).write;
     });

@@ -610,7 +610,12 @@ async function start(
             }
           : {}),
       });
-      return { queue, record: { ...record, receiptHandle: message.receiptHandle } };
+      // The record names the queue it was adopted into, as the event source would: a sample's own
+      // ARN (another account, another stack) would otherwise tell the function it came elsewhere.
+      return {
+        queue,
+        record: { ...record, receiptHandle: message.receiptHandle, eventSourceARN: queue.arn },
+      };
     });
     return {
       event: { Records: adopted.map(({ record }) => record) },

@@ -4,6 +4,7 @@ import { showHandlerOutput } from '#local/handler-output.ts';
 import { formatMarkdown, formatReport } from '#scripts/chaos/report.ts';
 import { runChaos } from '#scripts/chaos/run.ts';
 import { verdictSummary } from '#scripts/chaos/verdict.ts';
+import { sourceRevision } from '#scripts/provenance.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
@@ -73,6 +74,7 @@ async function main(): Promise<number> {
   // By default the handlers' JSON logs as one line each, their EMF metric lines dropped; --json-logs
   // keeps their output as deployed (local/handler-output.ts).
   showHandlerOutput(values['json-logs'] ? 'json' : 'lines');
+  const revision = sourceRevision();
   const report = await runChaos({
     ...(events === undefined ? {} : { events }),
     ...(accounts === undefined ? {} : { accounts }),
@@ -93,7 +95,10 @@ async function main(): Promise<number> {
   process.stdout.write(`${formatReport(shown)}\n`);
   if (values.markdown !== undefined) {
     const args = process.argv.slice(2).join(' ');
-    writeFileSync(values.markdown, formatMarkdown(shown, `npm run chaos${args ? ` -- ${args}` : ''}`));
+    writeFileSync(
+      values.markdown,
+      formatMarkdown(shown, `npm run chaos${args ? ` -- ${args}` : ''}`, new Date(), revision),
+    );
   }
   // Last line: the verdict as one JSON object, for scripts and release checks.
   if (values.json) {

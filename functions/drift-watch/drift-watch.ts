@@ -108,7 +108,8 @@ type DriftOutcome = 'unchanged' | 'edition-changed' | 'gone' | 'skipped';
  *    (ThrottledError, nothing sent) or the service asks for a longer pause than the client waits,
  *    the run starts no further check. Those businesses stay due for the next run; the run is
  *    reported incomplete (`stoppedBy: 'throttling'`, `throttled`, metric DriftWatchThrottled),
- *    and nothing is counted as failed.
+ *    and nothing is counted as failed. It stops for every region's businesses, not only the
+ *    throttled one's: the next run takes them all up again.
  * 6. The unconfirmed signups are counted (metric UnconfirmedSignups), and the oldest
  *    UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN are logged one line each (`unconfirmed signup`:
  *    accountId, since, region, lastErrorCode — no personal data) for the dashboard's list.
@@ -199,12 +200,6 @@ export async function driftWatch(
   metrics.addMetric(MetricName.BusinessGoneAnnounced, MetricUnit.Count, report.goneAnnounced);
   return report;
 }
-
-/**
- * Budget contention rather than a failed check: the shared request budget had no request soon
- * enough (nothing was sent), or the service asked for a pause longer than the client waits out
- * (as route-handler.ts reads both for queued records).
- */
 
 /**
  * Counts the unconfirmed signups (metric UnconfirmedSignups) and logs the oldest of them one line

@@ -123,7 +123,9 @@ const publishOnce = makeIdempotent(
 // A routable event an intake dead-letter queue held: kept in its route's dead-letter queue first
 // (never lost), then the partner is told. Its own idempotency records (a purpose of their own:
 // a refusal and a copy are different answers), so a redelivered dead letter neither tells the
-// partner twice nor leaves two copies (the copy's deduplication id is the event id, too).
+// partner twice nor leaves two copies (the copy's deduplication id is the event id, too). If the
+// publish fails and the retries outlast SQS's 5-minute deduplication interval, the route DLQ may
+// hold a second copy: a redrive applies it once anyway (the route is idempotent on the event id).
 const keepUndeliverableOnce = makeIdempotent(
   async (undeliverable: {
     eventId: string;

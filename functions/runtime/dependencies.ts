@@ -18,8 +18,8 @@ import { createStore, type Store } from '#functions/store/store.ts';
 /**
  * The collaborators every use case receives (STYLE.md §2): tests build their own set against the
  * sandbox and dynalite or against fakes; handlers get the process-wide set from
- * `buildDependencies`, whose publisher knows only the function's outbound contracts (so its
- * bundle constructs no other schema); `dependencies.ts` builds one that may publish anything.
+ * `buildDependencies`, whose publisher knows only the outbound contracts it is given (a handler
+ * passes its own, so its bundle constructs no other schema; tools and tests may pass the registry).
  */
 export interface Dependencies {
   config: ConnectorConfig;
@@ -91,8 +91,11 @@ export function buildDependencies(config: ConnectorConfig, publishes: OutboundCo
           budget: createRequestBudget({
             store,
             settings: config.requestBudget,
-            onTake: ({ waitedMs }) => {
-              if (waitedMs > 0) metrics.addMetric(MetricName.BudgetWaitMs, MetricUnit.Milliseconds, waitedMs);
+            onTake: (take) => {
+              if (take.waitedMs > 0) {
+                metrics.addMetric(MetricName.BudgetWaitMs, MetricUnit.Milliseconds, take.waitedMs);
+              }
+              localCollaborators().budgetObserver?.(take);
             },
           }),
         }

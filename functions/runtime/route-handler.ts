@@ -24,12 +24,7 @@ import {
   type InboundContract,
   type InboundEvent,
 } from '#functions/contracts/route-decoder.ts';
-import {
-  ConnectorError,
-  PermanentError,
-  ThrottledError,
-  TokenProblemError,
-} from '#functions/domain/errors.ts';
+import { ConnectorError, PermanentError, TokenProblemError } from '#functions/domain/errors.ts';
 import { type OutboundEvent, outboundContractsOf } from '#functions/publisher/publisher.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
 import { buildDependencies, type Dependencies } from '#functions/runtime/dependencies.ts';
@@ -202,23 +197,14 @@ function classify(error: unknown, event: InboundEvent, receiveCount: number): Fa
   if (error instanceof TokenProblemError) {
     return { kind: 'wait', code: error.code, seconds: waitSeconds(receiveCount), stopsBatch: true };
   }
-  // The connector's own request budget had no request soon enough: nothing was sent, and the
-  // record waits on its queue for the budget (ChangeMessageVisibility), uncounted.
-  if (error instanceof ThrottledError) {
-    return {
-      kind: 'wait',
-      code: error.code,
-      seconds: Math.min(MAX_WAIT_SECONDS, Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000))),
-      stopsBatch: false,
-    };
-  }
-  // A pause the client did not wait out in process (isServicePause): the service asked for it, so
-  // it is not the record's failure.
+  // A wait that is not the record's failure (isServicePause): the connector's own request budget
+  // had no request soon enough (nothing was sent), or the service asked for a longer pause than the
+  // client waits out in process. The record waits on its queue (ChangeMessageVisibility), uncounted.
   if (isServicePause(error)) {
     return {
       kind: 'wait',
       code: error.code,
-      seconds: Math.min(MAX_WAIT_SECONDS, Math.ceil((error.retryAfterMs ?? 1000) / 1000)),
+      seconds: Math.min(MAX_WAIT_SECONDS, Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000))),
       stopsBatch: false,
     };
   }

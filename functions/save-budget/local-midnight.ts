@@ -65,8 +65,8 @@ export function localMidnightUnixSeconds(date: string, timeZone: string): number
   const wallMidnightAsUtc = Date.UTC(year, month - 1, day);
   const before = utcOffsetMs(wallMidnightAsUtc - DAY_MS, timeZone);
   const after = utcOffsetMs(wallMidnightAsUtc + DAY_MS, timeZone);
-  // The same offset a day before and a day after: no transition in between (zones change their
-  // offset at most twice a year), so local midnight is wall midnight minus it.
+  // The same offset a day before and a day after: no transition in between (no zone changes its
+  // offset twice within 48 hours), so local midnight is wall midnight minus it.
   if (before === after) return (wallMidnightAsUtc - before) / 1000;
   const offsets = new Set([before, after]);
   const candidates = [...offsets]

@@ -165,6 +165,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function send(request: ServiceRequest): Promise<ServiceResponse> {
     let token = request.auth === 'none' ? '' : await options.token();
     const url = new URL(request.url);
+    // Origin + path only, for logs and errors: query strings could one day carry something sensitive.
     const target = `${url.origin}${url.pathname}`;
     let refreshedToken = false;
     for (let attempt = 1; ; attempt++) {
@@ -457,7 +458,6 @@ function redactToken<E extends Error>(error: E, token: string): E {
   return error;
 }
 
-/** Origin + path only: query strings could one day carry something sensitive. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { describeIssues } from '#functions/contracts/issues.ts';
 import {
   InvalidRequestError,
   QueryLimitReachedError,
@@ -25,7 +26,6 @@ import {
   type CustomFieldData,
   countrySchema,
   customFieldDataSchema,
-  describeIssues,
   type EmployeeAgreement,
   employeeAgreementSchema,
   type HourBudgetType,
@@ -696,6 +696,7 @@ function validId(id: number, name: string): number {
 
 function validInput<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error)}`);
+  if (!result.success)
+    throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error.issues)}`);
   return result.data;
 }

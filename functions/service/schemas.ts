@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { describeIssues } from '#functions/contracts/issues.ts';
 import { ResponseShapeError } from '#functions/domain/errors.ts';
 
 /**
@@ -76,25 +77,13 @@ function optionalJsonText<T extends z.ZodType>(schema: T) {
     .transform((value): z.output<T> | null => value ?? null);
 }
 
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `${formatPath(issue.path)}: ${issue.message}`)
-    .join('; ');
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return '(root)';
-  return path
-    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
-    .join('');
-}
-
 /** Parses a service answer; a mismatch is a ResponseShapeError naming the field path(s). */
 export function parseResponse<T extends z.ZodType>(schema: T, value: unknown, context: string): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new ResponseShapeError(`${context}: unexpected response: ${describeIssues(result.error)}`);
+    throw new ResponseShapeError(
+      `${context}: unexpected response: ${describeIssues(result.error.issues) || '(root): invalid'}`,
+    );
   }
   return result.data;
 }

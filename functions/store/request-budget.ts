@@ -1,4 +1,3 @@
-import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ThrottledError } from '#functions/domain/errors.ts';
@@ -75,17 +74,11 @@ export const requestBudgetSettingsSchema = z.strictObject({
 export type RequestBudgetSettings = z.output<typeof requestBudgetSettingsSchema>;
 export type RequestBudgetSettingsInput = z.input<typeof requestBudgetSettingsSchema>;
 
-/**
- * Every take is published on this Node diagnostics channel for in-process observers (the chaos
- * run measures from it when calls were waiting on the budget); without a subscriber nothing is
- * built or sent (`node:diagnostics_channel`, "Channel.hasSubscribers").
- */
-export const REQUEST_BUDGET_CHANNEL = 'workforce-connector:request-budget';
-const takes = diagnosticsChannel(REQUEST_BUDGET_CHANNEL);
-
-/** What the channel carries for each take. */
-export interface BudgetTakeMessage {
+/** What `onTake` hears of each take. */
+export interface BudgetTake {
   readonly scope: BudgetScope;
+  /** DynamoDB requests the take made. */
+  readonly requests: number;
   /** When the take ended (epoch ms, the budget's clock): the call was sent then, or throttled. */
   readonly endedAt: number;
   /** How long it slept for its slot, just before `endedAt`. */
@@ -107,8 +100,8 @@ export interface RequestBudgetOptions {
   now?: () => number;
   /** @default setTimeout-based sleep */
   sleep?: (ms: number) => Promise<void>;
-  /** Called once per call that takes from the budget with the DynamoDB requests it made. */
-  onTake?: (info: { requests: number; waitedMs: number }) => void;
+  /** Called once per call that takes from the budget (or is throttled by it). */
+  onTake?: (take: BudgetTake) => void;
 }
 
 interface Bucket {
@@ -250,16 +243,13 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
           waitedMs = waitMs;
         }
       } finally {
-        options.onTake?.({ requests: counter.requests, waitedMs });
-        if (takes.hasSubscribers) {
-          const message: BudgetTakeMessage = {
-            scope,
-            endedAt: now(),
-            waitedMs,
-            ...(throttledForMs === undefined ? {} : { throttledForMs }),
-          };
-          takes.publish(message);
-        }
+        options.onTake?.({
+          scope,
+          requests: counter.requests,
+          endedAt: now(),
+          waitedMs,
+          ...(throttledForMs === undefined ? {} : { throttledForMs }),
+        });
       }
     },
 

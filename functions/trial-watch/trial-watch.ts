@@ -95,7 +95,9 @@ type TrialOutcome = 'expiring' | 'ended' | 'nothing';
  * 5. Throttling is not failure (as in the drift watch): when the shared request budget cannot give
  *    a request soon, or the service asks for a longer pause than the client waits, no further
  *    business is started; they stay due, the run is reported incomplete (`stoppedBy:
- *    'throttling'`, metric TrialWatchThrottled) and nothing counts as failed.
+ *    'throttling'`, metric TrialWatchThrottled) and nothing counts as failed. The run stops for
+ *    every region's businesses, not only the throttled one's: the next run (an hour later, or
+ *    `POST /_local/scheduled`) takes them all up again, and a run never outpaces the budget.
  */
 export async function trialWatch(
   input: TrialWatchInput,

@@ -517,8 +517,15 @@ export class SqsQueue {
   }
 
   /** When the next held-free message becomes visible (for idle detection), or undefined. */
-  nextVisibleAt(): number | undefined {
-    const pending = this.entries.filter((entry) => !entry.held).map((entry) => entry.visibleAt);
+  /**
+   * When the next message not held by a poller becomes receivable; messages already received
+   * `maxReceives` times or more are left out (a runtime waiting for work would otherwise wait for
+   * one that fails forever on a queue without a redrive policy).
+   */
+  nextVisibleAt(maxReceives = Number.POSITIVE_INFINITY): number | undefined {
+    const pending = this.entries
+      .filter((entry) => !entry.held && entry.receiveCount < maxReceives)
+      .map((entry) => entry.visibleAt);
     return pending.length === 0 ? undefined : Math.min(...pending);
   }
 

@@ -1,5 +1,6 @@
 import { RetryableError } from '#functions/domain/errors.ts';
 import type { Interruptions } from '#functions/runtime/dependencies.ts';
+import { mulberry32 } from '#local/random.ts';
 
 /**
  * Simulated process deaths between the steps of multi-step use cases, for the chaos run
@@ -43,17 +44,5 @@ export function crashPoints({ rate, seed = 1 }: { rate: number; seed?: number })
       throw new SimulatedCrash(point);
     },
     counts: () => Object.fromEntries(counts),
-  };
-}
-
-/** mulberry32: small, fast and good enough to spread crashes; not for anything secret. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }

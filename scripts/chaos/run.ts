@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { useLocalCollaborators } from '#functions/runtime/local-collaborators.ts';
 import { getBusiness } from '#functions/store/business.ts';
-import { type BudgetTakeMessage, REQUEST_BUDGET_CHANNEL } from '#functions/store/request-budget.ts';
+import type { BudgetTake } from '#functions/store/request-budget.ts';
 import { listSlots } from '#functions/store/slots.ts';
 import { createStore } from '#functions/store/store.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
@@ -111,9 +110,14 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const workload = buildWorkload(settings);
 
   // This process hosts the functions (local/function-host.ts): every one of them gets the crash
-  // points as its `interruptions` collaborator, set before anything is sent.
+  // points as its `interruptions` collaborator, and the budget watch as its budget observer, set
+  // before anything is sent.
   const crashes = crashPoints({ rate: settings.crashRate, seed: settings.seed });
-  useLocalCollaborators(settings.crashRate > 0 ? { interruptions: crashes } : {});
+  const budgetWatch = settings.rateLimit === null ? undefined : watchBudget();
+  useLocalCollaborators({
+    ...(settings.crashRate > 0 ? { interruptions: crashes } : {}),
+    ...(budgetWatch ? { budgetObserver: budgetWatch.observe } : {}),
+  });
 
   let redeliveries = 0;
   const onActivity = (activity: RuntimeActivity): void => {
@@ -121,7 +125,6 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   };
 
   let runtime: LocalRuntime | undefined;
-  let budgetWatch: { stop(): Array<[number, number]> } | undefined;
   try {
     runtime = await startLocalRuntime({
       timeScale: settings.timeScale,
@@ -138,7 +141,6 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       onActivity,
     });
     const sandboxUrl = runtime.sandboxUrl;
-    budgetWatch = settings.rateLimit === null ? undefined : watchBudget();
     if (settings.faultRate > 0) {
       await sandboxJson(sandboxUrl, 'POST', '/_sandbox/faults', {
         rate: settings.faultRate,
@@ -347,23 +349,22 @@ export function budgetForLimit(limit: number) {
 }
 
 /**
- * Watches the request budget from inside this process (the handlers run here): every take is
- * published on the budget's diagnostics channel with how long it slept for its slot (or for a
- * pause), or how long its record was sent back to wait on its queue (THROTTLED). Answers those
- * waits as [from, to) intervals of wall-clock time: when calls were waiting on the budget.
+ * Watches the request budget from inside this process (the handlers run here, and each takes from
+ * it through its dependencies, which call the local collaborators' observer): every take with how
+ * long it slept for its slot (or for a pause), or how long its record was sent back to wait on its
+ * queue (THROTTLED). Answers those waits as [from, to) intervals of wall-clock time: when calls
+ * were waiting on the budget.
  */
-function watchBudget(): { stop(): Array<[number, number]> } {
+function watchBudget(): { observe(take: BudgetTake): void; stop(): Array<[number, number]> } {
   const waits: Array<[number, number]> = [];
-  const onTake = (message: unknown) => {
-    const take = message as BudgetTakeMessage;
-    if (take.waitedMs > 0) waits.push([take.endedAt - take.waitedMs, take.endedAt]);
-    if (take.throttledForMs !== undefined) waits.push([take.endedAt, take.endedAt + take.throttledForMs]);
-  };
-  subscribe(REQUEST_BUDGET_CHANNEL, onTake);
   let watching = true;
   return {
+    observe(take) {
+      if (!watching) return;
+      if (take.waitedMs > 0) waits.push([take.endedAt - take.waitedMs, take.endedAt]);
+      if (take.throttledForMs !== undefined) waits.push([take.endedAt, take.endedAt + take.throttledForMs]);
+    },
     stop() {
-      if (watching) unsubscribe(REQUEST_BUDGET_CHANNEL, onTake);
       watching = false;
       return waits;
     },

@@ -66,7 +66,8 @@ describe('npm start -- --serve', () => {
       expect(await stillRunning(tree.map((info) => info.pid))).toEqual([]);
       expect(await portsTakingConnections(ports)).toEqual([]);
     },
-    20_000,
+    // Longer than the test's own waits together, so a slow machine shows which wait ran out.
+    45_000,
   );
 });
 
@@ -94,5 +95,5 @@ describe('npm start (the scenario)', () => {
     expect(script.output()).not.toContain('Summary');
     expect(await stillRunning(tree.map((info) => info.pid))).toEqual([]);
     expect(await portsTakingConnections(ports)).toEqual([]);
-  }, 20_000);
+  }, 45_000);
 });

@@ -232,6 +232,7 @@ describe('npm run sandbox', () => {
       expect(await processesNamed(marker)).toEqual([]);
       expect(await acceptsConnections(Number(port))).toBe(false);
     },
-    20_000,
+    // Longer than the test's own waits together, so a slow machine shows which wait ran out.
+    45_000,
   );
 });

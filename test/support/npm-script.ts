@@ -1,6 +1,7 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { type ChildExit, type WatchedChild, watchChild } from './watched-child.ts';
 
 /**
  * An npm script run as a partner runs it (`npm run sandbox -- ...`, `npm start -- ...`), with what it
@@ -10,77 +11,29 @@ import { fileURLToPath } from 'node:url';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface RunningScript {
-  readonly child: ChildProcess;
-  /** Everything written to stdout and stderr so far. */
-  output(): string;
-  /** Resolves with the first match of `pattern` in the output; rejects if npm exits first or on timeout. */
-  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
-  /** Resolves once npm is gone, with its exit code or the signal that ended it. */
-  readonly exited: Promise<ScriptExit>;
+export interface RunningScript extends WatchedChild {
   /** As `exited`, or 'still running' after `timeoutMs`. */
-  exitedWithin(timeoutMs: number): Promise<ScriptExit | 'still running'>;
-}
-
-export interface ScriptExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
+  exitedWithin(timeoutMs: number): Promise<ChildExit | 'still running'>;
 }
 
 export function startNpmScript(script: string, args: readonly string[]): RunningScript {
-  const child = spawn('npm', ['run', script, '--', ...args], {
-    cwd: PROJECT_ROOT,
-    // A developer's AWS settings must not reach the local runtime.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let gone = false;
-  const listeners = new Set<() => void>();
-  const notify = () => {
-    for (const listener of listeners) listener();
-  };
-  const append = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    notify();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = new Promise<ScriptExit>((resolve) =>
-    child.on('close', (code, signal) => {
-      gone = true;
-      notify();
-      resolve({ code, signal });
+  const watched = watchChild(
+    spawn('npm', ['run', script, '--', ...args], {
+      cwd: PROJECT_ROOT,
+      // A developer's AWS settings must not reach the local runtime.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
   return {
-    child,
-    output: () => output,
-    exited,
+    ...watched,
     exitedWithin: (timeoutMs) => {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'still running'>((resolve) => {
         timer = setTimeout(() => resolve('still running'), timeoutMs);
       });
-      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+      return Promise.race([watched.exited, late]).finally(() => clearTimeout(timer));
     },
-    waitFor: (pattern, timeoutMs) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`timed out waiting for ${pattern} in:\n${output.slice(-3000)}`));
-        }, timeoutMs);
-        function check(): void {
-          const match = pattern.exec(output);
-          if (!match && !gone) return;
-          clearTimeout(timer);
-          listeners.delete(check);
-          if (match) resolve(match);
-          else reject(new Error(`npm exited before ${pattern}:\n${output.slice(-3000)}`));
-        }
-        listeners.add(check);
-        check();
-      }),
   };
 }
 
