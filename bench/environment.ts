@@ -31,6 +31,8 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const listeners = new Set<(activity: RuntimeActivity) => void>();
   const runtime = await startLocalRuntime({
     logLevel: 'ERROR',
+    // The recorder counts DynamoDB requests through the handlers' own client (instrumentSdkClients).
+    functionModules: 'shared',
     // Nothing waits locally that the bench does not ask for: failed records come back at once.
     timeScale: 0,
     onActivity: (activity) => {

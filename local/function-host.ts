@@ -1,54 +1,95 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { register } from 'tsx/esm/api';
 import type { LambdaHandler, LocalFunction } from './aws/lambda.ts';
 import type { FunctionHost } from './deployment.ts';
 
 /**
  * Every function of the template runs in this one process (fast, debuggable, and the chaos run
- * and the bench can watch the handlers). A function's module is imported once, on its first
- * invocation (its cold start), with the process environment set to what Lambda would give it:
- * the template's variables plus the runtime variables (`runtimeEnvironment`). Modules are
- * imported one at a time, because the handlers read their configuration when they load.
+ * and the bench can watch the handlers). A function's module is imported on its first invocation
+ * (its cold start), with the process environment set to what Lambda would give it: the template's
+ * variables plus the runtime variables (`runtimeEnvironment`). Modules are imported one at a time,
+ * because the handlers read their configuration when they load.
  *
- * What one process cannot give each function: variables read after load see the last function
- * imported, and modules every function shares are loaded once, with the first function's
- * variables. The connector's handlers read their own settings at load (ROUTED_DETAIL_TYPES, ...);
- * the shared Powertools logger and metrics keep the first function's POWERTOOLS_SERVICE_NAME, so
- * local log lines name the function from the invocation (handler-output.ts).
+ * Each execution environment gets a module graph of its own, as on Lambda each has a process of
+ * its own: the handler, the connector's shared modules and the packages are loaded once per
+ * environment (tsx's namespaced import: the same file under another namespace is another module
+ * instance), and a function has as many environments as it ran invocations at once. Shared module
+ * instances would mix state between invocations running at once: the Powertools logger's record
+ * keys (one invocation's error line carrying another's eventId and detail-type), the metrics
+ * buffer, the clients' caches. What one process still cannot give each function: variables read
+ * after load see the last environment started.
+ *
+ * `shared` modules instead load each file once for the whole process, as a plain import does, and
+ * run every invocation of a function in that one instance: for a tool that instruments the
+ * handlers' own clients from outside (the bench's request recorder counts DynamoDB reads through
+ * the shared client's middleware). Concurrent invocations then share the logger's record keys.
  */
+export type FunctionModules = 'per-environment' | 'shared';
+
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export class InProcessFunctionHost implements FunctionHost {
-  private readonly loaded = new Map<string, Promise<LambdaHandler>>();
+  private readonly functions = new Map<string, Promise<LambdaHandler>>();
   private chain: Promise<unknown> = Promise.resolve();
+  private environments = 0;
 
   constructor(
     private readonly runtimeEnvironment: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>,
+    private readonly modules: FunctionModules = 'per-environment',
   ) {}
 
+  /**
+   * The function's handler: each invocation runs in an idle environment of the function, or in a
+   * new one (a cold start, inside the invocation as on Lambda) when all are busy, so concurrent
+   * invocations never share module state.
+   */
   load(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler> {
-    const key = `${fn.entry}#${fn.handlerExport}`;
-    let loading = this.loaded.get(key);
+    let loading = this.functions.get(fn.name);
     if (!loading) {
-      loading = this.chain.then(async () => {
-        Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
-        const module = (await import(pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href)) as Record<
-          string,
-          unknown
-        >;
-        const handler = module[fn.handlerExport];
-        if (typeof handler !== 'function') {
-          throw new Error(
-            `Runtime.HandlerNotFound: ${fn.entry} does not export a function named ${fn.handlerExport}`,
-          );
-        }
-        return handler as LambdaHandler;
+      loading = this.start(fn).then((first) => {
+        if (this.modules === 'shared') return first;
+        const idle: LambdaHandler[] = [first];
+        return async (event: unknown, context: Context) => {
+          const handler = idle.pop() ?? (await this.start(fn));
+          try {
+            return await handler(event, context);
+          } finally {
+            idle.push(handler);
+          }
+        };
       });
       // A failed cold start is retried on the next invocation, as Lambda does with a new environment.
-      loading.catch(() => this.loaded.delete(key));
-      this.loaded.set(key, loading);
-      this.chain = loading.catch(() => undefined);
+      loading.catch(() => this.functions.delete(fn.name));
+      this.functions.set(fn.name, loading);
     }
     return loading;
+  }
+
+  /** A new environment: the function's modules imported afresh under a namespace of their own. */
+  private start(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler> {
+    const started = this.chain.then(async () => {
+      Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
+      const url = pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href;
+      let module: Record<string, unknown>;
+      if (this.modules === 'shared') {
+        module = (await import(url)) as Record<string, unknown>;
+      } else {
+        this.environments += 1;
+        // The registration stays for the process's life, as the environment's modules do.
+        const own = register({ namespace: `function-${this.environments}-${fn.name}` });
+        module = (await own.import(url, import.meta.url)) as Record<string, unknown>;
+      }
+      const handler = module[fn.handlerExport];
+      if (typeof handler !== 'function') {
+        throw new Error(
+          `Runtime.HandlerNotFound: ${fn.entry} does not export a function named ${fn.handlerExport}`,
+        );
+      }
+      return handler as LambdaHandler;
+    });
+    this.chain = started.catch(() => undefined);
+    return started;
   }
 }

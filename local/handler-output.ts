@@ -65,8 +65,9 @@ const labels = new Map<string, string>();
 
 /**
  * The function an invocation runs, for everything it writes (local/aws/lambda.ts runs each
- * invocation in it). Every function of this process shares one Powertools logger, whose
- * `function_name` is the last invocation's: under concurrent invocations only this says who wrote.
+ * invocation in it). An entry's `function_name` says the same when each environment has its own
+ * logger (local/function-host.ts); with `shared` modules one logger serves every function and
+ * keeps the last invocation's name, so this is what says who wrote.
  */
 export const invocationScope = new AsyncLocalStorage<string>();
 
@@ -76,8 +77,7 @@ export function labelFunctions(entries: Iterable<readonly [functionName: string,
 
 /**
  * The function that wrote the entry: the invocation it was written in, else the entry's
- * `function_name`. The entry's `service` is the first-loaded function's in a process that hosts
- * them all (local/function-host.ts).
+ * `function_name`, else its `service`.
  */
 function functionOf(entry: Record<string, unknown>): string {
   const name = invocationScope.getStore() ?? entry['function_name'];

@@ -31,7 +31,7 @@ import {
   type QueueView,
 } from './deployment.ts';
 import { startDynalite } from './dynalite.ts';
-import { InProcessFunctionHost } from './function-host.ts';
+import { type FunctionModules, InProcessFunctionHost } from './function-host.ts';
 import { labelFunctions } from './handler-output.ts';
 import { mulberry32 } from './random.ts';
 import {
@@ -92,6 +92,12 @@ export interface LocalRuntimeOptions {
   readonly serviceProxy?: (sandboxUrl: string) => Promise<{ readonly url: string; close(): Promise<void> }>;
   /** `sandbox-clock`: schedules fire as the sandbox clock passes them. @default 'on-request' */
   readonly schedules?: ScheduleMode;
+  /**
+   * How the functions' modules load (function-host.ts): a module graph per execution environment,
+   * as on Lambda, or one `shared` by the process, for a tool that instruments the handlers' own
+   * clients. @default 'per-environment'
+   */
+  readonly functionModules?: FunctionModules;
   /** Variables added to every function's environment (a chaos run's crash rate). */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
   /**
@@ -321,7 +327,7 @@ async function start(
   // A developer's own AWS profile must never leak into a local run.
   for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL']) delete process.env[name];
 
-  const host = new InProcessFunctionHost(runtimeVariables);
+  const host = new InProcessFunctionHost(runtimeVariables, options.functionModules);
   const deployment = deployLocally(model, {
     region,
     clock,

@@ -13,13 +13,18 @@ export interface LocalCollaborators {
   readonly budgetObserver?: (take: BudgetTake) => void;
 }
 
-let current: LocalCollaborators = {};
+/**
+ * Held by the process, not by this module: the local runtime loads each function in a module
+ * graph of its own (local/function-host.ts), so each has its own instance of this module.
+ */
+const KEY = Symbol.for('workforce-connector.local-collaborators');
+const holder = globalThis as { [KEY]?: LocalCollaborators };
 
 /** For local runs that host the functions in their own process (local/function-host.ts). */
 export function useLocalCollaborators(collaborators: LocalCollaborators): void {
-  current = collaborators;
+  holder[KEY] = collaborators;
 }
 
 export function localCollaborators(): LocalCollaborators {
-  return current;
+  return holder[KEY] ?? {};
 }

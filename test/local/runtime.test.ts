@@ -3,6 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type QueueRoute, queueRoutes } from '#functions/routes.ts';
 import { routeMaxReceiveCount } from '#functions/runtime/retry-schedule.ts';
+import { invokeFunction } from '#local/aws/lambda.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
 // The plumbing under test with stand-in handlers, wired by the real construct from a fixture route
@@ -110,6 +111,51 @@ describe('local runtime with stand-in handlers', () => {
     expect(echoed.every((event) => event.source === runtime.outboundSource)).toBe(true);
     // The handler read the token through the local Secrets Manager, by the ARN the template gives it.
     expect(echoed.every((event) => event.detail['tokenSeen'] === true)).toBe(true);
+  });
+
+  it('runs concurrent invocations of a function in environments of their own, and reuses an idle one', async () => {
+    // Prepare: the handler as the event source mapping calls it, and a batch it answers at once.
+    const fixture = (await import(
+      '#test/local/fixtures/echo-handler.ts'
+    )) as typeof import('#test/local/fixtures/echo-handler.ts');
+    const fn = runtime.functionNamed('change-plan');
+    const handler = await fn.handler();
+    const batch = (accountId: string) => ({
+      Records: [
+        {
+          messageId: crypto.randomUUID(),
+          body: JSON.stringify({
+            event: {
+              id: crypto.randomUUID(),
+              'detail-type': 'PlanChosen',
+              detail: { accountId, behaviour: 'fail' },
+            },
+          }),
+          attributes: { ApproximateReceiveCount: '1', MessageGroupId: accountId },
+        },
+      ],
+    });
+    const environmentsOf = (accountIds: readonly string[]) =>
+      fixture.invocations
+        .filter((call) => accountIds.some((id) => call.records.some((r) => r.body.includes(id))))
+        .map((call) => call.environment);
+
+    // Act: two at once, then one more after both ended.
+    await Promise.all([
+      invokeFunction(handler, batch('acct-env-1'), fn.settings),
+      invokeFunction(handler, batch('acct-env-2'), fn.settings),
+    ]);
+    await invokeFunction(handler, batch('acct-env-3'), fn.settings);
+
+    // Assess: each concurrent invocation had its own module instance (its own logger, metrics,
+    // clients), and the later one ran warm in one of them.
+    const [first, second] = environmentsOf(['acct-env-1', 'acct-env-2']);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(first).not.toBe(second);
+    expect([first, second]).toContain(environmentsOf(['acct-env-3'])[0]);
+    // The test process's own import is not one of the function's environments.
+    expect([first, second]).not.toContain(fixture.environmentOfThisInstance);
   });
 
   it('hands the handler the SQS FIFO batch the pipe and event source make, with a Lambda context', async () => {

@@ -34,6 +34,7 @@ import { requestBudgetKey } from '#functions/store/keys.ts';
 import { createRequestBudget } from '#functions/store/request-budget.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
+import type { FunctionModules } from '#local/function-host.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
 import { STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
 
@@ -59,6 +60,8 @@ export interface FlowHarnessOptions {
   config?: Readonly<Record<string, unknown>>;
   /** The sandbox's mode. @default strict when SANDBOX_STRICT=1 */
   sandboxStrict?: boolean;
+  /** `shared` for a test that instruments the handlers' own clients (local/function-host.ts). @default 'per-environment' */
+  functionModules?: FunctionModules;
 }
 
 export interface PublishedEvent {
@@ -116,6 +119,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   const runtime = await startLocalRuntime({
     logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
     ...(options.provisioningRegions ? { provisioningRegions: options.provisioningRegions } : {}),
+    ...(options.functionModules ? { functionModules: options.functionModules } : {}),
     // Against the strict sandbox the deployment knows its QUERY maximum, as one against the real
     // service would once it is known (serviceAssumptions.queryMaxRecords).
     ...(strict || options.config
