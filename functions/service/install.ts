@@ -466,10 +466,13 @@ export function createInstallClient(
       // Every line joins the timesheet asked for: its object is checked once and shared by the
       // lines that carry that same timesheet; a line joined to another one is checked on its own.
       const checked = new Map<number, JoinedTimesheetPayReturn['TimesheetObject']>();
-      return lines.map((line) => {
+      return lines.map((line, index) => {
         let timesheet = checked.get(line.TimesheetObject.Id);
         if (!timesheet) {
-          timesheet = parseResponse(timesheetObjectSchema, line.TimesheetObject, 'QUERY TimesheetPayReturn');
+          timesheet = parseResponse(timesheetObjectSchema, line.TimesheetObject, 'QUERY TimesheetPayReturn', [
+            index,
+            'TimesheetObject',
+          ]);
           checked.set(timesheet.Id, timesheet);
         }
         return { ...line, TimesheetObject: timesheet };

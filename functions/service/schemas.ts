@@ -77,13 +77,21 @@ function optionalJsonText<T extends z.ZodType>(schema: T) {
     .transform((value): z.output<T> | null => value ?? null);
 }
 
-/** Parses a service answer; a mismatch is a ResponseShapeError naming the field path(s). */
-export function parseResponse<T extends z.ZodType>(schema: T, value: unknown, context: string): z.output<T> {
+/**
+ * A service answer, or a part of it, checked against `schema`; a mismatch is a ResponseShapeError
+ * naming the field path(s). `at` is where a part checked on its own sits in the answer: the
+ * message names the field by its path in the whole answer (`[0].TimesheetObject.Employee`).
+ */
+export function parseResponse<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  context: string,
+  at: readonly PropertyKey[] = [],
+): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new ResponseShapeError(
-      `${context}: unexpected response: ${describeIssues(result.error.issues) || '(root): invalid'}`,
-    );
+    const issues = result.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] }));
+    throw new ResponseShapeError(`${context}: unexpected response: ${describeIssues(issues) || '(root): invalid'}`);
   }
   return result.data;
 }
@@ -814,7 +822,10 @@ function timesheetPayReturnObject() {
 export const timesheetPayReturnSchema = z.lazy(timesheetPayReturnObject);
 export type TimesheetPayReturn = z.infer<typeof timesheetPayReturnSchema>;
 
-/** What getPayReturns asks for: both joins present. */
+/**
+ * What getPayReturns returns: both joins present. It checks an answer in two steps
+ * (payReturnLineSchema, then each distinct TimesheetObject with timesheetObjectSchema).
+ */
 export const joinedTimesheetPayReturnSchema = z.lazy(() =>
   timesheetPayReturnObject().extend({
     TimesheetObject: timesheetObjectSchema,
