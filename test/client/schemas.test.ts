@@ -17,11 +17,13 @@ import {
   metricRecordSchema,
   normalizeCycle,
   parseResponse,
+  payReturnLineSchema,
   provisionedBusinessSchema,
   signupRequestSchema,
   slotField,
   stateSchema,
   timesheetCustomFieldDefinitionSchema,
+  timesheetObjectSchema,
 } from '#functions/service/schemas.ts';
 import * as records from './spec-records.ts';
 
@@ -63,6 +65,9 @@ const completeRecords: Record<string, [z.ZodType, unknown]> = {
   'award library entry': [awardLibraryEntrySchema, records.awardLibraryEntry],
   LeaveAccrual: [leaveAccrualSchema, records.leaveAccrual],
   'fully joined TimesheetPayReturn': [joinedTimesheetPayReturnSchema, records.joinedPayReturn],
+  // What getPayReturns checks the same answer with: the line, then its joined timesheet.
+  'TimesheetPayReturn line as getPayReturns reads it': [payReturnLineSchema, records.joinedPayReturn],
+  'joined TimesheetObject': [timesheetObjectSchema, records.joinedPayReturn.TimesheetObject],
 };
 
 describe('every spec record with every listed field parses', () => {
