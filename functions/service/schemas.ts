@@ -91,7 +91,9 @@ export function parseResponse<T extends z.ZodType>(
   const result = schema.safeParse(value);
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] }));
-    throw new ResponseShapeError(`${context}: unexpected response: ${describeIssues(issues) || '(root): invalid'}`);
+    throw new ResponseShapeError(
+      `${context}: unexpected response: ${describeIssues(issues) || '(root): invalid'}`,
+    );
   }
   return result.data;
 }

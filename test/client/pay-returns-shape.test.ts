@@ -53,7 +53,9 @@ describe('pay returns with a timesheet the service answered otherwise', () => {
     const message = await refusal();
 
     // Assess
-    expect(message).toMatch(/^QUERY TimesheetPayReturn: unexpected response: \[0\]\.TimesheetObject\.Employee: /);
+    expect(message).toMatch(
+      /^QUERY TimesheetPayReturn: unexpected response: \[0\]\.TimesheetObject\.Employee: /,
+    );
   });
 
   it('names the later line that joins another, malformed timesheet', async () => {
@@ -65,6 +67,8 @@ describe('pay returns with a timesheet the service answered otherwise', () => {
     const message = await refusal();
 
     // Assess
-    expect(message).toMatch(/^QUERY TimesheetPayReturn: unexpected response: \[1\]\.TimesheetObject\.Employee: /);
+    expect(message).toMatch(
+      /^QUERY TimesheetPayReturn: unexpected response: \[1\]\.TimesheetObject\.Employee: /,
+    );
   });
 });
