@@ -435,9 +435,12 @@ export class WorkforceConnector extends Construct {
       { what: `${id} events not forwarded by the intake pipe`, runbook: 'intake' },
     );
     // Its messages are answered by the refusal function within seconds (SyncFailed; a routable
-    // event is kept in the route's DLQ, whose alarm fires): this one says nobody takes them.
-    // Its age, not its count: a message the function keeps failing is in flight most of the time
-    // (invisible to ApproximateNumberOfMessagesVisible) while its age keeps growing.
+    // event is kept in the route's DLQ, whose alarm fires): this one says nobody takes them (the
+    // event source disabled or failing before any record is tried). Its age, not its depth: every
+    // message passes through for a few seconds; one left 15 minutes is not being taken. A message
+    // the function takes but keeps failing is RefusalRecordsFailed's: SQS leaves a message
+    // received three times or more out of ApproximateAgeOfOldestMessage (SQS Developer Guide,
+    // "Available CloudWatch metrics for Amazon SQS"), so this alarm does not see it.
     this.alarmOn(`${id}IntakeDeadLetters`, queueAge(intakeDeadLetterQueue, INTAKE_DEAD_LETTERS_UNANSWERED), {
       what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
       runbook: 'intake',
