@@ -9,8 +9,6 @@ import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
-import { signupDuplicateRejectionsOf } from '#functions/service/assumptions.ts';
-import { isSignupDuplicateRejection } from '#functions/service/provisioning.ts';
 import {
   type BusinessRecord,
   claimSignup,
@@ -94,28 +92,24 @@ export async function provisionBusiness(
         { estimatedEmployeeCount: String(detail.estimatedEmployeeCount) }),
   };
 
-  // The deployment's reading of "duplicate" (serviceAssumptions), as the client's follow-up uses it.
-  const duplicates = signupDuplicateRejectionsOf(config.serviceAssumptions);
   let business: Awaited<ReturnType<typeof service.provisioning.signup>>;
   try {
-    business = await service.provisioning.signup({ userData, businessData, region });
+    // Resuming: the client reads a duplicate refusal (the deployment's serviceAssumptions) as
+    // "the earlier attempt committed", as it does for its own follow-up.
+    business = await service.provisioning.signup({
+      userData,
+      businessData,
+      region,
+      earlierAttemptMayHaveCommitted: resumingEarlierAttempt,
+    });
   } catch (error) {
-    if (
-      error instanceof SignupOutcomeLostError ||
-      (resumingEarlierAttempt && isSignupDuplicateRejection(error, duplicates))
-    ) {
-      const lost =
-        error instanceof SignupOutcomeLostError
-          ? error
-          : new SignupOutcomeLostError(accountId, {
-              serviceCode: (error as ServiceRejectedError).serviceCode,
-            });
+    if (error instanceof SignupOutcomeLostError) {
       await markSignupUnconfirmed(store, accountId, {
         eventId: claimEventId,
-        message: lost.message,
+        message: error.message,
         at: clock.now(),
       });
-      throw lost;
+      throw error;
     }
     if (error instanceof ServiceRejectedError) {
       await releaseSignupClaim(store, accountId, claimEventId);

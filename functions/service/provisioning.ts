@@ -33,11 +33,11 @@ export interface SignupDuplicateRejections {
 }
 
 /** The defaults of `serviceAssumptions` (assumptions.ts), their one source. */
-export const defaultSignupDuplicateRejections: SignupDuplicateRejections =
+const defaultSignupDuplicateRejections: SignupDuplicateRejections =
   signupDuplicateRejectionsOf(defaultServiceAssumptions);
 
 /** Whether `error` is a signup refusal these rejections read as "the first attempt committed". */
-export function isSignupDuplicateRejection(
+function isSignupDuplicateRejection(
   error: unknown,
   duplicates: SignupDuplicateRejections,
 ): error is ServiceRejectedError {
@@ -51,6 +51,12 @@ export interface SignupRequest {
   businessData: BusinessData;
   /** Region whose provisioning root is called; the business is created there. @default 'US' */
   region?: Region;
+  /**
+   * An earlier attempt (another invocation) may have committed this signup, so a duplicate
+   * refusal of this very first attempt already proves it did (SignupOutcomeLostError).
+   * @default false
+   */
+  earlierAttemptMayHaveCommitted?: boolean;
 }
 
 export type ChangePlanRequest =
@@ -98,22 +104,25 @@ export function createProvisioningClient(dependencies: ProvisioningDependencies)
     const body = { userData: request.userData, businessData: request.businessData };
     const attempt = async () =>
       parseResponse(provisionedBusinessSchema, await call(region, 'signup', body), 'signup');
+    const committedEarlier = (rejection: ServiceRejectedError) =>
+      new SignupOutcomeLostError(request.businessData.externalId, {
+        status: rejection.status,
+        serviceCode: rejection.serviceCode,
+        cause: rejection,
+      });
     try {
       return await attempt();
     } catch (error) {
+      if (request.earlierAttemptMayHaveCommitted === true && isSignupDuplicateRejection(error, duplicates)) {
+        throw committedEarlier(error);
+      }
       if (!(error instanceof OutcomeUnknownError)) throw error;
       // One follow-up: externalId is unique, so the service itself tells us whether the
       // first attempt committed. Never more than one, never blind.
       try {
         return await attempt();
       } catch (followUpError) {
-        if (isSignupDuplicateRejection(followUpError, duplicates)) {
-          throw new SignupOutcomeLostError(request.businessData.externalId, {
-            status: followUpError.status,
-            serviceCode: followUpError.serviceCode,
-            cause: followUpError,
-          });
-        }
+        if (isSignupDuplicateRejection(followUpError, duplicates)) throw committedEarlier(followUpError);
         throw followUpError;
       }
     }

@@ -217,6 +217,27 @@ describe('signup after an ambiguous failure', () => {
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(attempts.map((attempt) => attempt.status)).toEqual([500, 500]);
   });
+
+  it('reads a duplicate refusal of the first attempt as committed only when an earlier attempt may have committed', async () => {
+    // Prepare: a signup that committed (an earlier invocation's, whose answer never came back).
+    const { client, attempts } = observed();
+    const request = uniqueSignup('resumed');
+    await client.provisioning.signup(request);
+
+    // Act: the same signup again, as a new attempt and as the resumption of the earlier one.
+    const fresh = await client.provisioning.signup(request).catch((caught: unknown) => caught);
+    const resumed = await client.provisioning
+      .signup({ ...request, earlierAttemptMayHaveCommitted: true })
+      .catch((caught: unknown) => caught);
+
+    // Assess: one request each, no follow-up; only the resumption reads the refusal as "committed".
+    expect(fresh).not.toBeInstanceOf(SignupOutcomeLostError);
+    expect(fresh).toMatchObject({ code: 'SERVICE_REJECTED' });
+    expect(resumed).toBeInstanceOf(SignupOutcomeLostError);
+    expect(resumed).toMatchObject({ code: 'SIGNUP_COMMITTED_UNCONFIRMED', status: 409 });
+    expect(attempts).toHaveLength(3);
+    expect(await businessesWith(request.businessData.externalId)).toHaveLength(1);
+  });
 });
 
 describe('other creates after an ambiguous failure', () => {
