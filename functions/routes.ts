@@ -73,6 +73,10 @@ export interface ScheduledFunction extends TableAccess {
   readonly description: string;
   /** A metric (with the function's service dimension) counting items a run could not handle. */
   readonly failureMetric?: string;
+  /** Items a run left due because the shared request budget was contended (not failures). */
+  readonly throttledMetric?: string;
+  /** Items still due when a run ended (its time or the budget ran out); the next run takes them. */
+  readonly remainingMetric?: string;
 }
 
 /** SQS FIFO event sources accept at most 10 records per batch. */
@@ -166,6 +170,8 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     tableActions: ITEM_AND_QUERY_ACTIONS,
     queriesTrialIndex: true,
     failureMetric: MetricName.TrialWatchFailed,
+    throttledMetric: MetricName.TrialWatchThrottled,
+    remainingMetric: MetricName.TrialWatchRemaining,
   },
   {
     functionName: 'drift-watch',
@@ -181,6 +187,8 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     queriesDriftIndex: true,
     // The scheduled watches' metric of items a run could not handle (per function dimension).
     failureMetric: MetricName.TrialWatchFailed,
+    throttledMetric: MetricName.DriftWatchThrottled,
+    remainingMetric: MetricName.DriftWatchRemaining,
   },
 ];
 

@@ -1012,7 +1012,14 @@ export class WorkforceConnector extends Construct {
             fn.metricThrottles({ period }),
           ],
           right: [fn.metricDuration({ period, statistic: 'Maximum' })],
-          width: 24,
+          width: 12,
+        }),
+        new cloudwatch.GraphWidget({
+          title: `${scheduled.functionName}: items a run could not check, left to the budget, or left due`,
+          left: [scheduled.failureMetric, scheduled.throttledMetric, scheduled.remainingMetric]
+            .filter((name) => name !== undefined)
+            .map((name) => serviceMetric(namespace, name, scheduled.functionName, Duration.hours(1))),
+          width: 12,
         }),
       );
     }

@@ -189,7 +189,7 @@ export async function driftWatch(
   logger.info('drift watch run finished', { ...report });
   metrics.addMetric('DriftWatchItemsRead', MetricUnit.Count, report.itemsRead);
   metrics.addMetric('DriftWatchChecked', MetricUnit.Count, report.checked);
-  metrics.addMetric('DriftWatchRemaining', MetricUnit.Count, report.remaining);
+  metrics.addMetric(MetricName.DriftWatchRemaining, MetricUnit.Count, report.remaining);
   metrics.addMetric(MetricName.DriftWatchThrottled, MetricUnit.Count, report.throttled);
   metrics.addMetric(MetricName.TrialWatchFailed, MetricUnit.Count, report.failed);
   metrics.addMetric(

@@ -41,6 +41,8 @@ export const MetricName = {
    * stops starting businesses; not failures, so no alarm.
    */
   TrialWatchThrottled: 'TrialWatchThrottled',
+  /** Trials still due when a run ended (its time or the budget ran out); the next run takes them. */
+  TrialWatchRemaining: 'TrialWatchRemaining',
   /** Edition changes made at the service without a PlanChosen, announced by the drift watch. */
   BusinessEditionChangedAnnounced: 'BusinessEditionChangedAnnounced',
   /** Businesses the service no longer links to the partner, announced by the drift watch. */
@@ -50,6 +52,8 @@ export const MetricName = {
    * they stay due and the run stops starting checks; not failures, so no alarm.
    */
   DriftWatchThrottled: 'DriftWatchThrottled',
+  /** Drift checks still due when a run ended; the next run takes them. */
+  DriftWatchRemaining: 'DriftWatchRemaining',
   /** Signups whose answer was lost (UNCONFIRMED), counted by every watch run: resolve them. */
   UnconfirmedSignups: 'UnconfirmedSignups',
 } as const;

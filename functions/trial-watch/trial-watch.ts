@@ -165,7 +165,7 @@ export async function trialWatch(
   logger.info('trial watch run finished', { ...report });
   metrics.addMetric('TrialWatchItemsRead', MetricUnit.Count, report.itemsRead);
   metrics.addMetric('TrialWatchProcessed', MetricUnit.Count, report.processed);
-  metrics.addMetric('TrialWatchRemaining', MetricUnit.Count, report.remaining);
+  metrics.addMetric(MetricName.TrialWatchRemaining, MetricUnit.Count, report.remaining);
   metrics.addMetric(MetricName.TrialWatchFailed, MetricUnit.Count, report.failed);
   metrics.addMetric(MetricName.TrialWatchThrottled, MetricUnit.Count, report.throttled);
   metrics.addMetric('TrialExpiringAnnounced', MetricUnit.Count, report.expiringAnnounced);

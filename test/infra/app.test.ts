@@ -841,6 +841,26 @@ describe('the connector app (example config)', () => {
     expect(count.properties['title']).toContain('Unconfirmed signups');
   });
 
+  it('graphs what each scheduled watch could not check, left to the budget, or left due', () => {
+    // Act
+    const widgets = dashboardWidgets(service);
+
+    for (const scheduled of scheduledFunctions) {
+      // Assess: each metric the watch publishes about work it did not do has a line on the dashboard.
+      const work = only(
+        widgets.filter((widget) =>
+          String(widget.properties['title']).startsWith(`${scheduled.functionName}: items`),
+        ),
+        `${scheduled.functionName} work widget`,
+      );
+      const lines = JSON.stringify(work.properties['metrics']);
+      for (const name of [scheduled.failureMetric, scheduled.throttledMetric, scheduled.remainingMetric]) {
+        expect(name, scheduled.functionName).toBeDefined();
+        expect(lines).toContain(`"${name}","service","${scheduled.functionName}"`);
+      }
+    }
+  });
+
   it('leaves SERVICE_ASSUMPTIONS unset without serviceAssumptions, so every function takes the defaults', () => {
     for (const [id, env] of functionEnvironments(service)) {
       // Assess
