@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { edition as editionSchema, region as regionSchema } from '#functions/contracts/fields.ts';
 import { ServiceRejectedError } from '#functions/domain/errors.ts';
+import { forEachBounded } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import {
   MetricName,
@@ -146,38 +147,32 @@ export async function driftWatch(
 
   for await (const page of driftChecksDueBefore(store, now, { pageSize: options.pageSize ?? 100 })) {
     report.itemsRead += page.itemsRead;
-    let next = 0;
-    const worker = async () => {
-      while (next < page.items.length && !timeIsShort() && !throttled) {
-        const due = page.items[next]!;
-        next += 1;
-        try {
-          const outcome = await checkBusiness(due.accountId, run, notLinkedCodes, dependencies);
-          if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
-          if (outcome === 'gone') report.goneAnnounced += 1;
-          report.checked += 1;
-        } catch (error) {
-          if (isServicePause(error)) {
-            // Nothing was sent (or the service asked to wait): left due, not a failure.
-            throttled = true;
-            report.throttled += 1;
-            logger.info('drift watch met a contended request budget; the business stays due', {
-              accountId: due.accountId,
-              retryAfterMs: error.retryAfterMs,
-            });
-            continue;
-          }
-          report.failed += 1;
-          logger.warn('drift watch could not check a business; the next run retries it', {
+    const stop = () => timeIsShort() || throttled;
+    const left = await forEachBounded(page.items, concurrency, stop, async (due) => {
+      try {
+        const outcome = await checkBusiness(due.accountId, run, notLinkedCodes, dependencies);
+        if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
+        if (outcome === 'gone') report.goneAnnounced += 1;
+        report.checked += 1;
+      } catch (error) {
+        if (isServicePause(error)) {
+          // Nothing was sent (or the service asked to wait): left due, not a failure.
+          throttled = true;
+          report.throttled += 1;
+          logger.info('drift watch met a contended request budget; the business stays due', {
             accountId: due.accountId,
-            error: error as Error,
+            retryAfterMs: error.retryAfterMs,
           });
+          return;
         }
+        report.failed += 1;
+        logger.warn('drift watch could not check a business; the next run retries it', {
+          accountId: due.accountId,
+          error: error as Error,
+        });
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, page.items.length)) }, worker));
-    const left = page.items.length - next;
-    if (left > 0 || timeIsShort() || throttled) {
+    });
+    if (left > 0 || stop()) {
       report.remaining += left;
       report.complete = false;
       report.stoppedBy = throttled ? 'throttling' : 'time';

@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/contracts/fields.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import { forEachBounded } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { isServicePause } from '#functions/runtime/retry-schedule.ts';
@@ -276,28 +277,6 @@ async function announceOnce(
   }
   await confirmThresholdAnnouncement(store, trial.accountId, trial.trialEndDate, threshold);
   return true;
-}
-
-/**
- * Runs `work` over `items`, at most `limit` at a time, starting nothing new once `stop()` says so.
- * Resolves when every started item has settled, with the number of items never started.
- */
-async function forEachBounded<T>(
-  items: readonly T[],
-  limit: number,
-  stop: () => boolean,
-  work: (item: T) => Promise<void>,
-): Promise<number> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length && !stop()) {
-      const item = items[next] as T;
-      next += 1;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return items.length - next;
 }
 
 function scheduledNow(time: string | undefined): Date | undefined {
