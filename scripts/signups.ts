@@ -1,7 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { getBusiness } from '#functions/store/business.ts';
-import { listUnconfirmedSignups } from '#functions/store/drift-index.ts';
+import {
+  listUnconfirmedSignups,
+  readUnconfirmedSignups,
+  type UnconfirmedSignup,
+} from '#functions/store/drift-index.ts';
 import { createStore } from '#functions/store/store.ts';
 import { runOperatorCommand } from './aws-setup.ts';
 import {
@@ -71,38 +74,24 @@ export function parseSignupsArgs(argv: readonly string[]): SignupsOptions {
   };
 }
 
-export interface UnconfirmedSignup {
-  accountId: string;
+export interface UnconfirmedSignupRow extends UnconfirmedSignup {
   externalId: string;
-  since: string;
-  region: string;
-  lastError?: { code: string; message: string; at: string };
 }
 
 /** The unconfirmed signups of the table, oldest first. */
 export async function unconfirmedSignups(
   client: DynamoDBClient,
   tableName: string,
-): Promise<UnconfirmedSignup[]> {
+): Promise<UnconfirmedSignupRow[]> {
   const store = createStore({ tableName, client });
-  const listed = await listUnconfirmedSignups(store);
-  const found: UnconfirmedSignup[] = [];
-  for (const { accountId, since } of listed) {
-    const business = await getBusiness(store, accountId);
-    if (business?.status !== 'UNCONFIRMED') continue; // resolved since the index was read
-    found.push({
-      accountId,
-      // The connector signs up with externalId = the partner's account id.
-      externalId: accountId,
-      since,
-      region: business.region,
-      ...(business.lastError ? { lastError: business.lastError } : {}),
-    });
-  }
-  return found.sort((a, b) => a.since.localeCompare(b.since));
+  const found = await readUnconfirmedSignups(store, await listUnconfirmedSignups(store));
+  // The connector signs up with externalId = the partner's account id.
+  return found
+    .map((signup) => ({ ...signup, externalId: signup.accountId }))
+    .sort((a, b) => a.since.localeCompare(b.since));
 }
 
-export function formatSignups(signups: readonly UnconfirmedSignup[]): string {
+export function formatSignups(signups: readonly UnconfirmedSignupRow[]): string {
   if (signups.length === 0) return 'no unconfirmed signups';
   const rows = signups.map((signup) => [
     signup.accountId,

@@ -18,7 +18,11 @@ import {
   unscheduleDriftCheck,
   updateEdition,
 } from '#functions/store/business.ts';
-import { driftChecksDueBefore, listUnconfirmedSignups } from '#functions/store/drift-index.ts';
+import {
+  driftChecksDueBefore,
+  listUnconfirmedSignups,
+  readUnconfirmedSignups,
+} from '#functions/store/drift-index.ts';
 import { claimDriftNotice, confirmDriftNotice, releaseDriftNotice } from '#functions/store/drift-notices.ts';
 import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
 
@@ -207,14 +211,13 @@ async function reportUnconfirmedSignups(report: DriftWatchReport, dependencies: 
     const unconfirmed = await listUnconfirmedSignups(store);
     report.unconfirmedSignups = unconfirmed.length;
     metrics.addMetric(MetricName.UnconfirmedSignups, MetricUnit.Count, report.unconfirmedSignups);
-    for (const { accountId, since } of unconfirmed.slice(0, UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN)) {
-      const business = await getBusiness(store, accountId);
-      if (business?.status !== 'UNCONFIRMED') continue; // resolved since the index was read
+    const oldest = unconfirmed.slice(0, UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN);
+    for (const { accountId, since, region, lastError } of await readUnconfirmedSignups(store, oldest)) {
       logger.info(UNCONFIRMED_SIGNUP_LOG_MESSAGE, {
         accountId,
         since,
-        region: business.region,
-        ...(business.lastError ? { lastErrorCode: business.lastError.code } : {}),
+        region,
+        ...(lastError ? { lastErrorCode: lastError.code } : {}),
       });
       report.unconfirmedSignupsListed += 1;
     }

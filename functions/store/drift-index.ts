@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { getBusiness } from './business.ts';
 import { allDriftShards, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { DRIFT_INDEX_NAME } from './table.ts';
@@ -87,5 +88,34 @@ export async function listUnconfirmedSignups(store: Store): Promise<{ accountId:
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);
+  return found;
+}
+
+export interface UnconfirmedSignup {
+  accountId: string;
+  since: string;
+  region: string;
+  lastError?: { code: string; message: string; at: string };
+}
+
+/**
+ * The businesses of `listed` (listUnconfirmedSignups) that are still UNCONFIRMED, in the same
+ * order, with what their records say: one read each, so callers pass only those they show.
+ */
+export async function readUnconfirmedSignups(
+  store: Store,
+  listed: readonly { accountId: string; since: string }[],
+): Promise<UnconfirmedSignup[]> {
+  const found: UnconfirmedSignup[] = [];
+  for (const { accountId, since } of listed) {
+    const business = await getBusiness(store, accountId);
+    if (business?.status !== 'UNCONFIRMED') continue; // resolved since the index was read
+    found.push({
+      accountId,
+      since,
+      region: business.region,
+      ...(business.lastError ? { lastError: business.lastError } : {}),
+    });
+  }
   return found;
 }
