@@ -161,7 +161,8 @@ async function refuse(refusal: NonNullable<Refusal>): Promise<void> {
  * A message of an intake dead-letter queue. One that is not an EventBridge event (none of AWS's
  * paths puts one there: someone sent it by hand) cannot be answered to anyone and must not vanish:
  * it fails, so it stays in its queue, comes back after the visibility timeout, logs this error
- * each time and counts in RecordsFailed (alarm RefusalRecordsFailed) until someone removes it.
+ * each time and counts in RecordsFailed (alarm RefusalRecordsFailed) until someone removes it or
+ * the queue's retention (14 days, DEAD_LETTER_RETENTION) ends.
  */
 async function answerIntakeDeadLetterRecord(record: SQSRecord): Promise<void> {
   const attribute = (name: string) => record.messageAttributes[name]?.stringValue;

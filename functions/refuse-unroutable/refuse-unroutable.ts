@@ -5,6 +5,7 @@ import {
   MESSAGE_GROUP_ID_PATTERN,
   unroutableReason,
 } from '#functions/contracts/routing.ts';
+import type { DeadLetterCopy } from '#functions/runtime/route-queue.ts';
 
 /**
  * Use cases of the refusal function: refuse what no route can take, and answer what an intake
@@ -56,18 +57,12 @@ export interface IntakeDelivery {
   readonly errorMessage?: string;
 }
 
-/** The copy of a routable event for its route's FIFO dead-letter queue. */
-export interface UndeliverableCopy {
-  /** `{"event": <the event>}`: exactly what the intake pipe writes on the FIFO queue. */
-  readonly body: string;
-  /** The account id, as the pipe's MessageGroupId. */
-  readonly groupId: string;
-  /** The event id, as the pipe's MessageDeduplicationId. */
-  readonly deduplicationId: string;
-  readonly code: string;
-  /** Why, for the operator (the dead-letter attributes). */
-  readonly message: string;
-}
+/**
+ * The route-DLQ copy of a routable intake dead letter, exactly as the intake pipe would have
+ * written it on the FIFO queue (body `{"event": <the event>}`, group id = account id, deduplication
+ * id = event id); the route's function never had it, so the handler adds no attempts.
+ */
+export type UndeliverableCopy = Omit<DeadLetterCopy, 'attempts' | 'receiveCount' | 'at'>;
 
 export type IntakeDeadLetterAnswer =
   | { readonly kind: 'refused'; readonly refusal: NonNullable<Refusal> }
