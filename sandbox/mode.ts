@@ -22,7 +22,7 @@ export const STRICT_FREE_BUSINESS_DELETION_DAYS = 30;
 /** Most records one QUERY answers in strict mode (the rest are silently left out). */
 export const STRICT_QUERY_MAX_RECORDS = 500;
 /** The code of a provisioning refusal for a hostname not linked to the partner, in both modes. */
-export const DEFAULT_NOT_LINKED_ERROR_CODE = 'HOSTNAME_NOT_LINKED';
+const DEFAULT_NOT_LINKED_ERROR_CODE = 'HOSTNAME_NOT_LINKED';
 
 export interface ModeOptions {
   strict?: boolean;

@@ -108,7 +108,7 @@ export function payRuleRecord(input: PayRuleInput): InstallRecord {
   };
 }
 
-export function agreementRecord(input: {
+export interface AgreementInput {
   Id: number;
   EmployeeId: number;
   Contract: number;
@@ -116,7 +116,9 @@ export function agreementRecord(input: {
   CompanyName: string | null;
   StartDate: string;
   Created: string;
-}): InstallRecord {
+}
+
+export function agreementRecord(input: AgreementInput): InstallRecord {
   return {
     Id: input.Id,
     EmployeeId: input.EmployeeId,
@@ -141,7 +143,7 @@ export function agreementRecord(input: {
   };
 }
 
-export function leaveAccrualRecord(input: {
+export interface LeaveAccrualInput {
   Id: number;
   Employee: number;
   EmployeeHistory: number | null;
@@ -149,7 +151,9 @@ export function leaveAccrualRecord(input: {
   TransactionDate: string;
   Hours: number;
   Created: string;
-}): InstallRecord {
+}
+
+export function leaveAccrualRecord(input: LeaveAccrualInput): InstallRecord {
   return {
     Id: input.Id,
     Employee: input.Employee,
@@ -170,7 +174,8 @@ export function leaveAccrualRecord(input: {
   };
 }
 
-export function locationRecord(input: {
+/** A location (QUERY's Company); its fields in this order are the record's. */
+export interface LocationInput {
   Id: number;
   CompanyName: string;
   Code: string | null;
@@ -182,7 +187,9 @@ export function locationRecord(input: {
   PayrollExportCode: string | null;
   Address: number | null;
   Created: string;
-}): InstallRecord {
+}
+
+export function locationRecord(input: LocationInput): InstallRecord {
   const { Created, ...fields } = input;
   return {
     ...fields,
@@ -193,16 +200,20 @@ export function locationRecord(input: {
   };
 }
 
-export function areaRecord(input: {
+/** An area (QUERY's OperationalUnit); its fields in this order are the record's. */
+export interface AreaInput {
   Id: number;
   Company: number;
+  /** The name of its location (Company). */
   CompanyName: string;
   OperationalUnitName: string;
   Address: string | null;
   ExportName: string | null;
   OperationalUnitType: 0 | 1;
   Created: string;
-}): InstallRecord {
+}
+
+export function areaRecord(input: AreaInput): InstallRecord {
   const { Created, ...fields } = input;
   return {
     ...fields,
@@ -345,14 +356,16 @@ export interface AwardLibraryEntry {
   PeriodType: string;
 }
 
-export function awardLibraryEntry(input: {
+export interface AwardInput {
   AwardCode: string;
   CountryCode: string;
   Award: string;
   Name: string;
   HourlyRate: number;
   EmploymentBasis: string;
-}): AwardLibraryEntry {
+}
+
+export function awardLibraryEntry(input: AwardInput): AwardLibraryEntry {
   const basePayRule = `lib_${input.AwardCode}_base`;
   const { _DPMetaData: _unused, ...payRule } = payRuleRecord({
     Id: basePayRule,

@@ -1,13 +1,19 @@
 import {
+  type AgreementInput,
+  type AreaInput,
+  type AwardInput,
   type AwardLibraryEntry,
   agreementRecord,
   areaRecord,
   awardLibraryEntry,
+  type LeaveAccrualInput,
+  type LocationInput,
   leaveAccrualRecord,
   locationRecord,
   type PayRuleInput,
   payRuleRecord,
   SEEDED_AT,
+  type TimesheetInput,
   timesheetRecord,
 } from './record-shapes.ts';
 import {
@@ -48,8 +54,9 @@ import { toIsoInZone } from './time.ts';
 
 /**
  * A seed file: the records of the default seed, and what the strict seed changes. `strict.change`
- * names records by Id and gives the fields that replace theirs; `strict.add` are records only the
- * strict seed has, after the others.
+ * names records by Id and gives the fields that replace theirs (fields some record of the file
+ * has: the JSON is not checked for extra fields, so a misspelt one would otherwise slip in);
+ * `strict.add` are records only the strict seed has, after the others.
  */
 interface SeedFile<Row extends { Id: unknown }> {
   $comment?: string;
@@ -66,15 +73,31 @@ function seeded(row: Record<string, unknown>, system: string): InstallRecord {
   return { ...row, ...audit, _DPMetaData: dpMetaData(system) };
 }
 
-/** The rows of one seed (copies: installs change their records). */
-function rowsOf<Row extends { Id: SeededId }>(file: SeedFile<Row>, strict: boolean, name: string): Row[] {
+/**
+ * The rows of one seed (copies: installs change their records). `anyField`: the file's records
+ * hold only the fields with a value, of any name (custom field data), so a change may name a field
+ * no record has.
+ */
+function rowsOf<Row extends { Id: SeededId }>(
+  file: SeedFile<Row>,
+  strict: boolean,
+  name: string,
+  { anyField = false }: { anyField?: boolean } = {},
+): Row[] {
   const rows = structuredClone(file.records);
   if (!strict || !file.strict) return rows;
+  const known = new Set([...file.records, ...(file.strict.add ?? [])].flatMap((row) => Object.keys(row)));
   const changes = structuredClone(file.strict.change ?? []);
   for (const change of changes) {
     const at = rows.findIndex((row) => row.Id === change.Id);
     const row = rows[at];
     if (!row) throw new Error(`${name}: strict.change names Id ${change.Id}, which is not seeded`);
+    const unknown = anyField ? [] : Object.keys(change).filter((field) => !known.has(field));
+    if (unknown.length > 0) {
+      throw new Error(
+        `${name}: strict.change of Id ${change.Id} names ${unknown.join(', ')}, a field no record of the file has`,
+      );
+    }
     // The change's fields in its order, then the fields it leaves as seeded.
     const kept = Object.entries(row).filter(([field]) => !Object.hasOwn(change, field));
     rows[at] = { ...change, ...Object.fromEntries(kept) } as Row;
@@ -144,14 +167,8 @@ interface EmploymentContractRow {
   PayPeriod: string;
 }
 
-interface EmployeeAgreementRow {
-  Id: number;
-  EmployeeId: number;
-  Contract: number;
-  BaseRate: number | null;
-  CompanyName: string | null;
-  StartDate: string;
-}
+/** CompanyName: the loader's, the name of the employee's location. */
+type EmployeeAgreementRow = Omit<AgreementInput, 'CompanyName' | 'Created'>;
 
 interface LeaveRuleRow {
   Id: number;
@@ -162,57 +179,26 @@ interface LeaveRuleRow {
   Active: boolean;
 }
 
-interface LeaveAccrualRow {
-  Id: number;
-  Employee: number;
-  EmployeeHistory: number | null;
-  LeaveRule: number;
-  TransactionDate: string;
-  Hours: number;
-}
+type LeaveAccrualRow = Omit<LeaveAccrualInput, 'Created'>;
 
 interface AddressRow {
   Id: number;
   Address: string;
 }
 
-interface LocationRow {
-  Id: number;
-  CompanyName: string;
-  Code: string | null;
-  TradingName: string | null;
-  Active: boolean;
-  ParentCompany: number | null;
+/** IsWorkplace, IsPayrollEntity: 0 or 1 (JSON gives numbers; the loader checks them). */
+type LocationRow = Omit<LocationInput, 'IsWorkplace' | 'IsPayrollEntity' | 'Created'> & {
   IsWorkplace: number;
   IsPayrollEntity: number;
-  PayrollExportCode: string | null;
-  Address: number | null;
-}
+};
 
-interface AreaRow {
-  Id: number;
-  Company: number;
-  CompanyName: string;
-  OperationalUnitName: string;
-  Address: string | null;
-  ExportName: string | null;
+/** CompanyName: the loader's, its location's. OperationalUnitType: 0 or 1 (the loader checks it). */
+type AreaRow = Omit<AreaInput, 'CompanyName' | 'OperationalUnitType' | 'Created'> & {
   OperationalUnitType: number;
-}
+};
 
-interface TimesheetRow {
-  Id: number;
-  Employee: number;
-  OperationalUnit: number;
-  Date: string;
-  Roster: number;
-  startHour: number;
-  endHour: number;
-  mealMinutes: number;
-  Cost: number;
-  forecastCost: number;
-  borrowedOrLent: Record<string, unknown> | null;
-  CustomFieldData: number | null;
-}
+/** OperationalUnit: an area Id; the loader finds the area, its location and the employee's name. */
+type TimesheetRow = Omit<TimesheetInput, 'employeeName' | 'area'> & { OperationalUnit: number };
 
 interface TimesheetPayReturnRow {
   Id: number;
@@ -223,22 +209,13 @@ interface TimesheetPayReturnRow {
   eventIds: string[] | null;
 }
 
-interface AwardRow {
-  AwardCode: string;
-  CountryCode: string;
-  Award: string;
-  Name: string;
-  HourlyRate: number;
-  EmploymentBasis: string;
-}
-
 // The seed files, typed: `npm run typecheck` checks them against their rows.
 const COUNTRIES: SeedFile<CountryRow> = countriesFile;
 const STATES: SeedFile<StateRow> = statesFile;
 const EMPLOYEES: SeedFile<EmployeeRow> = employeesFile;
 const CUSTOM_FIELD_DATA: SeedFile<CustomFieldDataRow> = customFieldDataFile;
 const EMPLOYMENT_CONTRACTS: SeedFile<EmploymentContractRow> = employmentContractsFile;
-const PAY_RULES: SeedFile<PayRuleInput & { Id: string }> = payRulesFile;
+const PAY_RULES: SeedFile<PayRuleInput> = payRulesFile;
 const EMPLOYEE_AGREEMENTS: SeedFile<EmployeeAgreementRow> = employeeAgreementsFile;
 const LEAVE_RULES: SeedFile<LeaveRuleRow> = leaveRulesFile;
 const LEAVE_ACCRUALS: SeedFile<LeaveAccrualRow> = leaveAccrualsFile;
@@ -247,15 +224,15 @@ const LOCATIONS: SeedFile<LocationRow> = locationsFile;
 const AREAS: SeedFile<AreaRow> = areasFile;
 const TIMESHEETS: SeedFile<TimesheetRow> = timesheetsFile;
 const TIMESHEET_PAY_RETURNS: SeedFile<TimesheetPayReturnRow> = timesheetPayReturnsFile;
-const AWARD_LIBRARY: { records: AwardRow[] } = awardLibraryFile;
+const AWARD_LIBRARY: { records: AwardInput[] } = awardLibraryFile;
 
-export interface SeedOptions {
+interface SeedOptions {
   /** The strict seed (README "Strict mode"). @default false */
   strict?: boolean;
   region?: Region;
 }
 
-export function seedTables(options: SeedOptions = {}): InstallTables {
+function seedTables(options: SeedOptions = {}): InstallTables {
   const strict = options.strict ?? false;
   const region = options.region ?? 'us';
   const rows = <Row extends { Id: SeededId }>(file: SeedFile<Row>, name: string) =>
@@ -263,6 +240,12 @@ export function seedTables(options: SeedOptions = {}): InstallTables {
   const employees = rows(EMPLOYEES, 'employees.json');
   const locations = rows(LOCATIONS, 'locations.json');
   const areas = rows(AREAS, 'areas.json');
+  /** The name of a seeded location, which areas and agreements repeat. */
+  const companyName = (locationId: number, where: string) => {
+    const location = locations.find((candidate) => candidate.Id === locationId);
+    if (!location) throw new Error(`${where} names location ${locationId}, which is not seeded`);
+    return location.CompanyName;
+  };
   // BaseRate exists on US installs only (the spec's pay-rate resolution rule); the default seed
   // gives every install the US agreements.
   const withBaseRates = !strict || region === 'us';
@@ -270,16 +253,27 @@ export function seedTables(options: SeedOptions = {}): InstallTables {
     Country: rows(COUNTRIES, 'countries.json').map((row) => seeded({ ...row }, 'Country')),
     State: rows(STATES, 'states.json').map((row) => seeded({ ...row }, 'State')),
     Employee: employees.map((row) => seeded({ ...row }, 'Employee')),
-    CustomFieldData: rows(CUSTOM_FIELD_DATA, 'custom-field-data.json').map(({ Id, System, ...values }) =>
-      seeded({ Id, System, ...emptySlots(), ...values }, 'CustomFieldData'),
+    CustomFieldData: rowsOf(CUSTOM_FIELD_DATA, strict, 'custom-field-data.json', { anyField: true }).map(
+      ({ Id, System, ...values }) => seeded({ Id, System, ...emptySlots(), ...values }, 'CustomFieldData'),
     ),
     EmploymentContract: rows(EMPLOYMENT_CONTRACTS, 'employment-contracts.json').map((row) =>
       seeded({ ...row }, 'EmploymentContract'),
     ),
     PayRule: rows(PAY_RULES, 'pay-rules.json').map((row) => payRuleRecord(row)),
-    EmployeeAgreement: rows(EMPLOYEE_AGREEMENTS, 'employee-agreements.json').map((row) =>
-      agreementRecord({ ...row, BaseRate: withBaseRates ? row.BaseRate : null, Created: SEEDED_AT }),
-    ),
+    EmployeeAgreement: rows(EMPLOYEE_AGREEMENTS, 'employee-agreements.json').map((row) => {
+      const employee = employees.find((candidate) => candidate.Id === row.EmployeeId);
+      if (!employee) {
+        throw new Error(
+          `employee-agreements.json: agreement ${row.Id} names Employee ${row.EmployeeId}, which is not seeded`,
+        );
+      }
+      return agreementRecord({
+        ...row,
+        CompanyName: companyName(employee.Company, `employees.json: employee ${employee.Id}`),
+        BaseRate: withBaseRates ? row.BaseRate : null,
+        Created: SEEDED_AT,
+      });
+    }),
     LeaveRule: rows(LEAVE_RULES, 'leave-rules.json').map((row) => seeded({ ...row }, 'LeaveRule')),
     LeaveAccrual: rows(LEAVE_ACCRUALS, 'leave-accruals.json').map((row) =>
       leaveAccrualRecord({ ...row, Created: SEEDED_AT }),
@@ -326,10 +320,14 @@ export function seedTables(options: SeedOptions = {}): InstallTables {
         Created: SEEDED_AT,
       }),
     ),
-    Area: areas.map((row) =>
+    Area: areas.map(({ Id, Company, ...row }) =>
       areaRecord({
+        // The record's field order: CompanyName after Company.
+        Id,
+        Company,
+        CompanyName: companyName(Company, `areas.json: area ${Id}`),
         ...row,
-        OperationalUnitType: zeroOrOne(row.OperationalUnitType, `Area ${row.Id} OperationalUnitType`),
+        OperationalUnitType: zeroOrOne(row.OperationalUnitType, `Area ${Id} OperationalUnitType`),
         Created: SEEDED_AT,
       }),
     ),

@@ -18,6 +18,12 @@
  * event id: the partner hears once), and a routable event found there with INTAKE_UNDELIVERABLE.
  */
 
+/**
+ * The SendMessage rule as a pattern: 0x21-0x7e is every printable ASCII character but the space,
+ * i.e. exactly the letters, digits and the 32 punctuation characters the API reference lists
+ * (SQS API Reference, SendMessage, MessageGroupId:
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html).
+ */
 export const MESSAGE_GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 export const MESSAGE_GROUP_ID_RULE =
   '1-128 ASCII letters, digits or punctuation characters (no spaces), as an SQS message group id takes';

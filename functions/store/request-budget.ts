@@ -53,7 +53,8 @@ export const DEFAULT_REQUEST_BUDGET = {
  * The budget of the local runtime (`npm start`, `serve`) and of the client integration tests: it
  * runs as deployed, its table requests included, with rates the sandbox (unlimited unless started
  * with a rate limit) never reaches, so a local run or a test is not slowed by guessed limits.
- * Chaos with `--rate-limit` replaces it with one set to the sandbox's limit (scripts/chaos/run.ts).
+ * Chaos with `--rate-limit` replaces it with one overall bucket at 95 % of the sandbox's limit
+ * (BUDGET_SHARE_OF_LIMIT, budgetForLimit in scripts/chaos/run.ts).
  */
 export const LOCAL_REQUEST_BUDGET = {
   provisioning: { ratePerSecond: 500, burst: 100 },
