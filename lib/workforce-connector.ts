@@ -194,6 +194,16 @@ export interface ConnectorScheduleResources {
 
 /** Messages wait this long in a dead-letter queue (the SQS maximum) for a redrive. */
 const DEAD_LETTER_RETENTION = Duration.days(14);
+/**
+ * The visibility timeout of a queue a function reads through an event source mapping: six times
+ * the function's timeout, as the Lambda Developer Guide asks ("Creating and configuring an Amazon
+ * SQS event source mapping": "at least six times the configuration timeout on your function. The
+ * extra time allows Lambda to retry if your function is throttled while processing a previous
+ * batch"), so a record is not redelivered while a throttled or retried invocation still holds it.
+ */
+function eventSourceVisibility(functionTimeoutSeconds: number): Duration {
+  return Duration.seconds(functionTimeoutSeconds * 6);
+}
 /** The intake pipe forwards within seconds; an older intake message means it is not. */
 const INTAKE_AGE_ALARM = Duration.minutes(5);
 /** Counted retries per route in 15 minutes before an alarm (a service blip retries a few). */
@@ -341,9 +351,7 @@ export class WorkforceConnector extends Construct {
       fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // AWS: at least six times the function timeout, so a record is not redelivered while a
-      // throttled or retried invocation still holds it.
-      visibilityTimeout: Duration.seconds(timeoutSeconds * 6),
+      visibilityTimeout: eventSourceVisibility(timeoutSeconds),
       // Records that wait for a token fix stay as long as SQS allows.
       retentionPeriod: Duration.seconds(retentionSeconds),
       // A backstop: the handler gives up (SyncFailed, copy here) long before, by attempts.
@@ -354,8 +362,8 @@ export class WorkforceConnector extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: DEAD_LETTER_RETENTION,
-      // The refusal function reads it (createRefusal): six times its timeout, as for every event source.
-      visibilityTimeout: Duration.seconds(refusal.timeoutSeconds * 6),
+      // The refusal function reads it (createRefusal).
+      visibilityTimeout: eventSourceVisibility(refusal.timeoutSeconds),
     });
     const intakeQueue = new sqs.Queue(this, `${id}IntakeQueue`, {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -548,7 +556,7 @@ export class WorkforceConnector extends Construct {
     const queue = new sqs.Queue(this, 'RefusalQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: Duration.seconds(refusal.timeoutSeconds * 6),
+      visibilityTimeout: eventSourceVisibility(refusal.timeoutSeconds),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: refusal.maxReceiveCount },
     });
     // Every event of the inbound source: which ones no route can take is decided by the function,
