@@ -6,23 +6,12 @@
  * midnight (e.g. America/Santiago springing 00:00 → 01:00), the first instant the day has.
  */
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+import { timeZoneFormatter } from '#functions/contracts/time-zone.ts';
 
+/** The zone's formatter; the BudgetSet contract has already refused an unknown zone. */
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
+  const formatter = timeZoneFormatter(timeZone);
+  if (formatter === undefined) throw new RangeError(`not an IANA time zone: ${timeZone}`);
   return formatter;
 }
 

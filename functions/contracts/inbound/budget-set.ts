@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { accountId, calendarDate, firstDuplicateIndex, positiveId, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
+import { timeZoneFormatter } from '../time-zone.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
 export const source = DEFAULT_INBOUND_SOURCE;
@@ -8,24 +9,6 @@ export const detailType = 'BudgetSet';
 export const version = '1';
 export const description =
   'Daily wage or hour budgets for a location (optionally one area): one metric per day at local midnight; each value replaces the earlier one.';
-
-/** Zones already checked: building an Intl.DateTimeFormat costs more than the rest of a parse. */
-const knownZones = new Map<string, boolean>();
-
-function isIanaTimeZone(timeZone: string): boolean {
-  const known = knownZones.get(timeZone);
-  if (known !== undefined) return known;
-  let valid: boolean;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    valid = true;
-  } catch {
-    valid = false;
-  }
-  // Bounded: a flood of made-up zones must not grow the map without end.
-  if (knownZones.size < 1000) knownZones.set(timeZone, valid);
-  return valid;
-}
 
 export const schema = z
   .strictObject({
@@ -38,7 +21,7 @@ export const schema = z
       .string()
       .min(1)
       .max(64)
-      .refine(isIanaTimeZone, { message: 'not an IANA time zone' })
+      .refine((zone) => timeZoneFormatter(zone) !== undefined, { message: 'not an IANA time zone' })
       .default('UTC'),
     days: z
       .array(
