@@ -220,7 +220,8 @@ export const refusalFunction: RefusalFunction = {
   maxReceiveCount: 5,
   timeoutSeconds: 30,
   memorySizeMb: 256,
-  description: 'Answers inbound events that no route can take with SyncFailed.',
+  description:
+    'Answers inbound events that no route can take, and the intake dead letters of every route, with SyncFailed.',
   // Its idempotency records only (refusals, intake dead letters kept for a redrive).
   tableActions: ITEM_ACTIONS,
 };

@@ -1039,7 +1039,7 @@ export class WorkforceConnector extends Construct {
  * The drift watch's latest list of unconfirmed signups (its `unconfirmed signup` log lines): one
  * row per account, newest listing first. Account ids, dates, region and an error code only.
  */
-export function unconfirmedSignupsQuery(): string[] {
+function unconfirmedSignupsQuery(): string[] {
   return [
     'fields @timestamp, accountId, since, region, lastErrorCode',
     `filter message = "${UNCONFIRMED_SIGNUP_LOG_MESSAGE}"`,

@@ -7,7 +7,7 @@ import { type RefusalCode, unroutableReason } from './routing.ts';
  * Decoding of inbound SQS bodies without the contract registry: a route's handler gives the one
  * contract it consumes, so its bundle builds that schema only (zod schemas are constructed when
  * their module loads, and that dominated the connector's own share of a cold start).
- * `decode.ts` decodes against every inbound contract, for tools and tests.
+ * Every route's handler decodes with it (the bench and the tests too).
  */
 
 /**

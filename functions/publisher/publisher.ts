@@ -13,7 +13,8 @@ import { PermanentError, RetryableError } from '#functions/domain/errors.ts';
  * The only module that builds EventBridge entries. Every detail is checked against its outbound
  * contract before it leaves, so a partner never receives an event that breaks the published schema.
  * A publisher holds the contracts of what its function publishes (not the registry), so a
- * function's bundle builds those schemas only; `publisher.ts` gives one with every contract.
+ * function's bundle builds those schemas only (tests and tools may pass the registry's
+ * `outboundContracts`).
  */
 
 /** The outbound contracts a publisher may publish, keyed by detail-type. */

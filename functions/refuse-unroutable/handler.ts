@@ -22,6 +22,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
+import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed.ts';
 import * as syncFailed from '#functions/contracts/outbound/sync-failed.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createPublisher, outboundContractsOf } from '#functions/publisher/publisher.ts';
@@ -107,9 +108,9 @@ const idempotencyConfig = new IdempotencyConfig({
 });
 // A duplicate delivery of a refused event must not tell the partner twice.
 const publishOnce = makeIdempotent(
-  async (refusal: { eventId: string; detail: object }) => {
+  async (refusal: { eventId: string; detail: SyncFailedDetail }) => {
     await publisher.publish([{ detailType: 'SyncFailed', detail: refusal.detail }]);
-    countSyncFailed(String((refusal.detail as { code?: unknown }).code));
+    countSyncFailed(refusal.detail.code);
     metrics.addMetric(MetricName.EventsRefused, MetricUnit.Count, 1);
     return { published: true };
   },
@@ -123,13 +124,15 @@ const publishOnce = makeIdempotent(
 // A routable event an intake dead-letter queue held: kept in its route's dead-letter queue first
 // (never lost), then the partner is told. Its own idempotency records (a purpose of their own:
 // a refusal and a copy are different answers), so a redelivered dead letter neither tells the
-// partner twice nor leaves two copies (the copy's deduplication id is the event id, too). If the
-// publish fails and the retries outlast SQS's 5-minute deduplication interval, the route DLQ may
+// partner twice nor leaves two copies (the copy's deduplication id is the event id, too: a message
+// sent again with the same id is accepted but not delivered within the 5-minute deduplication
+// interval, SQS API Reference, SendMessage, MessageDeduplicationId). If the
+// publish fails and the retries outlast that interval, the route DLQ may
 // hold a second copy: a redrive applies it once anyway (the route is idempotent on the event id).
 const keepUndeliverableOnce = makeIdempotent(
   async (undeliverable: {
     eventId: string;
-    detail: object;
+    detail: SyncFailedDetail;
     copy: UndeliverableCopy;
     deadLetterQueueUrl: string;
   }) => {
@@ -140,7 +143,7 @@ const keepUndeliverableOnce = makeIdempotent(
       at: new Date(),
     });
     await publisher.publish([{ detailType: 'SyncFailed', detail: undeliverable.detail }]);
-    countSyncFailed(String((undeliverable.detail as { code?: unknown }).code));
+    countSyncFailed(undeliverable.detail.code);
     metrics.addMetric(MetricName.IntakeUndeliverable, MetricUnit.Count, 1);
     return { kept: true };
   },

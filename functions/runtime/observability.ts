@@ -94,7 +94,7 @@ export function createLogger(): Logger {
  * none (a refusal check of a routable event, a watch run with nothing due): normal here, so that one
  * notice is dropped; anything else Metrics has to say goes to the connector's logger.
  */
-export const NO_METRICS_NOTICE = 'No application metrics to publish';
+const NO_METRICS_NOTICE = 'No application metrics to publish';
 
 function metricsNotices(to: Logger) {
   const forward =

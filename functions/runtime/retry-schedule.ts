@@ -28,15 +28,12 @@ import { BUDGET_MAX_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from '#funct
  * every attempt is not one: that failure counts like any other. Records wait (route-handler.ts);
  * the scheduled watches stop starting checks and leave them due.
  */
-export function isServicePause(
-  error: unknown,
-  policy: Pick<RetryPolicy, 'maxRetryAfterMs'> = defaultRetryPolicy,
-): error is ConnectorError {
+export function isServicePause(error: unknown): error is ConnectorError {
   if (error instanceof ThrottledError) return true;
   return (
     error instanceof ConnectorError &&
     error.retryAfterMs !== undefined &&
-    error.retryAfterMs > policy.maxRetryAfterMs
+    error.retryAfterMs > defaultRetryPolicy.maxRetryAfterMs
   );
 }
 

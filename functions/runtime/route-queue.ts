@@ -151,7 +151,8 @@ export function sqsRouteQueue(settings: RouteQueueSettings): RouteQueue {
         body: kept.record.body,
         // The account's group: a redrive puts it back in line behind that account's events.
         groupId: kept.record.attributes.MessageGroupId ?? 'unknown',
-        // The same message giving up twice within SQS's 5-minute window is kept once.
+        // The same message giving up twice within SQS's 5-minute deduplication interval is kept
+        // once (SQS API Reference, SendMessage, MessageDeduplicationId).
         deduplicationId: `gave-up-${kept.record.messageId}`,
         code: kept.code,
         message: kept.message,
