@@ -13,7 +13,9 @@ import { sourceRevision } from '#scripts/provenance.ts';
  *
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
- * nothing was duplicated and nothing was lost (docs/reliability.md) and, with `--rate-limit`, the
+ * every check of scripts/chaos/verdict.ts `runChecks` holds (nothing duplicated, lost or given up in
+ * silence, no invalid event mishandled, no mismatch, no order violation, the token in no environment
+ * variable: docs/reliability.md) and, with `--rate-limit`, the
  * request budget's checks hold too (scripts/chaos/verdict.ts RATE_LIMIT_THRESHOLDS,
  * docs/performance.md).
  */

@@ -95,7 +95,7 @@ function verdictLine(report: ChaosReport): string {
       return `${name} ${check.value} (${limit})`;
     });
   return report.passed
-    ? `PASS: no duplicates, nothing lost, nothing given up in silence${
+    ? `PASS: no duplicates, nothing lost, nothing given up in silence, no invalid event mishandled, no table/service mismatch, no order violation, the run token in no environment variable${
         o.rateLimit === null
           ? ''
           : '; no record dead-lettered for throttling, 429 answers under 2 % of requests, at least 85 % of the limit accepted per second over the busy period'

@@ -189,6 +189,9 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       duplicatesDelivered: runtime.deployment.lostDeletes(),
       ...(budgetWaits ? { budgetWaits } : {}),
     });
+    const tokenInEnvironment = Object.entries(process.env)
+      .filter(([, value]) => value?.includes(token))
+      .map(([name]) => name);
     return {
       ...verdict,
       options: settings,
@@ -200,12 +203,10 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         p99: lateMs(loopDelay.percentile(99)),
         max: lateMs(loopDelay.max),
       },
-      tokenInEnvironment: Object.entries(process.env)
-        .filter(([, value]) => value?.includes(token))
-        .map(([name]) => name),
+      tokenInEnvironment,
       personalData: workload.accounts.flatMap((account) => [account.ownerEmail, account.ownerMobile]),
       token,
-      passed: runPassed(verdict, settings.rateLimit),
+      passed: runPassed({ ...verdict, tokenInEnvironment }, settings.rateLimit),
     };
   } finally {
     budgetWatch?.stop();
