@@ -9,10 +9,10 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { sourceRevision } from '#scripts/provenance.ts';
+import { commandLine, type MachineDescription, sourceRevision, thisMachine } from '#scripts/provenance.ts';
 import { functionTargets } from './bundle.ts';
 import { type ColdStartResult, measureColdStarts } from './cold-start.ts';
 import { type CostPerMillion, costPerMillionEvents, PRICES } from './cost.ts';
@@ -116,13 +116,9 @@ export const ALL_SECTIONS: readonly BenchSection[] = [
 ];
 
 /** Where the figures were measured: ratios travel between machines, absolute times do not. */
-export interface BenchMachine {
+export interface BenchMachine extends MachineDescription {
   /** The code measured (scripts/provenance.ts). */
   readonly revision: string;
-  readonly node: string;
-  readonly cpus: number;
-  readonly cpuModel: string;
-  readonly memoryGb: number;
   /** 1-minute load average when the run started and when it ended: a busy machine spreads the ratios. */
   readonly loadAverage: { readonly start: number; readonly end: number };
 }
@@ -266,10 +262,7 @@ export async function runBench(
     durationMs: performance.now() - started,
     machine: {
       revision,
-      node: process.version,
-      cpus: availableParallelism(),
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(totalmem() / 2 ** 30),
+      ...thisMachine(),
       loadAverage: { start: loadAtStart, end: loadavg()[0] ?? Number.NaN },
     },
     sizes,
@@ -354,7 +347,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   await writeResults(out, results);
-  const command = ['npm run bench', argv.length > 0 ? `-- ${argv.join(' ')}` : ''].join(' ').trim();
+  const command = commandLine('bench', argv);
   if (args.markdown) await writeFile(args.markdown, formatMarkdown(results, command));
   const failed = results.rows.filter((row) => row.pass === false).length;
   process.stdout.write(

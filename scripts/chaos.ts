@@ -4,7 +4,7 @@ import { showHandlerOutput } from '#local/handler-output.ts';
 import { formatMarkdown, formatReport } from '#scripts/chaos/report.ts';
 import { runChaos } from '#scripts/chaos/run.ts';
 import { verdictSummary } from '#scripts/chaos/verdict.ts';
-import { sourceRevision } from '#scripts/provenance.ts';
+import { commandLine, sourceRevision } from '#scripts/provenance.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
@@ -96,10 +96,9 @@ async function main(): Promise<number> {
   const shown = { ...printable, token: '', personalData: [] };
   process.stdout.write(`${formatReport(shown)}\n`);
   if (values.markdown !== undefined) {
-    const args = process.argv.slice(2).join(' ');
     writeFileSync(
       values.markdown,
-      formatMarkdown(shown, `npm run chaos${args ? ` -- ${args}` : ''}`, new Date(), revision),
+      formatMarkdown(shown, commandLine('chaos', process.argv.slice(2)), new Date(), revision),
     );
   }
   // Last line: the verdict as one JSON object, for scripts and release checks.
