@@ -7,17 +7,28 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
  * above the figures.
  */
 
+/** The results pages themselves: regenerating one is no change to the code another page measures. */
+const RESULTS_PAGES = 'docs/results';
+
 /**
  * Which code a measured run ran: the commit, and whether the working tree had changes then (a
- * results page must be reproducible from what it names). Read when the run starts, before it
- * writes anything of its own.
+ * results page must be reproducible from what it names). Changes under docs/results do not count:
+ * pages are regenerated one after another before they are committed, and the page written first
+ * would otherwise mark every later one as measured on uncommitted code. Read when the run starts,
+ * before it writes anything of its own.
  */
-export function sourceRevision(): string {
+export function sourceRevision({ cwd }: { cwd?: string } = {}): string {
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const changes = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
-      encoding: 'utf8',
-    }).trim();
+    const git = (args: string[]) => execFileSync('git', args, { encoding: 'utf8', cwd }).trim();
+    const commit = git(['rev-parse', '--short', 'HEAD']);
+    const changes = git([
+      'status',
+      '--porcelain',
+      '--untracked-files=no',
+      '--',
+      ':/',
+      `:(top,exclude)${RESULTS_PAGES}`,
+    ]);
     return changes === '' ? `commit ${commit}` : `commit ${commit} with uncommitted changes`;
   } catch {
     return 'outside a git checkout';
