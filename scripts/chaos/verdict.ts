@@ -1,3 +1,4 @@
+import { RETRY_AFTER_SECONDS } from '#sandbox/server.ts';
 import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
 
 /**
@@ -397,7 +398,7 @@ export function judge(observed: Observations): ChaosVerdict {
 }
 
 /** The Retry-After of the sandbox's 429 answers (sandbox/server.ts): the pause each asks for. */
-export const SANDBOX_RETRY_AFTER_MS = 1000;
+export const SANDBOX_RETRY_AFTER_MS = RETRY_AFTER_SECONDS * 1000;
 
 function wallTimeOf(request: SandboxRequest): number {
   return request.wallMs ?? Date.parse(request.time);
