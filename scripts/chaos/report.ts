@@ -6,7 +6,7 @@ import {
   thisMachine,
 } from '#scripts/provenance.ts';
 import type { ChaosReport } from './run.ts';
-import { runChecks } from './verdict.ts';
+import { RATE_LIMIT_THRESHOLDS, runChecks } from './verdict.ts';
 
 /** How a chaos run reads: for the console (`npm run chaos`) and as a Markdown page (`--markdown`). */
 
@@ -88,6 +88,15 @@ export function formatMarkdown(
   ].join('\n');
 }
 
+/** What a rate-limited run held when it passed, in the words of RATE_LIMIT_THRESHOLDS. */
+function rateLimitPassText(): string {
+  const t = RATE_LIMIT_THRESHOLDS;
+  const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
+  const deadLetters =
+    t.throttlingDeadLetters === 0 ? 'no record' : `at most ${t.throttlingDeadLetters} records`;
+  return `${deadLetters} dead-lettered for throttling, 429 answers under ${percent(t.answers429ShareBelow)} of requests, at least ${percent(t.busyAcceptedShareOfLimit)} of the limit accepted per second over the busy period`;
+}
+
 function verdictLine(report: ChaosReport): string {
   const o = report.options;
   const checks = runChecks(report, o.rateLimit);
@@ -104,9 +113,7 @@ function verdictLine(report: ChaosReport): string {
     });
   return report.passed
     ? `PASS: no duplicates, nothing lost, nothing given up in silence, no invalid event mishandled, no table/service mismatch, no order violation, the run token in no environment variable${
-        o.rateLimit === null
-          ? ''
-          : '; no record dead-lettered for throttling, 429 answers under 2 % of requests, at least 85 % of the limit accepted per second over the busy period'
+        o.rateLimit === null ? '' : `; ${rateLimitPassText()}`
       }`
     : `FAIL: ${failed.join('; ')}`;
 }
