@@ -1,8 +1,11 @@
 /**
- * `npm run bench` (issue #9): cold start and bundle size against references built in the same run,
- * per-event overhead against a raw replay, service calls per event against the spec's minimum, the
- * trial and drift watches at scale, throughput and memory. Prints one table (figure, goal,
- * pass/fail) and writes bench/results.json. `--quick` runs the same with smaller sizes (under a minute).
+ * `npm run bench` (issues #9, #15, #17): cold start, module load and bundle size against references
+ * built in the same run, per-event overhead against a raw replay, end-to-end latency through the
+ * local runtime, service calls per event against the spec's minimum, the trial and drift watches at
+ * scale, throughput, the request budget's cost per call, memory, and cost per million events.
+ * Prints one table (figure, goal, pass/fail) and writes bench/results.json. Options: BENCH_USAGE
+ * below (`--quick` runs every section with smaller sizes; `--only` and `--functions` narrow the
+ * run; `--check` exits 1 when a goal is missed; `--markdown` also writes the results page).
  *
  * Every figure that decides a goal is a ratio of two measurements taken in the same run, because
  * absolute times on a shared two-core machine are noise.
@@ -272,13 +275,14 @@ export async function runBench(
   };
 }
 
-export const BENCH_USAGE = `usage: npm run bench [-- --quick] [--only=<section>,...] [--check] [--markdown <file>]
+export const BENCH_USAGE = `usage: npm run bench [-- [--quick] [--only=<section>,...] [--functions=<name>,...] [--check] [--markdown <file>] [--help]]
 
-  --quick             smaller sizes (about a minute); same sections
-  --only=<sections>   ${ALL_SECTIONS.join(', ')}
+  --quick             smaller sizes; same sections
+  --only=<sections>   only these sections: ${ALL_SECTIONS.join(', ')}
   --functions=<names> the cold-start section for these functions only (route table names)
   --check             exit 1 when a figure misses its goal (for people and release checks)
-  --markdown <file>   also write the results as Markdown: the table, where it ran, and the command`;
+  --markdown <file>   also write the results as Markdown: the table, where it ran, and the command
+  -h, --help          this text`;
 
 export interface BenchArguments {
   readonly quick: boolean;
