@@ -105,7 +105,7 @@ export async function startAwsWireRecorder(upstreams: readonly string[]): Promis
 }
 
 /** The service calls the bench's service proxy recorded, as wire requests. */
-export function serviceWireRequests(recorded: readonly RecordedRequest[]): WireRequest[] {
+function serviceWireRequests(recorded: readonly RecordedRequest[]): WireRequest[] {
   return recorded
     .filter((request) => request.system === 'service' && request.http)
     .map((request) => ({
@@ -165,7 +165,7 @@ function replayInput(request: WireRequest): unknown {
  * agent for the service, as the connector's client; the handler sends the recorded requests again,
  * each group of overlapping ones together, and nothing else. Answers and errors are read and dropped.
  */
-export function rawReferenceSource(name: string, requests: readonly WireRequest[]): string {
+function rawReferenceSource(name: string, requests: readonly WireRequest[]): string {
   const systems = [...new Set(requests.map((request) => request.system))].filter(
     (system): system is Exclude<WireRequest['system'], 'service'> => system !== 'service',
   );

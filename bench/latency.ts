@@ -45,7 +45,7 @@ export interface FlowLatency {
   readonly replayed: number;
 }
 
-export function percentiles(values: readonly number[]): Percentiles {
+function percentiles(values: readonly number[]): Percentiles {
   const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
   const at = (q: number) =>
     sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;

@@ -56,7 +56,7 @@ export interface Spread {
   readonly n: number;
 }
 
-export function spreadOf(values: readonly number[]): Spread {
+function spreadOf(values: readonly number[]): Spread {
   const finite = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
   return {
     min: finite[0] ?? Number.NaN,
@@ -67,7 +67,7 @@ export function spreadOf(values: readonly number[]): Spread {
 }
 
 /** `1.18 (1.12–1.24, n=7)`: the median ratio, its spread over the runs, and how many runs. */
-export function formatSpread(spread: Spread): string {
+function formatSpread(spread: Spread): string {
   return `${round(spread.median)} (${round(spread.min)}–${round(spread.max)}, n=${spread.n})`;
 }
 

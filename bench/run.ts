@@ -65,7 +65,7 @@ export interface BenchSizes {
   readonly budgetTakes?: number;
 }
 
-export const FULL_SIZES: BenchSizes = {
+const FULL_SIZES: BenchSizes = {
   coldStartRepetitions: 7,
   overheadEvents: 40,
   overheadWarmup: 3,
@@ -85,7 +85,7 @@ export const FULL_SIZES: BenchSizes = {
   budgetDays: [7, 60, 366],
 };
 
-export const QUICK_SIZES: BenchSizes = {
+const QUICK_SIZES: BenchSizes = {
   coldStartRepetitions: 3,
   overheadEvents: 8,
   overheadWarmup: 2,

@@ -329,7 +329,7 @@ async function sandboxJson<T = unknown>(
  * cores) stalls outgrow either slack: 2.4 % at 95 %, 4.3 % at 90 %; the chaos report shows the
  * event-loop delay for that reason. docs/results/chaos-rate-limit.md has the figures of the last run.
  */
-export const BUDGET_SHARE_OF_LIMIT = 0.95;
+const BUDGET_SHARE_OF_LIMIT = 0.95;
 
 /**
  * The request budget for a sandbox limited to `limit` requests in any one-second window, across

@@ -45,7 +45,7 @@ export interface ObservedDeadLetter {
  * Why a sent event sits in a dead-letter queue. `throttling`: its last failure was the connector's
  * request budget (THROTTLED) or the service's 429; the budget exists so that this stays 0.
  */
-export function deadLetterCause(letter: ObservedDeadLetter): string {
+function deadLetterCause(letter: ObservedDeadLetter): string {
   const code = letter.lastErrorCode ?? 'UNREPORTED';
   if (code === 'THROTTLED' || /\b429\b/.test(letter.reason ?? '')) return 'throttling';
   return code;
@@ -398,7 +398,7 @@ export function judge(observed: Observations): ChaosVerdict {
 }
 
 /** The Retry-After of the sandbox's 429 answers (sandbox/server.ts): the pause each asks for. */
-export const SANDBOX_RETRY_AFTER_MS = RETRY_AFTER_SECONDS * 1000;
+const SANDBOX_RETRY_AFTER_MS = RETRY_AFTER_SECONDS * 1000;
 
 function wallTimeOf(request: SandboxRequest): number {
   return request.wallMs ?? Date.parse(request.time);
@@ -626,7 +626,7 @@ function countOrderViolations(observed: Observations, outcomes: ReadonlyMap<stri
 }
 
 /** The event id of a dead letter: a route's FIFO message wraps the event (`{"event": ...}`), an intake message is the event. */
-export function eventIdOf(body: string): string | undefined {
+function eventIdOf(body: string): string | undefined {
   try {
     const parsed = JSON.parse(body) as { id?: unknown; event?: { id?: unknown } };
     const id = parsed.event?.id ?? parsed.id;
