@@ -123,11 +123,12 @@ export function functionTargets(): BundleTarget[] {
   ];
 }
 
-function packageOf(inputPath: string): string {
+/** The npm package a bundled file comes from (`@scope/name` or `name`); undefined outside node_modules. */
+export function packageOf(path: string): string | undefined {
   const marker = 'node_modules/';
-  const at = inputPath.lastIndexOf(marker);
-  if (at < 0) return '(connector)';
-  const rest = inputPath.slice(at + marker.length).split('/');
+  const at = path.lastIndexOf(marker);
+  if (at < 0) return undefined;
+  const rest = path.slice(at + marker.length).split('/');
   return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? '?');
 }
 
@@ -144,7 +145,7 @@ export async function buildBundle(target: BundleTarget, outDir = BUNDLE_DIR): Pr
   const byPackage = new Map<string, number>();
   const output = Object.values(result.metafile.outputs).find((out) => out.entryPoint !== undefined);
   for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
-    const name = packageOf(input);
+    const name = packageOf(input) ?? '(connector)';
     byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
   }
   const topPackages = [...byPackage.entries()]

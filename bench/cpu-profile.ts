@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { SourceMap, type SourceMapPayload } from 'node:module';
+import { packageOf } from './bundle.ts';
 
 /**
  * Where a first invocation spends its CPU (issue #17 §1): a V8 CPU profile of one cold start
@@ -36,21 +37,18 @@ const NODE_AREAS: readonly [RegExp, string][] = [
   [/_http|net|stream|dns|tls/, 'node: network'],
 ];
 
-function packageOf(source: string): string {
-  const marker = 'node_modules/';
-  const at = source.lastIndexOf(marker);
-  if (at < 0) {
-    const connector = source.match(/functions\/([^/]+)\//);
-    return connector ? `connector: functions/${connector[1]}/` : 'connector';
-  }
-  const rest = source.slice(at + marker.length).split('/');
-  return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? '?');
+/** A source file's npm package, or the connector's functions/ folder it belongs to. */
+function consumerOf(source: string): string {
+  const npmPackage = packageOf(source);
+  if (npmPackage !== undefined) return npmPackage;
+  const connector = source.match(/functions\/([^/]+)\//);
+  return connector ? `connector: functions/${connector[1]}/` : 'connector';
 }
 
 function areaOf(frame: CpuProfile['nodes'][number]['callFrame'], bundleUrl: string, map: SourceMap): string {
   if (frame.url === bundleUrl) {
     const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
-    return entry.originalSource ? packageOf(entry.originalSource) : 'bundle (unmapped)';
+    return entry.originalSource ? consumerOf(entry.originalSource) : 'bundle (unmapped)';
   }
   if (frame.url === '') {
     return frame.functionName === '(garbage collector)' ? 'gc' : `v8: ${frame.functionName || 'native'}`;

@@ -86,7 +86,7 @@ async function makeDue(tableName: string, accountIds: readonly string[], now: Da
   );
 }
 
-export function driftWatchEvent(at: Date) {
+function driftWatchEvent(at: Date) {
   return scheduledEvent(
     `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/drift-watch-schedule`,
     LOCAL_REGION,

@@ -1,13 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { type BuiltBundle, buildBundle } from './bundle.ts';
 import {
   concurrencyGroups,
-  listenOnLoopback,
   type RecordedRequest,
   type RequestRecorder,
-  readBody,
+  type ServiceProxy,
+  startRecordingProxy,
   withConditionsHeld,
 } from './recorder.ts';
 
@@ -44,8 +43,6 @@ const TARGETS: Record<string, WireRequest['system']> = {
   AmazonSQS: 'sqs',
 };
 
-const forwardAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-
 export interface AwsWireRecorder {
   /** The proxy's address, by the upstream it stands in front of. */
   endpointFor(upstream: string): string;
@@ -62,56 +59,28 @@ export interface AwsWireRecorder {
 export async function startAwsWireRecorder(upstreams: readonly string[]): Promise<AwsWireRecorder> {
   let recording = false;
   let taken: WireRequest[] = [];
-  const proxies = new Map<string, { url: string; close(): Promise<void> }>();
+  const proxies = new Map<string, ServiceProxy>();
   for (const upstream of new Set(upstreams)) {
-    const target = new URL(upstream);
-    const server = createServer((incoming, outgoing) => {
-      readBody(incoming)
-        .then((body) => {
-          const startedAt = performance.now();
-          const amzTarget = String(incoming.headers['x-amz-target'] ?? '');
-          const [prefix, operation] = amzTarget.split('.');
-          const headers = { ...incoming.headers, host: target.host };
-          delete headers.connection;
-          const forward = httpRequest(
-            {
-              host: target.hostname,
-              port: target.port,
-              method: incoming.method,
-              path: incoming.url,
-              agent: forwardAgent,
-              headers,
-            },
-            (answer) => {
-              readBody(answer).then((payload) => {
-                const system = TARGETS[prefix ?? ''];
-                if (recording && system && operation) {
-                  taken.push({
-                    system,
-                    operation,
-                    startedAt,
-                    endedAt: performance.now(),
-                    status: answer.statusCode ?? 0,
-                    input: body.length > 0 ? JSON.parse(body.toString('utf8')) : {},
-                  });
-                }
-                const answerHeaders = { ...answer.headers };
-                delete answerHeaders.connection;
-                delete answerHeaders['transfer-encoding'];
-                outgoing.writeHead(answer.statusCode ?? 502, {
-                  ...answerHeaders,
-                  'content-length': String(payload.length),
-                });
-                outgoing.end(payload);
-              }, outgoing.destroy.bind(outgoing));
-            },
-          );
-          forward.on('error', () => outgoing.destroy());
-          forward.end(body);
-        })
-        .catch(() => outgoing.destroy());
+    const proxy = await startRecordingProxy(upstream, {
+      requestHeaders: 'all',
+      answerHeaders: 'all',
+      record: ({ headers, body, startedAt }) => {
+        const [prefix, operation] = String(headers['x-amz-target'] ?? '').split('.');
+        const system = TARGETS[prefix ?? ''];
+        return ({ status, endedAt }) => {
+          if (!recording || !system || !operation) return;
+          taken.push({
+            system,
+            operation,
+            startedAt,
+            endedAt,
+            status,
+            input: body.length > 0 ? JSON.parse(body.toString('utf8')) : {},
+          });
+        };
+      },
     });
-    proxies.set(upstream, await listenOnLoopback(server));
+    proxies.set(upstream, proxy);
   }
   return {
     endpointFor(upstream) {
@@ -136,7 +105,7 @@ export async function startAwsWireRecorder(upstreams: readonly string[]): Promis
 }
 
 /** The service calls the bench's service proxy recorded, as wire requests. */
-export function serviceWireRequests(recorded: readonly RecordedRequest[]): WireRequest[] {
+function serviceWireRequests(recorded: readonly RecordedRequest[]): WireRequest[] {
   return recorded
     .filter((request) => request.system === 'service' && request.http)
     .map((request) => ({
@@ -196,7 +165,7 @@ function replayInput(request: WireRequest): unknown {
  * agent for the service, as the connector's client; the handler sends the recorded requests again,
  * each group of overlapping ones together, and nothing else. Answers and errors are read and dropped.
  */
-export function rawReferenceSource(name: string, requests: readonly WireRequest[]): string {
+function rawReferenceSource(name: string, requests: readonly WireRequest[]): string {
   const systems = [...new Set(requests.map((request) => request.system))].filter(
     (system): system is Exclude<WireRequest['system'], 'service'> => system !== 'service',
   );

@@ -45,7 +45,7 @@ export interface FlowLatency {
   readonly replayed: number;
 }
 
-export function percentiles(values: readonly number[]): Percentiles {
+function percentiles(values: readonly number[]): Percentiles {
   const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
   const at = (q: number) =>
     sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
@@ -56,7 +56,11 @@ const RESULT_TIMEOUT_MS = 30_000;
 
 export async function measureLatency(
   environment: BenchEnvironment,
-  { eventsPerFlow, warmup = 2 }: { eventsPerFlow: number; warmup?: number },
+  {
+    eventsPerFlow,
+    warmup = 2,
+    resultTimeoutMs = RESULT_TIMEOUT_MS,
+  }: { eventsPerFlow: number; warmup?: number; resultTimeoutMs?: number },
 ): Promise<FlowLatency[]> {
   const { runtime } = environment;
   const client = new EventBridgeClient({
@@ -70,12 +74,25 @@ export async function measureLatency(
   // Only the route's own function: the refusal function sees every inbound event too (and lets a
   // routable one pass), which is no part of this event's path to its result.
   let routeFunction = '';
+  // The inbound event being sent: its id is taken from the bus's own put activity, which the local
+  // EventBridge reports while it handles PutEvents, before it answers and before any target runs.
+  // Waiting for the PutEvents answer instead let a fast result arrive before its id was known.
+  let sending: { detailType: string; detail: string; accept: (eventId: string) => void } | undefined;
   const stopListening = environment.onActivity((activity: RuntimeActivity) => {
     if (activity.kind === 'batch' && activity.functionName === routeFunction) batches.push(activity);
-    if (activity.kind === 'put' && activity.event.source !== runtime.inboundSource) {
-      const causation = activity.event.detail['causationId'];
-      if (typeof causation === 'string') waiting.get(causation)?.(performance.now());
+    if (activity.kind !== 'put') return;
+    if (activity.event.source === runtime.inboundSource) {
+      if (
+        sending &&
+        activity.event['detail-type'] === sending.detailType &&
+        JSON.stringify(activity.event.detail) === sending.detail
+      ) {
+        sending.accept(activity.event.id);
+      }
+      return;
     }
+    const causation = activity.event.detail['causationId'];
+    if (typeof causation === 'string') waiting.get(causation)?.(performance.now());
   });
 
   const sendOne = async (flow: FlowName, accountId: string, index: number) => {
@@ -84,12 +101,23 @@ export async function measureLatency(
     environment.recorder.start();
     const startedAt = performance.now();
     let eventId: string | undefined;
+    const detail = JSON.stringify(entry.detail);
     const resulted = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no result for ${flow}`)), RESULT_TIMEOUT_MS);
-      // The id is known only once PutEvents answers; the result cannot come before that.
-      const settle = (at: number) => {
+      const timer = setTimeout(() => reject(new Error(`no result for ${flow}`)), resultTimeoutMs);
+      const fail = (error: unknown) => {
         clearTimeout(timer);
-        resolve(at);
+        reject(error);
+      };
+      sending = {
+        detailType: entry.detailType,
+        detail,
+        accept: (id) => {
+          eventId = id;
+          waiting.set(id, (at) => {
+            clearTimeout(timer);
+            resolve(at);
+          });
+        },
       };
       void client
         .send(
@@ -99,16 +127,14 @@ export async function measureLatency(
                 EventBusName: runtime.busName,
                 Source: runtime.inboundSource,
                 DetailType: entry.detailType,
-                Detail: JSON.stringify(entry.detail),
+                Detail: detail,
               },
             ],
           }),
         )
         .then((answer) => {
-          eventId = answer.Entries?.[0]?.EventId;
-          if (!eventId) reject(new Error(`PutEvents refused ${flow}`));
-          else waiting.set(eventId, settle);
-        }, reject);
+          if (!answer.Entries?.[0]?.EventId) fail(new Error(`PutEvents refused ${flow}`));
+        }, fail);
     });
     try {
       const endedAt = await resulted;
@@ -148,6 +174,7 @@ export async function measureLatency(
         failed: true,
       };
     } finally {
+      sending = undefined;
       if (eventId) waiting.delete(eventId);
     }
   };

@@ -2,7 +2,9 @@ import {
   createServer,
   Agent as HttpAgent,
   request as httpRequest,
+  type IncomingHttpHeaders,
   type IncomingMessage,
+  type OutgoingHttpHeaders,
   type Server,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -191,47 +193,85 @@ export function readBody(request: IncomingMessage): Promise<Buffer> {
 /** Keep-alive both ways, like the service client's own agent (16 sockets). */
 const proxyAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
 
-/** A loopback pass-through proxy to the sandbox that records every request while recording. */
-export async function startServiceProxy(
-  sandboxUrl: string,
-  recorder: RequestRecorder,
+/** A request as a recording proxy received it, body read. */
+export interface ProxiedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+  /** performance.now() once the body was read, as the request leaves for the upstream. */
+  readonly startedAt: number;
+}
+
+/** Which headers a proxy passes on: all (hop-by-hop ones aside) or only these. */
+type HeaderSelection = 'all' | readonly string[];
+
+function pickHeaders(headers: IncomingHttpHeaders, names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (typeof value === 'string') picked[name] = value;
+  }
+  return picked;
+}
+
+function passedHeaders(
+  headers: IncomingHttpHeaders,
+  selection: HeaderSelection,
+  dropped: readonly string[],
+): OutgoingHttpHeaders {
+  if (selection !== 'all') return pickHeaders(headers, selection);
+  const passed: OutgoingHttpHeaders = { ...headers };
+  for (const name of dropped) delete passed[name];
+  return passed;
+}
+
+/**
+ * A loopback pass-through proxy in front of `upstream`: the bench's service proxy and the
+ * first-invocation bench's AWS wire recorder. `record` is told of each request as it leaves and
+ * returns what to call with its answer (before the answer goes back).
+ */
+export async function startRecordingProxy(
+  upstream: string,
+  {
+    requestHeaders,
+    answerHeaders,
+    record,
+  }: {
+    requestHeaders: HeaderSelection;
+    answerHeaders: HeaderSelection;
+    record: (request: ProxiedRequest) => (answer: { status: number; endedAt: number }) => void;
+  },
 ): Promise<ServiceProxy> {
-  const upstream = new URL(sandboxUrl);
+  const target = new URL(upstream);
   const server = createServer((incoming, outgoing) => {
     readBody(incoming)
       .then((body) => {
-        const path = incoming.url ?? '/';
         const method = incoming.method ?? 'GET';
-        const headers: Record<string, string> = {};
-        for (const name of ['authorization', 'content-type', 'accept']) {
-          const value = incoming.headers[name];
-          if (typeof value === 'string') headers[name] = value;
-        }
-        const entry = startedRequest({
-          system: 'service',
-          operation: `${method} ${path.replace(/^\/installs\/[^/]+/, '/installs/{hostname}')}`,
-          http: { method, path, headers, body },
+        const path = incoming.url ?? '/';
+        const answered = record({
+          method,
+          path,
+          headers: incoming.headers,
+          body,
+          startedAt: performance.now(),
         });
-        recorder.push(entry);
+        const headers =
+          requestHeaders === 'all'
+            ? { ...passedHeaders(incoming.headers, 'all', ['connection']), host: target.host }
+            : {
+                ...passedHeaders(incoming.headers, requestHeaders, []),
+                'content-length': String(body.length),
+              };
         const forward = httpRequest(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            method,
-            path,
-            agent: proxyAgent,
-            headers: { ...headers, 'content-length': String(body.length) },
-          },
+          { host: target.hostname, port: target.port, method, path, agent: proxyAgent, headers },
           (answer) => {
             readBody(answer).then((payload) => {
-              entry.endedAt = performance.now();
-              entry.status = answer.statusCode ?? 0;
-              const forwarded: Record<string, string> = { 'content-length': String(payload.length) };
-              for (const name of ['content-type', 'retry-after']) {
-                const value = answer.headers[name];
-                if (typeof value === 'string') forwarded[name] = value;
-              }
-              outgoing.writeHead(answer.statusCode ?? 502, forwarded);
+              answered({ status: answer.statusCode ?? 0, endedAt: performance.now() });
+              outgoing.writeHead(answer.statusCode ?? 502, {
+                ...passedHeaders(answer.headers, answerHeaders, ['connection', 'transfer-encoding']),
+                'content-length': String(payload.length),
+              });
               outgoing.end(payload);
             }, outgoing.destroy.bind(outgoing));
           },
@@ -242,6 +282,29 @@ export async function startServiceProxy(
       .catch(() => outgoing.destroy());
   });
   return listenOnLoopback(server);
+}
+
+/** The headers of a service call the proxy passes on and records (what sends it again). */
+const SERVICE_REQUEST_HEADERS = ['authorization', 'content-type', 'accept'];
+
+/** A loopback pass-through proxy to the sandbox that records every request while recording. */
+export function startServiceProxy(sandboxUrl: string, recorder: RequestRecorder): Promise<ServiceProxy> {
+  return startRecordingProxy(sandboxUrl, {
+    requestHeaders: SERVICE_REQUEST_HEADERS,
+    answerHeaders: ['content-type', 'retry-after'],
+    record: ({ method, path, headers, body }) => {
+      const entry = startedRequest({
+        system: 'service',
+        operation: `${method} ${path.replace(/^\/installs\/[^/]+/, '/installs/{hostname}')}`,
+        http: { method, path, headers: pickHeaders(headers, SERVICE_REQUEST_HEADERS), body },
+      });
+      recorder.push(entry);
+      return ({ status, endedAt }) => {
+        entry.endedAt = endedAt;
+        entry.status = status;
+      };
+    },
+  });
 }
 
 /** Starts `server` on a free loopback port; `close` also ends its kept-alive connections. */

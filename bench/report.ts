@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { formatMachineDescription, formatRunDate, generatedLine, markdownCell } from '#scripts/provenance.ts';
 import type { ColdStartResult } from './cold-start.ts';
 import type { CostPerMillion } from './cost.ts';
 import { DRIFT_DUE_PER_RUN, type DriftWatchScale } from './drift-watch-scale.ts';
@@ -55,7 +56,7 @@ export interface Spread {
   readonly n: number;
 }
 
-export function spreadOf(values: readonly number[]): Spread {
+function spreadOf(values: readonly number[]): Spread {
   const finite = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
   return {
     min: finite[0] ?? Number.NaN,
@@ -66,7 +67,7 @@ export function spreadOf(values: readonly number[]): Spread {
 }
 
 /** `1.18 (1.12–1.24, n=7)`: the median ratio, its spread over the runs, and how many runs. */
-export function formatSpread(spread: Spread): string {
+function formatSpread(spread: Spread): string {
   return `${round(spread.median)} (${round(spread.min)}–${round(spread.max)}, n=${spread.n})`;
 }
 
@@ -149,6 +150,33 @@ export function callRows(results: readonly CallCount[]): ResultRow[] {
   }));
 }
 
+/**
+ * A watch's time at its largest size ÷ at its smallest. The sizes run one after another (all runs
+ * of one size, then the next), not interleaved, so a run of one size has no partner run in the
+ * other: the ratio is of the two medians, with each size's range beside it.
+ */
+function watchTimeRow(
+  section: string,
+  results: readonly { tracked: number; timesMs: readonly number[] }[],
+  goal: number,
+): ResultRow | undefined {
+  const smallest = results[0];
+  const largest = results.at(-1);
+  if (!smallest || !largest || largest === smallest) return undefined;
+  const small = spreadOf(smallest.timesMs);
+  const large = spreadOf(largest.timesMs);
+  const ratio = large.median / small.median;
+  const times = (spread: Spread) =>
+    `${round(spread.median, 0)} (${round(spread.min, 0)}–${round(spread.max, 0)}, n=${spread.n})`;
+  return {
+    section,
+    item: `time ${largest.tracked}/${smallest.tracked}`,
+    figure: `${round(ratio)} (ratio of medians): ${times(large)} vs ${times(small)} ms`,
+    goal: `≤ ${goal}`,
+    pass: ratio <= goal,
+  };
+}
+
 export function trialWatchRows(results: readonly TrialWatchScale[]): ResultRow[] {
   const rows: ResultRow[] = results.map((result) => ({
     section: '4 trial watch',
@@ -160,18 +188,8 @@ export function trialWatchRows(results: readonly TrialWatchScale[]): ResultRow[]
       result.itemsReadRecorded <= DUE_PER_RUN + GOALS.trialWatchExtraItems &&
       result.announced === DUE_PER_RUN,
   }));
-  const smallest = results[0];
-  const largest = results.at(-1);
-  if (smallest && largest && largest !== smallest) {
-    const ratios = spreadOf(perRound(largest.timesMs, smallest.timesMs));
-    rows.push({
-      section: '4 trial watch',
-      item: `time ${largest.tracked}/${smallest.tracked}`,
-      figure: `${formatSpread(ratios)} over runs: ${round(largest.timeMsMedian, 0)} vs ${round(smallest.timeMsMedian, 0)} ms`,
-      goal: `≤ ${GOALS.trialWatchTimeRatio}`,
-      pass: ratios.median <= GOALS.trialWatchTimeRatio,
-    });
-  }
+  const timeRow = watchTimeRow('4 trial watch', results, GOALS.trialWatchTimeRatio);
+  if (timeRow) rows.push(timeRow);
   return rows;
 }
 
@@ -189,18 +207,8 @@ export function driftWatchRows(results: readonly DriftWatchScale[]): ResultRow[]
       result.checked === DRIFT_DUE_PER_RUN &&
       result.failed === 0,
   }));
-  const smallest = results[0];
-  const largest = results.at(-1);
-  if (smallest && largest && largest !== smallest) {
-    const ratios = spreadOf(perRound(largest.timesMs, smallest.timesMs));
-    rows.push({
-      section: '4b drift watch',
-      item: `time ${largest.tracked}/${smallest.tracked}`,
-      figure: `${formatSpread(ratios)} over runs: ${round(largest.timeMsMedian, 0)} vs ${round(smallest.timeMsMedian, 0)} ms`,
-      goal: `≤ ${GOALS.driftWatchTimeRatio}`,
-      pass: ratios.median <= GOALS.driftWatchTimeRatio,
-    });
-  }
+  const timeRow = watchTimeRow('4b drift watch', results, GOALS.driftWatchTimeRatio);
+  if (timeRow) rows.push(timeRow);
   return rows;
 }
 
@@ -309,10 +317,8 @@ export function formatMachine(
   results: Pick<BenchResults, 'machine' | 'startedAt' | 'mode' | 'durationMs'>,
 ): string {
   const { machine } = results;
-  return `${results.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${machine.revision}, ${results.mode} run of ${Math.round(results.durationMs / 1000)} s on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${round(machine.loadAverage.start, 1)} at the start, ${round(machine.loadAverage.end, 1)} at the end`;
+  return `${formatRunDate(results.startedAt)}, ${machine.revision}, ${results.mode} run of ${Math.round(results.durationMs / 1000)} s on ${formatMachineDescription(machine)}; load average ${round(machine.loadAverage.start, 1)} at the start, ${round(machine.loadAverage.end, 1)} at the end`;
 }
-
-const cell = (text: string) => text.replaceAll('|', '\\|');
 
 /**
  * The run as a Markdown page for the docs (issue #16: figures come from a committed run, with its
@@ -322,15 +328,16 @@ export function formatMarkdown(results: BenchResults, command: string): string {
   const lines = [
     '# Benchmark results',
     '',
-    `Generated by \`${command}\` — ${formatMachine(results)}. Do not edit: run the command again.`,
+    generatedLine(command, formatMachine(results)),
     `Every ratio compares two measurements taken in the same run; \`a (b–c, n=N)\` is the median and`,
-    'the range over N runs. How each figure is measured: [performance.md](../performance.md).',
+    'the range over N runs. The trial and drift watch time ratios are ratios of medians (their sizes',
+    'run one after another, not interleaved). How each figure is measured: [performance.md](../performance.md).',
     '',
     '| section | item | figure | goal | result |',
     '|---|---|---|---|---|',
     ...results.rows.map(
       (row) =>
-        `| ${cell(row.section)} | ${cell(row.item)} | ${cell(row.figure)} | ${cell(row.goal)} | ${row.pass === undefined ? 'info' : row.pass ? 'PASS' : '**FAIL**'} |`,
+        `| ${markdownCell(row.section)} | ${markdownCell(row.item)} | ${markdownCell(row.figure)} | ${markdownCell(row.goal)} | ${row.pass === undefined ? 'info' : row.pass ? 'PASS' : '**FAIL**'} |`,
     ),
     '',
     `${results.rows.filter((row) => row.pass === false).length} of ${results.rows.filter((row) => row.pass !== undefined).length} goals missed.`,
@@ -353,7 +360,7 @@ export function formatMarkdown(results: BenchResults, command: string): string {
             .map((entry) => `${entry.what} ${entry.ms}`)
             .join(', ');
         const profile = result.profile;
-        return `| ${result.name} | ${profile?.loadMs}: ${cell(part(profile?.load ?? []))} | ${profile?.invokeMs}: ${cell(part(profile?.invoke ?? []))} |`;
+        return `| ${result.name} | ${profile?.loadMs}: ${markdownCell(part(profile?.load ?? []))} | ${profile?.invokeMs}: ${markdownCell(part(profile?.invoke ?? []))} |`;
       }),
     );
   }

@@ -1,18 +1,21 @@
 /**
- * `npm run bench` (issue #9): cold start and bundle size against references built in the same run,
- * per-event overhead against a raw replay, service calls per event against the spec's minimum, the
- * trial and drift watches at scale, throughput and memory. Prints one table (figure, goal,
- * pass/fail) and writes bench/results.json. `--quick` runs the same with smaller sizes (under a minute).
+ * `npm run bench` (issues #9, #15, #17): cold start, module load and bundle size against references
+ * built in the same run, per-event overhead against a raw replay, end-to-end latency through the
+ * local runtime, service calls per event against the spec's minimum, the trial and drift watches at
+ * scale, throughput, the request budget's cost per call, memory, and cost per million events.
+ * Prints one table (figure, goal, pass/fail) and writes bench/results.json. Options: BENCH_USAGE
+ * below (`--quick` runs every section with smaller sizes; `--only` and `--functions` narrow the
+ * run; `--check` exits 1 when a goal is missed; `--markdown` also writes the results page).
  *
  * Every figure that decides a goal is a ratio of two measurements taken in the same run, because
  * absolute times on a shared two-core machine are noise.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { sourceRevision } from '#scripts/provenance.ts';
+import { commandLine, type MachineDescription, sourceRevision, thisMachine } from '#scripts/provenance.ts';
 import { functionTargets } from './bundle.ts';
 import { type ColdStartResult, measureColdStarts } from './cold-start.ts';
 import { type CostPerMillion, costPerMillionEvents, PRICES } from './cost.ts';
@@ -62,7 +65,7 @@ export interface BenchSizes {
   readonly budgetTakes?: number;
 }
 
-export const FULL_SIZES: BenchSizes = {
+const FULL_SIZES: BenchSizes = {
   coldStartRepetitions: 7,
   overheadEvents: 40,
   overheadWarmup: 3,
@@ -82,7 +85,7 @@ export const FULL_SIZES: BenchSizes = {
   budgetDays: [7, 60, 366],
 };
 
-export const QUICK_SIZES: BenchSizes = {
+const QUICK_SIZES: BenchSizes = {
   coldStartRepetitions: 3,
   overheadEvents: 8,
   overheadWarmup: 2,
@@ -116,13 +119,9 @@ export const ALL_SECTIONS: readonly BenchSection[] = [
 ];
 
 /** Where the figures were measured: ratios travel between machines, absolute times do not. */
-export interface BenchMachine {
+export interface BenchMachine extends MachineDescription {
   /** The code measured (scripts/provenance.ts). */
   readonly revision: string;
-  readonly node: string;
-  readonly cpus: number;
-  readonly cpuModel: string;
-  readonly memoryGb: number;
   /** 1-minute load average when the run started and when it ended: a busy machine spreads the ratios. */
   readonly loadAverage: { readonly start: number; readonly end: number };
 }
@@ -266,10 +265,7 @@ export async function runBench(
     durationMs: performance.now() - started,
     machine: {
       revision,
-      node: process.version,
-      cpus: availableParallelism(),
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(totalmem() / 2 ** 30),
+      ...thisMachine(),
       loadAverage: { start: loadAtStart, end: loadavg()[0] ?? Number.NaN },
     },
     sizes,
@@ -279,13 +275,14 @@ export async function runBench(
   };
 }
 
-export const BENCH_USAGE = `usage: npm run bench [-- --quick] [--only=<section>,...] [--check] [--markdown <file>]
+export const BENCH_USAGE = `usage: npm run bench [-- [--quick] [--only=<section>,...] [--functions=<name>,...] [--check] [--markdown <file>] [--help]]
 
-  --quick             smaller sizes (about a minute); same sections
-  --only=<sections>   ${ALL_SECTIONS.join(', ')}
+  --quick             smaller sizes; same sections
+  --only=<sections>   only these sections: ${ALL_SECTIONS.join(', ')}
   --functions=<names> the cold-start section for these functions only (route table names)
   --check             exit 1 when a figure misses its goal (for people and release checks)
-  --markdown <file>   also write the results as Markdown: the table, where it ran, and the command`;
+  --markdown <file>   also write the results as Markdown: the table, where it ran, and the command
+  -h, --help          this text`;
 
 export interface BenchArguments {
   readonly quick: boolean;
@@ -354,7 +351,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log: (message) => process.stderr.write(`bench: ${message}\n`),
   });
   await writeResults(out, results);
-  const command = ['npm run bench', argv.length > 0 ? `-- ${argv.join(' ')}` : ''].join(' ').trim();
+  const command = commandLine('bench', argv);
   if (args.markdown) await writeFile(args.markdown, formatMarkdown(results, command));
   const failed = results.rows.filter((row) => row.pass === false).length;
   process.stdout.write(

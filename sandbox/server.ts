@@ -36,7 +36,8 @@ export interface RunningSandbox {
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** How long a 'timeout' fault holds a request when the client does not give up first. */
 const TIMEOUT_FAULT_HOLD_MS = 30_000;
-const RETRY_AFTER_SECONDS = '1';
+/** The Retry-After of the sandbox's 429 answers (rate limit and injected 429 faults). */
+export const RETRY_AFTER_SECONDS = 1;
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 type Envelope = 'provisioning' | 'install' | 'control';
@@ -201,7 +202,9 @@ async function serveApi(
     answer(
       errorResponse(
         envelope,
-        new ApiError(429, 'RATE_LIMITED', 'too many requests', { 'retry-after': RETRY_AFTER_SECONDS }),
+        new ApiError(429, 'RATE_LIMITED', 'too many requests', {
+          'retry-after': String(RETRY_AFTER_SECONDS),
+        }),
       ),
       'rate-limit',
     );
@@ -213,7 +216,7 @@ async function serveApi(
       {
         status: 429,
         body: errorBody(envelope, 'RATE_LIMITED', 'too many requests (injected fault)'),
-        headers: { 'retry-after': RETRY_AFTER_SECONDS },
+        headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
       },
       '429',
     );

@@ -4,7 +4,7 @@ import { showHandlerOutput } from '#local/handler-output.ts';
 import { formatMarkdown, formatReport } from '#scripts/chaos/report.ts';
 import { runChaos } from '#scripts/chaos/run.ts';
 import { verdictSummary } from '#scripts/chaos/verdict.ts';
-import { sourceRevision } from '#scripts/provenance.ts';
+import { commandLine, sourceRevision } from '#scripts/provenance.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
@@ -13,7 +13,9 @@ import { sourceRevision } from '#scripts/provenance.ts';
  *
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
- * nothing was duplicated and nothing was lost (docs/reliability.md) and, with `--rate-limit`, the
+ * every check of scripts/chaos/verdict.ts `runChecks` holds (nothing duplicated, lost or given up in
+ * silence, no invalid event mishandled, no mismatch, no order violation, the token in no environment
+ * variable: docs/reliability.md) and, with `--rate-limit`, the
  * request budget's checks hold too (scripts/chaos/verdict.ts RATE_LIMIT_THRESHOLDS,
  * docs/performance.md).
  */
@@ -94,10 +96,9 @@ async function main(): Promise<number> {
   const shown = { ...printable, token: '', personalData: [] };
   process.stdout.write(`${formatReport(shown)}\n`);
   if (values.markdown !== undefined) {
-    const args = process.argv.slice(2).join(' ');
     writeFileSync(
       values.markdown,
-      formatMarkdown(shown, `npm run chaos${args ? ` -- ${args}` : ''}`, new Date(), revision),
+      formatMarkdown(shown, commandLine('chaos', process.argv.slice(2)), new Date(), revision),
     );
   }
   // Last line: the verdict as one JSON object, for scripts and release checks.

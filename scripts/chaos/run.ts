@@ -189,6 +189,9 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       duplicatesDelivered: runtime.deployment.lostDeletes(),
       ...(budgetWaits ? { budgetWaits } : {}),
     });
+    const tokenInEnvironment = Object.entries(process.env)
+      .filter(([, value]) => value?.includes(token))
+      .map(([name]) => name);
     return {
       ...verdict,
       options: settings,
@@ -200,12 +203,10 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         p99: lateMs(loopDelay.percentile(99)),
         max: lateMs(loopDelay.max),
       },
-      tokenInEnvironment: Object.entries(process.env)
-        .filter(([, value]) => value?.includes(token))
-        .map(([name]) => name),
+      tokenInEnvironment,
       personalData: workload.accounts.flatMap((account) => [account.ownerEmail, account.ownerMobile]),
       token,
-      passed: runPassed(verdict, settings.rateLimit),
+      passed: runPassed({ ...verdict, tokenInEnvironment }, settings.rateLimit),
     };
   } finally {
     budgetWatch?.stop();
@@ -328,7 +329,7 @@ async function sandboxJson<T = unknown>(
  * cores) stalls outgrow either slack: 2.4 % at 95 %, 4.3 % at 90 %; the chaos report shows the
  * event-loop delay for that reason. docs/results/chaos-rate-limit.md has the figures of the last run.
  */
-export const BUDGET_SHARE_OF_LIMIT = 0.95;
+const BUDGET_SHARE_OF_LIMIT = 0.95;
 
 /**
  * The request budget for a sandbox limited to `limit` requests in any one-second window, across

@@ -1,3 +1,4 @@
+import { RETRY_AFTER_SECONDS } from '#sandbox/server.ts';
 import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
 
 /**
@@ -44,7 +45,7 @@ export interface ObservedDeadLetter {
  * Why a sent event sits in a dead-letter queue. `throttling`: its last failure was the connector's
  * request budget (THROTTLED) or the service's 429; the budget exists so that this stays 0.
  */
-export function deadLetterCause(letter: ObservedDeadLetter): string {
+function deadLetterCause(letter: ObservedDeadLetter): string {
   const code = letter.lastErrorCode ?? 'UNREPORTED';
   if (code === 'THROTTLED' || /\b429\b/.test(letter.reason ?? '')) return 'throttling';
   return code;
@@ -397,7 +398,7 @@ export function judge(observed: Observations): ChaosVerdict {
 }
 
 /** The Retry-After of the sandbox's 429 answers (sandbox/server.ts): the pause each asks for. */
-export const SANDBOX_RETRY_AFTER_MS = 1000;
+const SANDBOX_RETRY_AFTER_MS = RETRY_AFTER_SECONDS * 1000;
 
 function wallTimeOf(request: SandboxRequest): number {
   return request.wallMs ?? Date.parse(request.time);
@@ -625,7 +626,7 @@ function countOrderViolations(observed: Observations, outcomes: ReadonlyMap<stri
 }
 
 /** The event id of a dead letter: a route's FIFO message wraps the event (`{"event": ...}`), an intake message is the event. */
-export function eventIdOf(body: string): string | undefined {
+function eventIdOf(body: string): string | undefined {
   try {
     const parsed = JSON.parse(body) as { id?: unknown; event?: { id?: unknown } };
     const id = parsed.event?.id ?? parsed.id;
@@ -659,15 +660,26 @@ export type RunCheck =
 
 /**
  * The checks a run passes or fails on, each with its figure and its threshold (so a script
- * reading `npm run chaos -- --json` sees both): nothing lost, duplicated or given up in silence;
- * with a rate limit, the three checks of RATE_LIMIT_THRESHOLDS too.
+ * reading `npm run chaos -- --json` sees both): nothing lost, duplicated or given up in silence, no
+ * invalid event mishandled, the table and the service in agreement, custom field values in the
+ * order published, and (when the run says) the run token in none of the handlers' environment
+ * variables; with a rate limit, the three checks of RATE_LIMIT_THRESHOLDS too.
  */
-export function runChecks(verdict: ChaosVerdict, rateLimit: number | null): Record<string, RunCheck> {
+export function runChecks(
+  verdict: ChaosVerdict & { readonly tokenInEnvironment?: readonly string[] },
+  rateLimit: number | null,
+): Record<string, RunCheck> {
   const atMost = (value: number, max: number) => ({ value, max, passed: value <= max });
   const checks: Record<string, RunCheck> = {
     lost: atMost(verdict.lost, 0),
     duplicated: atMost(verdict.duplicates.total, 0),
     gaveUpWithoutSyncFailed: atMost(verdict.gaveUpWithoutSyncFailed, 0),
+    invalidMishandled: atMost(verdict.invalidMishandled.length, 0),
+    mismatches: atMost(verdict.mismatches.length, 0),
+    orderViolations: atMost(verdict.orderViolations, 0),
+    ...(verdict.tokenInEnvironment === undefined
+      ? {}
+      : { tokenInEnvironment: atMost(verdict.tokenInEnvironment.length, 0) }),
   };
   if (rateLimit === null) return checks;
   const share429 = verdict.requests.total === 0 ? 0 : verdict.retries.rateLimited / verdict.requests.total;
@@ -693,13 +705,13 @@ export function runChecks(verdict: ChaosVerdict, rateLimit: number | null): Reco
 }
 
 /** True when every check of `runChecks` holds. */
-export function runPassed(verdict: ChaosVerdict, rateLimit: number | null): boolean {
+export function runPassed(verdict: Parameters<typeof runChecks>[0], rateLimit: number | null): boolean {
   return Object.values(runChecks(verdict, rateLimit)).every((check) => check.passed);
 }
 
 /** The verdict of a run as one object (`npm run chaos -- --json`): what release checks read. */
 export function verdictSummary(
-  verdict: ChaosVerdict,
+  verdict: Parameters<typeof runChecks>[0],
   run: {
     readonly rateLimit: number | null;
     readonly wallTimeMs: number;
@@ -707,10 +719,9 @@ export function verdictSummary(
     readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
   },
 ) {
-  const checks = runChecks(verdict, run.rateLimit);
   return {
-    passed: Object.values(checks).every((check) => check.passed),
-    checks,
+    passed: runPassed(verdict, run.rateLimit),
+    checks: runChecks(verdict, run.rateLimit),
     sent: verdict.sent,
     applied: verdict.applied,
     lost: verdict.lost,

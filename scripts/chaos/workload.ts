@@ -68,7 +68,7 @@ export interface Workload {
   readonly customFieldNames: readonly string[];
 }
 
-export const CUSTOM_FIELD_NAMES = [
+const CUSTOM_FIELD_NAMES = [
   'chaosBadge',
   'chaosLocker',
   'chaosShirtSize',
@@ -99,7 +99,7 @@ const FOLLOW_UP_WEIGHTS: ReadonlyArray<readonly [FollowUpType, number]> = [
   ['SubscriptionStatusRequested', 13],
 ];
 
-export function chaosAccountId(seed: number, index: number): string {
+function chaosAccountId(seed: number, index: number): string {
   return `chaos-${seed}-${String(index).padStart(4, '0')}`;
 }
 

@@ -2,10 +2,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '#bench/cost.ts';
+import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
 import { concurrencyGroups, type RecordedRequest } from '#bench/recorder.ts';
-import { formatMarkdown, formatTable } from '#bench/report.ts';
+import { driftWatchRows, formatMarkdown, formatTable, trialWatchRows } from '#bench/report.ts';
 import { type BenchResults, exitCodeOf, parseBenchArgs, runBench } from '#bench/run.ts';
+import type { TrialWatchScale } from '#bench/trial-watch-scale.ts';
 
 function request(startedAt: number, endedAt: number): RecordedRequest {
   return {
@@ -54,6 +56,34 @@ describe('cost per million events', () => {
     expect(cost?.sqs).toBeCloseTo(SQS_REQUESTS_PER_EVENT * PRICES.sqsFifoRequest * 1e6, 5);
     expect(cost?.eventBridge).toBeCloseTo(2, 5);
     expect(cost?.dynamoDb).toBeCloseTo(2 * 0.625 + 0.125, 5);
+  });
+});
+
+describe("the watches' time ratio", () => {
+  // The sizes run one after another: the i-th run of one size is no partner of the i-th of the
+  // other. Per-run ratios would be 4, 1.25 and 1.17 (median 1.25); the medians are 35 and 20 ms.
+  const sizes = [
+    { tracked: 1_000, timesMs: [10, 20, 30] },
+    { tracked: 100_000, timesMs: [40, 25, 35] },
+  ];
+
+  it('is the ratio of the medians of the trial watch sizes, not a median of per-run pairs', () => {
+    // Act
+    const row = trialWatchRows(sizes as unknown as TrialWatchScale[]).at(-1);
+
+    // Assess
+    expect(row?.item).toBe('time 100000/1000');
+    expect(row?.figure).toMatch(/^1\.75 \(ratio of medians\)/);
+    expect(row?.pass).toBe(false);
+  });
+
+  it('is the ratio of the medians of the drift watch sizes too', () => {
+    // Act
+    const row = driftWatchRows(sizes as unknown as DriftWatchScale[]).at(-1);
+
+    // Assess
+    expect(row?.figure).toMatch(/^1\.75 \(ratio of medians\)/);
+    expect(row?.pass).toBe(false);
   });
 });
 

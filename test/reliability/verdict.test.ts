@@ -493,7 +493,7 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
     expect(passed).toBe(false);
   });
 
-  it('judges a run without a rate limit on lost, duplicated and silent give-ups only', () => {
+  it('judges a run without a rate limit on its own figures only, none of the rate-limit checks', () => {
     // Prepare: figures that would fail the rate-limit checks.
     const base = rateLimitedRun();
     const run = {
@@ -506,9 +506,38 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
     const checks = runChecks(run, null);
 
     // Assess
-    expect(Object.keys(checks)).toEqual(['lost', 'duplicated', 'gaveUpWithoutSyncFailed']);
+    expect(Object.keys(checks)).toEqual([
+      'lost',
+      'duplicated',
+      'gaveUpWithoutSyncFailed',
+      'invalidMishandled',
+      'mismatches',
+      'orderViolations',
+    ]);
     expect(runPassed(run, null)).toBe(true);
     expect(runPassed({ ...run, lost: 1 }, null)).toBe(false);
+  });
+
+  it('fails a run with an invalid event mishandled, a mismatch, an order violation or the token in the environment', () => {
+    // Prepare: a flawless run, then each counter alone at one.
+    const base = judge(flawless());
+    const runs = {
+      invalidMishandled: {
+        ...base,
+        invalidMishandled: [{ eventId: 'e-1', detailType: 'AccountCreated', outcome: 'applied' }],
+      },
+      mismatches: { ...base, mismatches: ['acct-1: ACTIVE but the service holds 2 businesses'] },
+      orderViolations: { ...base, orderViolations: 1 },
+      tokenInEnvironment: { ...base, tokenInEnvironment: ['LEAKED'] },
+    };
+
+    // Act + Assess
+    expect(runPassed({ ...base, tokenInEnvironment: [] }, null)).toBe(true);
+    for (const [check, run] of Object.entries(runs)) {
+      expect({ check, passed: runPassed(run, null) }).toEqual({ check, passed: false });
+      expect(runChecks(run, null)[check]).toEqual({ value: 1, max: 0, passed: false });
+      expect(verdictSummary(run, { rateLimit: null, wallTimeMs: 1000 }).passed).toBe(false);
+    }
   });
 
   it('states every threshold next to its figure in the JSON verdict', () => {
