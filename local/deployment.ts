@@ -87,6 +87,7 @@ export interface MappingView {
   readonly queue: SqsQueue;
   readonly function: LocalFunction;
   readonly batchSize: number;
+  readonly reportBatchItemFailures: boolean;
 }
 
 export interface LocalDeployment {
@@ -477,7 +478,9 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
     const scaling = resolved(resource, 'ScalingConfig') as { MaximumConcurrency?: number } | undefined;
     const responseTypes = resolved(resource, 'FunctionResponseTypes');
     const batchSize = numberOr(resolved(resource, 'BatchSize'), 10);
-    mappings.push({ queue, function: fn, batchSize });
+    const reportBatchItemFailures =
+      Array.isArray(responseTypes) && responseTypes.includes('ReportBatchItemFailures');
+    mappings.push({ queue, function: fn, batchSize, reportBatchItemFailures });
     const poller = startEventSourceMapping(
       {
         queue,
@@ -485,8 +488,7 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
         batchSize,
         // Without MaximumConcurrency Lambda scales to the account's concurrency; locally, ten at once.
         maxConcurrency: scaling?.MaximumConcurrency ?? 10,
-        reportBatchItemFailures:
-          Array.isArray(responseTypes) && responseTypes.includes('ReportBatchItemFailures'),
+        reportBatchItemFailures,
         region: options.region,
         ...(options.faults
           ? { lostDeleteRate: options.faults.lostDeleteRate, random: options.faults.random }

@@ -12,8 +12,10 @@ import type { BusEvent } from './aws/event-bus.ts';
 import { eventsApi } from './aws/events-api.ts';
 import { dynamicParameter, withImplicitBodyParsing } from './aws/input-template.ts';
 import {
+  type BatchInvocation,
   eventTime,
   invokeFunction,
+  keptMessageIds,
   LOCAL_ACCOUNT_ID,
   type LocalFunction,
   scheduledEvent,
@@ -572,7 +574,9 @@ async function start(
     }
     const durationMs = Date.now() - started;
     const during = new Set(published.slice(before).map((item) => item.id));
-    const retried = held?.release(error === undefined ? result : undefined);
+    const retried = held?.release(
+      error === undefined ? { failed: false, response: result } : { failed: true },
+    );
     return {
       functionName: fn.name,
       event,
@@ -596,7 +600,7 @@ async function start(
   ):
     | {
         event: SQSEvent;
-        release: (result: unknown) => Array<{ messageId: string; visibleAgainInSeconds: number }>;
+        release: (invocation: BatchInvocation) => Array<{ messageId: string; visibleAgainInSeconds: number }>;
       }
     | undefined => {
     const mapping = mappingOf(fn);
@@ -625,22 +629,19 @@ async function start(
     });
     return {
       event: { Records: adopted.map(({ record }) => record) },
-      release: (result) => {
-        // What the event source mapping would do: a partial batch response names the records to
-        // keep; anything else (an error, no response) keeps them all.
-        const failures =
-          isRecord(result) && Array.isArray(result['batchItemFailures'])
-            ? new Set(
-                (result['batchItemFailures'] as Array<{ itemIdentifier?: unknown }>).map((failure) =>
-                  String(failure.itemIdentifier),
-                ),
-              )
-            : undefined;
+      release: (invocation) => {
+        // What the event source mapping does with the invocation's answer.
+        const failures = new Set(
+          keptMessageIds(
+            invocation,
+            adopted.map(({ record }) => record.messageId),
+            mapping.reportBatchItemFailures,
+          ),
+        );
         return adopted.flatMap(({ queue, record }) => {
-          const outcome = queue.dropHeld(record.receiptHandle);
-          const kept = failures === undefined || failures.has(record.messageId);
-          if (!kept || 'deleted' in outcome) return [];
-          return [{ messageId: record.messageId, visibleAgainInSeconds: outcome.visibleAgainInSeconds }];
+          const dropped = queue.dropHeld(record.receiptHandle);
+          if (!failures.has(record.messageId) || 'deleted' in dropped) return [];
+          return [{ messageId: record.messageId, visibleAgainInSeconds: dropped.visibleAgainInSeconds }];
         });
       },
     };

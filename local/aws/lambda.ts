@@ -141,6 +141,26 @@ export function failedMessageIds(response: unknown, messageIds: readonly string[
   return failed;
 }
 
+/** How an invocation of an event source mapping's batch ended. */
+export type BatchInvocation =
+  | { readonly failed: true }
+  | { readonly failed: false; readonly response: unknown };
+
+/**
+ * The records of a batch the event source mapping returns to the queue after an invocation: all
+ * of them when the invocation failed (an error or a timeout); otherwise, with
+ * ReportBatchItemFailures, those the partial batch response names (failedMessageIds), and without
+ * it none ("Handling errors for an SQS event source in Lambda").
+ */
+export function keptMessageIds(
+  invocation: BatchInvocation,
+  messageIds: readonly string[],
+  reportBatchItemFailures: boolean,
+): string[] {
+  if (invocation.failed) return [...messageIds];
+  return reportBatchItemFailures ? failedMessageIds(invocation.response, messageIds) : [];
+}
+
 export interface EventSourceMappingDefinition {
   readonly queue: SqsQueue;
   readonly function: LocalFunction;
@@ -195,10 +215,14 @@ export function startEventSourceMapping(
           toSqsEvent(batch, definition.queue.arn, definition.region),
           fn.settings,
         );
-        failedIds = definition.reportBatchItemFailures ? failedMessageIds(response, [...byId.keys()]) : [];
+        failedIds = keptMessageIds(
+          { failed: false, response },
+          [...byId.keys()],
+          definition.reportBatchItemFailures,
+        );
         if (failedIds.length > 0) reason = describeFailures(fn.name, response);
       } catch (error) {
-        failedIds = [...byId.keys()];
+        failedIds = keptMessageIds({ failed: true }, [...byId.keys()], definition.reportBatchItemFailures);
         reason = `${fn.name} failed: ${error instanceof Error ? error.message : String(error)}`;
       }
       onBatch?.({

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createLambdaContext, failedMessageIds, invokeFunction, scheduledEvent } from '#local/aws/lambda.ts';
+import {
+  createLambdaContext,
+  failedMessageIds,
+  invokeFunction,
+  keptMessageIds,
+  scheduledEvent,
+} from '#local/aws/lambda.ts';
 
 describe('Lambda shapes', () => {
   it('reads batchItemFailures as the event source mapping does', () => {
@@ -17,6 +23,25 @@ describe('Lambda shapes', () => {
       'm2',
     ]);
     expect(failedMessageIds({ batchItemFailures: [{ itemIdentifier: '' }] }, batch)).toEqual(['m1', 'm2']);
+  });
+
+  it('returns to the queue what the event source mapping returns after an invocation', () => {
+    // Prepare
+    const batch = ['m1', 'm2'];
+    const answered = (response: unknown) => ({ failed: false, response }) as const;
+
+    // Act / Assess: a failed invocation keeps all; a successful one, what it names (or nothing).
+    expect(keptMessageIds({ failed: true }, batch, true)).toEqual(['m1', 'm2']);
+    expect(keptMessageIds({ failed: true }, batch, false)).toEqual(['m1', 'm2']);
+    expect(keptMessageIds(answered({ batchItemFailures: [{ itemIdentifier: 'm1' }] }), batch, true)).toEqual([
+      'm1',
+    ]);
+    expect(keptMessageIds(answered(null), batch, true)).toEqual([]);
+    expect(keptMessageIds(answered(undefined), batch, true)).toEqual([]);
+    // Without ReportBatchItemFailures the response is not read: a successful invocation deletes all.
+    expect(keptMessageIds(answered({ batchItemFailures: [{ itemIdentifier: 'm1' }] }), batch, false)).toEqual(
+      [],
+    );
   });
 
   it('gives a context whose remaining time counts down from the function timeout', () => {
