@@ -4,6 +4,7 @@ import { listAnnouncedThresholds } from '#functions/store/thresholds.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
   provisionAccount,
+  sandboxNow,
   scheduledEvent,
   uniqueAccountId,
   useFlowHarness,
@@ -21,10 +22,6 @@ const accounts = Array.from({ length: 5 }, (_, index) => uniqueAccountId(`late-$
 beforeAll(async () => {
   for (const accountId of accounts) await provisionAccount(flow, accountId);
 });
-
-async function sandboxNow(): Promise<string> {
-  return (await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock')).now;
-}
 
 /** A Lambda context with only `remainingMs` left. */
 function contextWithRemaining(remainingMs: number): Context {
@@ -49,7 +46,7 @@ describe('trial watch catching up', () => {
     // Act
     const report = (await flow.invoke(
       'trial-watch',
-      scheduledEvent(await sandboxNow()),
+      scheduledEvent(await sandboxNow(flow)),
       contextWithRemaining(5_000),
     )) as TrialWatchReport;
 
@@ -69,7 +66,7 @@ describe('trial watch catching up', () => {
 
     // Act
     const report = await trialWatch(
-      { runId: 'short-run', scheduledTime: await sandboxNow(), remainingTimeMs },
+      { runId: 'short-run', scheduledTime: await sandboxNow(flow), remainingTimeMs },
       await deployedDependencies(),
       { concurrency: 1 },
     );
@@ -83,7 +80,7 @@ describe('trial watch catching up', () => {
     // Act: the next run finishes the job.
     const report = (await flow.invoke(
       'trial-watch',
-      scheduledEvent(await sandboxNow()),
+      scheduledEvent(await sandboxNow(flow)),
       lambdaContext('trial-watch', { timeoutMs: 300_000 }),
     )) as TrialWatchReport;
 
@@ -108,7 +105,7 @@ describe('trial watch catching up', () => {
       ...dependencies,
       publisher: { publish: () => Promise.reject(new RetryableError('PUBLISH_FAILED', 'bus unavailable')) },
     };
-    const now = await sandboxNow();
+    const now = await sandboxNow(flow);
 
     // Act
     const failed = await trialWatch(

@@ -29,14 +29,18 @@ import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } f
 import { afterAll, beforeAll } from 'vitest';
 import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
+import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
+import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import { requestBudgetKey } from '#functions/store/keys.ts';
 import { createRequestBudget } from '#functions/store/request-budget.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
+import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
 import type { FunctionModules } from '#local/function-host.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
 import { STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
+import { lambdaContext } from '#test/support/lambda-context.ts';
 
 export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 
@@ -467,4 +471,52 @@ export async function clearProvisioningBudget(flow: FlowHarness): Promise<void> 
       new DeleteCommand({ TableName: flow.store.tableName, Key: requestBudgetKey(`root#${region}`) }),
     );
   }
+}
+
+/** Runs the provisioning calls of `act` with the request budget paused (pauseProvisioningBudget), cleared after whatever happened. */
+export async function withProvisioningBudgetPaused<T>(flow: FlowHarness, act: () => Promise<T>): Promise<T> {
+  await pauseProvisioningBudget(flow);
+  try {
+    return await act();
+  } finally {
+    await clearProvisioningBudget(flow);
+  }
+}
+
+/** The sandbox clock's "now" (the service's time, which the local runtime gives scheduled events). */
+export async function sandboxNow(flow: FlowHarness): Promise<string> {
+  return (await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock')).now;
+}
+
+/**
+ * Runs a scheduled function once as its schedule does: a scheduled event at `now`, and the 300 s
+ * the route table gives the watches.
+ */
+export async function runScheduled<Report>(
+  flow: FlowHarness,
+  functionName: 'trial-watch' | 'drift-watch',
+  now: string,
+): Promise<Report> {
+  return (await flow.invoke(
+    functionName,
+    scheduledEvent(now),
+    lambdaContext(functionName, { timeoutMs: 300_000 }),
+  )) as Report;
+}
+
+export function runDriftWatch(flow: FlowHarness, now: string): Promise<DriftWatchReport> {
+  return runScheduled<DriftWatchReport>(flow, 'drift-watch', now);
+}
+
+export function runTrialWatch(flow: FlowHarness, now: string): Promise<TrialWatchReport> {
+  return runScheduled<TrialWatchReport>(flow, 'trial-watch', now);
+}
+
+/** The accounts whose drift check is due before `now` (every page of the drift index). */
+export async function driftChecksDue(store: Store, now = '2999-01-01T00:00:00Z'): Promise<string[]> {
+  const due: string[] = [];
+  for await (const page of driftChecksDueBefore(store, now)) {
+    due.push(...page.items.map((item) => item.accountId));
+  }
+  return due;
 }
