@@ -1,9 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import { outboundContracts } from '#functions/contracts/registry.ts';
 import { driftWatch } from '#functions/drift-watch/drift-watch.ts';
-import { loadConfig } from '#functions/runtime/config.ts';
-import { buildDependencies } from '#functions/runtime/dependencies.ts';
 import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/runtime/metric-names.ts';
 import {
   claimSignup,
@@ -14,6 +11,7 @@ import {
 import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   driftChecksDue,
+  flowDependencies,
   inboundEvent,
   provisionAccount,
   provisioningCalls,
@@ -191,7 +189,7 @@ describe('drift watch', () => {
     // Act
     const report = await driftWatch(
       { runId: 'run-listed', scheduledTime: now, remainingTimeMs: () => 300_000 },
-      { ...buildDependencies(loadConfig(process.env), outboundContracts), logger },
+      { ...(await flowDependencies()), logger },
     );
 
     // Assess

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listAnnouncedThresholds } from '#functions/store/thresholds.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
+  flowDependencies,
   provisionAccount,
   sandboxNow,
   scheduledEvent,
@@ -29,13 +30,6 @@ function contextWithRemaining(remainingMs: number): Context {
     ...lambdaContext('trial-watch', { timeoutMs: 300_000 }),
     getRemainingTimeInMillis: () => remainingMs,
   };
-}
-
-async function deployedDependencies() {
-  const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
-  const { loadConfig } = await import('#functions/runtime/config.ts');
-  const { outboundContracts } = await import('#functions/contracts/registry.ts');
-  return buildDependencies(loadConfig(), outboundContracts);
 }
 
 describe('trial watch catching up', () => {
@@ -67,7 +61,7 @@ describe('trial watch catching up', () => {
     // Act
     const report = await trialWatch(
       { runId: 'short-run', scheduledTime: await sandboxNow(flow), remainingTimeMs },
-      await deployedDependencies(),
+      await flowDependencies(),
       { concurrency: 1 },
     );
 
@@ -100,7 +94,7 @@ describe('trial watch catching up', () => {
     await flow.sandbox('POST', '/_sandbox/clock', { advanceDays: 1 });
     const { RetryableError } = await import('#functions/domain/errors.ts');
     const { trialWatch } = await import('#functions/trial-watch/trial-watch.ts');
-    const dependencies = await deployedDependencies();
+    const dependencies = await flowDependencies();
     const brokenBus = {
       ...dependencies,
       publisher: { publish: () => Promise.reject(new RetryableError('PUBLISH_FAILED', 'bus unavailable')) },
@@ -135,7 +129,7 @@ describe('trial watch catching up', () => {
     // Act
     const report = await trialWatch(
       { runId: 'clockless', scheduledTime: 'not-a-time', remainingTimeMs: () => 300_000 },
-      await deployedDependencies(),
+      await flowDependencies(),
     );
 
     // Assess

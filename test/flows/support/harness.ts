@@ -31,6 +31,7 @@ import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import { requestBudgetKey } from '#functions/store/keys.ts';
 import { createRequestBudget } from '#functions/store/request-budget.ts';
@@ -519,4 +520,15 @@ export async function driftChecksDue(store: Store, now = '2999-01-01T00:00:00Z')
     due.push(...page.items.map((item) => item.accountId));
   }
   return due;
+}
+
+/**
+ * The collaborators the handlers use (same env, table, sandbox), for running a use case directly.
+ * Imported when called, not with this module: the handlers' module-scope logger and metrics are
+ * then made with the environment the local runtime gave the functions.
+ */
+export async function flowDependencies(): Promise<Dependencies> {
+  const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
+  const { outboundContracts } = await import('#functions/contracts/registry.ts');
+  return buildDependencies(loadConfig(process.env), outboundContracts);
 }
