@@ -330,23 +330,45 @@ export function sqsFifoBatch(
   };
 }
 
-/** A batch of the refusal rule's standard queue: the body is the event itself, as a rule target sends it. */
-export function refusalBatch(events: readonly InboundEvent[], refusalQueueArn: string): SQSEvent {
+/**
+ * A batch of a standard queue the refusal function reads: the refusal rule's queue
+ * (`refusalQueueArn`) or a route's intake dead-letter queue, told apart by `queueArn`. The body is
+ * the event itself, as a rule target sends it; a string is any other body, as it is. String
+ * `messageAttributes` are those EventBridge adds to a dead letter (RULE_ARN, ERROR_CODE, ...).
+ */
+export function refusalBatch(
+  events: readonly (InboundEvent | string)[],
+  queueArn: string,
+  messageAttributes: Readonly<Record<string, string>> = {},
+): SQSEvent {
   return {
     Records: events.map((event) => ({
       ...recordTemplate('AccountCreated'),
       messageId: randomUUID(),
-      body: JSON.stringify(event),
+      body: typeof event === 'string' ? event : JSON.stringify(event),
       attributes: {
         ApproximateReceiveCount: '1',
         SentTimestamp: String(Date.now()),
         SenderId: 'AIDAEXAMPLE',
         ApproximateFirstReceiveTimestamp: String(Date.now()),
       },
+      messageAttributes: Object.fromEntries(
+        Object.entries(messageAttributes).map(([name, value]) => [
+          name,
+          { stringValue: value, stringListValues: [], binaryListValues: [], dataType: 'String' },
+        ]),
+      ),
       // The refusal queue's: a record from any other queue is an intake dead letter to the function.
-      eventSourceARN: refusalQueueArn,
+      eventSourceARN: queueArn,
     })),
   };
+}
+
+/** The ARN of the refusal rule's queue, as the template gives it to the refusal function. */
+export function refusalQueueArn(flow: FlowHarness): string {
+  const arn = flow.runtime.functionEnvironment('refuse-unroutable')['REFUSAL_QUEUE_ARN'];
+  if (!arn) throw new Error('the template gives refuse-unroutable no REFUSAL_QUEUE_ARN');
+  return arn;
 }
 
 const SAMPLE_DETAIL_TYPES: ReadonlySet<string> = new Set(INBOUND_DETAIL_TYPES);
