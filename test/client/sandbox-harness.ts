@@ -10,6 +10,7 @@ import {
   type RequestBudgetSettings,
 } from '#functions/store/request-budget.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import type { RequestLogEntry } from '#sandbox/state.ts';
 import {
   createTestStore,
   type DynaliteServer,
@@ -49,7 +50,8 @@ export interface Harness {
   readonly budget: BudgetActivity;
   client(overrides?: Partial<ServiceClientConfig>): ServiceClient;
   control<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
-  requests(): Promise<Array<{ method: string; path: string; status: number }>>;
+  /** The sandbox's request log: every answer, with its wall-clock time (`wallMs`). */
+  requests(): Promise<RequestLogEntry[]>;
   close(): Promise<void>;
 }
 
