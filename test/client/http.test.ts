@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   isRetryable,
   NetworkError,
@@ -14,6 +14,7 @@ import {
   TokenRejectedError,
 } from '#functions/domain/errors.ts';
 import {
+  type BudgetScope,
   createHttpClient,
   type HttpClientOptions,
   parseRetryAfter,
@@ -578,6 +579,8 @@ describe('http layer: the shared request budget', () => {
 
     // Assess
     expect(unscoped).not.toHaveProperty('scope');
+    // The same, stated as a type: `scope` is a required BudgetScope (optional would be `scope?:`).
+    expectTypeOf<Pick<ServiceRequest, 'scope'>>().toEqualTypeOf<{ scope: BudgetScope }>();
   });
 
   it('takes from the call scope before every attempt and pauses it on a 429 with Retry-After', async () => {

@@ -1,10 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidRequestError, isRetryable, ServiceRejectedError } from '#functions/domain/errors.ts';
 import type { InstallClient } from '#functions/service/install.ts';
 import type { AgreedHour } from '#functions/service/schemas.ts';
-import { requestBudgetKey } from '#functions/store/keys.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
 import { fullAgreedHour, simpleAgreedHour } from './spec-records.ts';
 
@@ -375,17 +373,21 @@ describe('timesheet pay returns', () => {
 describe('the shared request budget', () => {
   it("takes an install's calls from that install's bucket in the table", async () => {
     // Prepare
+    const bucket = `install#${hostname}`;
+    const tatBefore = await harness.budgetTat(bucket);
     const startedAt = Date.now();
     const takesBefore = harness.budget.takes;
 
     // Act
     await install.findCountries({ code: 'US' });
+    const finishedAt = Date.now();
 
-    // Assess
+    // Assess: one take, tat := max(tat, now) + T, so the bucket moved on by exactly one interval.
     expect(harness.budget.takes - takesBefore).toBe(1);
-    const { Item } = await harness.store.doc.send(
-      new GetCommand({ TableName: harness.store.tableName, Key: requestBudgetKey(`install#${hostname}`) }),
-    );
-    expect(Number(Item?.['tat'])).toBeGreaterThan(startedAt);
+    const tatAfter = await harness.budgetTat(bucket);
+    const intervalMs = 1000 / (harness.budgetSettings.install?.ratePerSecond ?? Number.NaN);
+    expect(tatAfter).toBeGreaterThan(startedAt);
+    expect(tatAfter).toBeGreaterThanOrEqual(Math.max(tatBefore ?? 0, startedAt) + intervalMs);
+    expect(tatAfter).toBeLessThanOrEqual(Math.max(tatBefore ?? 0, finishedAt) + intervalMs);
   });
 });

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isRetryable,
@@ -7,7 +6,6 @@ import {
   TokenRejectedError,
 } from '#functions/domain/errors.ts';
 import type { ServiceClient } from '#functions/service/client.ts';
-import { requestBudgetKey } from '#functions/store/keys.ts';
 import { type Harness, SANDBOX_TOKEN, startHarness, uniqueSignup } from './sandbox-harness.ts';
 
 let harness: Harness;
@@ -219,6 +217,7 @@ describe('change-plan and subscription status', () => {
 describe('the shared request budget', () => {
   it("takes from the provisioning root's bucket in the table before every request it sends", async () => {
     // Prepare
+    const tatBefore = await harness.budgetTat('root#US');
     const startedAt = Date.now();
     const takesBefore = harness.budget.takes;
     const requestsBefore = (await harness.requests()).length;
@@ -226,14 +225,18 @@ describe('the shared request budget', () => {
     // Act
     const business = await client.provisioning.signup(uniqueSignup('budget'));
     await client.provisioning.subscriptionStatus(business.hostname);
+    const finishedAt = Date.now();
 
-    // Assess: one take per request the sandbox saw, and the US root's bucket moved in the table.
+    // Assess: one take per request the sandbox saw, and the US root's bucket moved in the table:
+    // each take sets tat := max(tat, now) + T, so `sent` takes move it on by sent × T from where
+    // it stood (or from the clock, for an idle bucket) during the calls.
     const sent = (await harness.requests()).length - requestsBefore;
     expect(sent).toBe(2);
     expect(harness.budget.takes - takesBefore).toBe(sent);
-    const { Item } = await harness.store.doc.send(
-      new GetCommand({ TableName: harness.store.tableName, Key: requestBudgetKey('root#US') }),
-    );
-    expect(Number(Item?.['tat'])).toBeGreaterThan(startedAt);
+    const tatAfter = await harness.budgetTat('root#US');
+    const intervalMs = 1000 / (harness.budgetSettings.provisioning?.ratePerSecond ?? Number.NaN);
+    expect(tatAfter).toBeGreaterThan(startedAt);
+    expect(tatAfter).toBeGreaterThanOrEqual(Math.max(tatBefore ?? 0, startedAt) + sent * intervalMs);
+    expect(tatAfter).toBeLessThanOrEqual(Math.max(tatBefore ?? 0, finishedAt) + sent * intervalMs);
   });
 });

@@ -1,15 +1,18 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   createServiceClient,
   type ServiceClient,
   type ServiceClientConfig,
 } from '#functions/service/client.ts';
 import type { SignupRequest } from '#functions/service/provisioning.ts';
+import { requestBudgetKey } from '#functions/store/keys.ts';
 import {
   createRequestBudget,
   LOCAL_REQUEST_BUDGET,
   type RequestBudgetSettings,
 } from '#functions/store/request-budget.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
+import type { RequestLogEntry } from '#sandbox/state.ts';
 import {
   createTestStore,
   type DynaliteServer,
@@ -49,7 +52,12 @@ export interface Harness {
   readonly budget: BudgetActivity;
   client(overrides?: Partial<ServiceClientConfig>): ServiceClient;
   control<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
-  requests(): Promise<Array<{ method: string; path: string; status: number }>>;
+  /** The sandbox's request log: every answer, with its wall-clock time (`wallMs`). */
+  requests(): Promise<RequestLogEntry[]>;
+  /** The request budget the harness's clients take from. */
+  readonly budgetSettings: RequestBudgetSettings;
+  /** A bucket's `tat` as stored in the table (`root#US`, `install#<hostname>`); undefined: no bucket yet. */
+  budgetTat(bucket: string): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -94,6 +102,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }),
     control,
     requests: () => control('GET', '/_sandbox/requests'),
+    budgetSettings: settings,
+    budgetTat: async (bucket) => {
+      const { Item } = await store.doc.send(
+        new GetCommand({ TableName: store.tableName, Key: requestBudgetKey(bucket), ConsistentRead: true }),
+      );
+      return Item?.['tat'] === undefined ? undefined : Number(Item['tat']);
+    },
     close: async () => {
       await sandbox.close();
       store.client.destroy();

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { DEAD_LETTER_ATTRIBUTES } from '#functions/runtime/route-queue.ts';
-import { inboundEvent, refusalBatch, useFlowHarness } from '#test/flows/support/harness.ts';
+import { inboundEvent, refusalBatch, refusalQueueArn, useFlowHarness } from '#test/flows/support/harness.ts';
 
 /**
  * The refusal function on the messages of a route's intake dead-letter queue (its second kind of
@@ -18,40 +18,12 @@ const queueView = (route: string, deadLettersOf: 'intake' | 'route') =>
   )!;
 
 /** A batch of the intake dead-letter queue of `route`, as its event source mapping delivers it. */
-function intakeDeadLetterBatch(
+const intakeDeadLetterBatch = (
   route: string,
   bodies: readonly string[],
   attributes: Readonly<Record<string, string>> = {},
-): SQSEvent {
-  const queue = queueView(route, 'intake');
-  return {
-    Records: bodies.map(
-      (body): SQSRecord => ({
-        messageId: randomUUID(),
-        receiptHandle: randomUUID(),
-        body,
-        attributes: {
-          ApproximateReceiveCount: '1',
-          SentTimestamp: String(Date.now()),
-          SenderId: 'AIDAEXAMPLE',
-          ApproximateFirstReceiveTimestamp: String(Date.now()),
-        },
-        messageAttributes: Object.fromEntries(
-          Object.entries(attributes).map(([name, value]) => [
-            name,
-            { stringValue: value, stringListValues: [], binaryListValues: [], dataType: 'String' },
-          ]),
-        ),
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: queue.arn,
-        awsRegion: flow.runtime.region,
-      }),
-    ),
-  };
-}
+): SQSEvent => refusalBatch(bodies, queueView(route, 'intake').arn, attributes);
 
-const refusalQueueArn = () => flow.runtime.functionEnvironment('refuse-unroutable')['REFUSAL_QUEUE_ARN']!;
 const syncFailedFor = (eventId: string) =>
   flow.published('SyncFailed').filter((event) => event.detail['sourceEventId'] === eventId);
 const routeDeadLetters = (route: string, eventId: string) =>
@@ -98,7 +70,7 @@ describe('intake dead letters, answered by the refusal function', () => {
 
     // Act
     const answers = [
-      await flow.invokeBatch('refuse-unroutable', refusalBatch([first], refusalQueueArn())),
+      await flow.invokeBatch('refuse-unroutable', refusalBatch([first], refusalQueueArn(flow))),
       await flow.invokeBatch(
         'refuse-unroutable',
         intakeDeadLetterBatch('SubscriptionStatusRequested', [JSON.stringify(first)]),
@@ -107,7 +79,7 @@ describe('intake dead letters, answered by the refusal function', () => {
         'refuse-unroutable',
         intakeDeadLetterBatch('SubscriptionStatusRequested', [JSON.stringify(second)]),
       ),
-      await flow.invokeBatch('refuse-unroutable', refusalBatch([second], refusalQueueArn())),
+      await flow.invokeBatch('refuse-unroutable', refusalBatch([second], refusalQueueArn(flow))),
     ];
 
     // Assess
@@ -149,7 +121,7 @@ describe('intake dead letters, answered by the refusal function', () => {
     const event = inboundEvent('SubscriptionStatusRequested', { accountId: 'acct-routable' });
 
     // Act
-    const answer = await flow.invokeBatch('refuse-unroutable', refusalBatch([event], refusalQueueArn()));
+    const answer = await flow.invokeBatch('refuse-unroutable', refusalBatch([event], refusalQueueArn(flow)));
 
     // Assess
     expect(answer.batchItemFailures).toEqual([]);

@@ -18,6 +18,9 @@ import {
 let script: RunningScript | undefined;
 let tree: ProcessInfo[] = [];
 afterEach(async () => {
+  // Whatever the test got to (a wait that ran out records no tree): npm's process group, then what
+  // the test saw under npm.
+  await script?.killTree();
   await killLeftovers(tree.map((info) => info.pid));
   script = undefined;
   tree = [];

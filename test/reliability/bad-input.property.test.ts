@@ -14,6 +14,7 @@ import {
   type FlowHarness,
   inboundEvent,
   refusalBatch,
+  refusalQueueArn,
   type SandboxRequest,
   sqsFifoBatch,
   startFlowHarness,
@@ -250,10 +251,7 @@ describe('bad input through the real handlers', () => {
 
         // Act: the route (had a rule sent it there) and the refusal function both see it.
         const response = await deliver(routeFor(route).functionName, sqsFifoBatch([event]));
-        const refusal = await deliver(
-          'refuse-unroutable',
-          refusalBatch([event], flow.runtime.functionEnvironment('refuse-unroutable')['REFUSAL_QUEUE_ARN']!),
-        );
+        const refusal = await deliver('refuse-unroutable', refusalBatch([event], refusalQueueArn(flow)));
 
         // Assess
         expect(response.batchItemFailures).toEqual([]);

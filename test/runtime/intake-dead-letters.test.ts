@@ -5,6 +5,7 @@ import { createRouteDecoder } from '#functions/contracts/route-decoder.ts';
 import { answerIntakeDeadLetter } from '#functions/refuse-unroutable/refuse-unroutable.ts';
 import { queueRoutes } from '#functions/routes.ts';
 import { syncFailedClass } from '#functions/runtime/metric-names.ts';
+import { busEvent } from '#test/contracts/support.ts';
 
 /**
  * The refusal function's answer to a message of a route's intake dead-letter queue (pure use case):
@@ -14,23 +15,11 @@ import { syncFailedClass } from '#functions/runtime/metric-names.ts';
 
 const ROUTED = queueRoutes.map((route) => route.detailType);
 
-function event(
-  detailType: string,
-  detail: Record<string, unknown>,
-  id = 'f1c0ae50-0000-4000-8000-000000000001',
-) {
-  return {
-    version: '0',
-    id,
-    'detail-type': detailType,
-    source: 'partner.app',
-    account: '123456789012',
-    time: '2026-11-20T08:00:00Z',
-    region: 'us-east-1',
-    resources: [],
-    detail,
-  };
-}
+const EVENT_ID = 'f1c0ae50-0000-4000-8000-000000000001';
+
+/** An EventBridge event as the intake rule sent it (the contracts' builder, with a UUID id). */
+const event = (detailType: string, detail: Record<string, unknown>) =>
+  busEvent(detailType, detail, { id: EVENT_ID, time: '2026-11-20T08:00:00Z' });
 
 describe('answerIntakeDeadLetter', () => {
   it('refuses an accountId that is no message group id exactly as the refusal rule does, naming no account', () => {

@@ -14,7 +14,15 @@ import {
 
 let child: ChildProcess | undefined;
 afterEach(() => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  // The CLI leads a process group of its own (startCli): the group goes with it, whatever the test
+  // got to, so tsx's esbuild service is not left to notice on its own.
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }
   child = undefined;
 });
 
@@ -40,6 +48,8 @@ function startCli(args: string[]): {
   const started = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', ...args], {
     cwd: process.cwd(),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, for afterEach to kill whole; the test's signals still go to the CLI alone.
+    detached: true,
   });
   child = started;
   let output = '';
@@ -202,6 +212,9 @@ describe('npm run sandbox', () => {
   let script: RunningScript | undefined;
   let tree: ProcessInfo[] = [];
   afterEach(async () => {
+    // Whatever the test got to (a wait that ran out records no tree): npm's process group, then what
+    // the test saw under npm.
+    await script?.killTree();
     await killLeftovers(tree.map((info) => info.pid));
     script = undefined;
     tree = [];

@@ -14,7 +14,28 @@ const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export interface RunningScript extends WatchedChild {
   /** As `exited`, or 'still running' after `timeoutMs`. */
   exitedWithin(timeoutMs: number): Promise<ChildExit | 'still running'>;
+  /**
+   * SIGKILL for everything the script started, whatever the test got to: its process group and the
+   * processes under npm now. For a test's afterEach, so a wait that ran out leaves nothing running.
+   */
+  killTree(): Promise<void>;
 }
+
+/** The process groups of the scripts started and not yet killed by `killTree`. */
+const runningGroups = new Set<number>();
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // the whole group is gone
+  }
+}
+
+// The last resort when the test process ends without its afterEach (a worker torn down mid-test).
+process.once('exit', () => {
+  for (const pgid of runningGroups) killGroup(pgid);
+});
 
 export function startNpmScript(script: string, args: readonly string[]): RunningScript {
   const watched = watchChild(
@@ -23,16 +44,37 @@ export function startNpmScript(script: string, args: readonly string[]): Running
       // A developer's AWS settings must not reach the local runtime.
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // npm leads a process group of its own: everything under it (sh, node, esbuild) can be killed
+      // together, even once npm is gone and its children were handed to init. Signals the test sends
+      // still go to npm alone (`child.kill`), as a process manager sends them.
+      detached: true,
     }),
   );
+  const pgid = watched.child.pid;
+  if (pgid !== undefined) runningGroups.add(pgid);
+  let npmGone = false;
+  void watched.exited.then(() => {
+    npmGone = true;
+  });
+  const exitedWithin = (timeoutMs: number): Promise<ChildExit | 'still running'> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'still running'>((resolve) => {
+      timer = setTimeout(() => resolve('still running'), timeoutMs);
+    });
+    return Promise.race([watched.exited, late]).finally(() => clearTimeout(timer));
+  };
   return {
     ...watched,
-    exitedWithin: (timeoutMs) => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'still running'>((resolve) => {
-        timer = setTimeout(() => resolve('still running'), timeoutMs);
-      });
-      return Promise.race([watched.exited, late]).finally(() => clearTimeout(timer));
+    exitedWithin,
+    killTree: async () => {
+      if (pgid === undefined) return;
+      // Descendants that may have left npm's group are found through the tree before the group goes
+      // (only while npm runs: once it is gone, its pid may be another process's).
+      const tree = npmGone ? [] : await processTree(pgid);
+      killGroup(pgid);
+      await killLeftovers(tree.map((info) => info.pid));
+      runningGroups.delete(pgid);
+      await exitedWithin(5_000);
     },
   };
 }

@@ -8,7 +8,8 @@ import { beforeEach } from 'vitest';
  * fails: it is then printed under that test, like its `console` output (`silent: 'passed-only'`).
  *
  * Tests that read what was written (`captureOutput`) spy on `write` themselves and see every line
- * as before. Only the last MAX_HELD_CHARACTERS are kept: what led to a failure is at the end.
+ * as before. What a test that passed wrote is dropped when it ends; of the rest, only the last
+ * MAX_HELD_CHARACTERS are kept: what led to a failure is at the end.
  */
 
 const MAX_HELD_CHARACTERS = 200_000;
@@ -26,11 +27,18 @@ function hold(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
 process.stdout.write = hold as typeof process.stdout.write;
 process.stderr.write = hold as typeof process.stderr.write;
 
-beforeEach(({ onTestFailed }) => {
+beforeEach(({ onTestFailed, onTestFinished }) => {
   onTestFailed(() => {
     if (held.trim() === '') return;
     // Through the console Vitest captures, so the output appears under the failed test.
-    console.log(`output written while this test file ran (last ${held.length} characters):\n${held}`);
+    console.log(
+      `output written since the file's last passed test (last ${held.length} characters):\n${held}`,
+    );
     held = '';
+  });
+  // A passed test's output is not shown: it is dropped, so it neither stays in memory nor appears
+  // under a later test that fails.
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') held = '';
   });
 });

@@ -6,9 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { InboundDetail, InboundDetailType } from '#functions/contracts/registry.ts';
-import { outboundContracts } from '#functions/contracts/registry.ts';
-import { loadConfig } from '#functions/runtime/config.ts';
-import { buildDependencies, type Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
 import {
   type FlowHarness,
@@ -152,11 +149,6 @@ export function itAnswersInvalidDetails(
       expect(calls).toEqual([]);
     });
   }
-}
-
-/** The collaborators the handlers use (same env, table, sandbox), for running a use case directly. */
-export function flowDependencies(): Dependencies {
-  return buildDependencies(loadConfig(process.env), outboundContracts);
 }
 
 export function useCaseInput<K extends InboundDetailType>(

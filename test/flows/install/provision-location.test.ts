@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { NetworkError } from '#functions/domain/errors.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
 import type { ServiceClient } from '#functions/service/client.ts';
-import { useFlowHarness } from '#test/flows/support/harness.ts';
+import { flowDependencies, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
   deliverWithCalls,
-  flowDependencies,
   type InstallRecords,
   type InvalidDetailCase,
   installRecords,
@@ -187,7 +186,7 @@ describe('LocationCreated delivered again', () => {
   it('finishes the areas after a crash that followed the location create, without a second location', async () => {
     // Prepare: the first run creates the location, then the area calls never reach the service.
     const { accountId, hostname } = await provisionedInstall(flow, 'loc-crash');
-    const dependencies = flowDependencies();
+    const dependencies = await flowDependencies();
     const crashingService: ServiceClient = {
       ...dependencies.service,
       install(name) {
@@ -289,10 +288,11 @@ describe('LocationCreated that cannot be applied', () => {
       isWorkplace: false,
       isPayrollEntity: false,
     });
+    const dependencies = await flowDependencies();
 
     // Act
     const calls = await callsDuring(flow, hostname, () =>
-      expect(provisionLocation(input, flowDependencies())).rejects.toMatchObject({
+      expect(provisionLocation(input, dependencies)).rejects.toMatchObject({
         code: 'LOCATION_ROLE_REQUIRED',
       }),
     );

@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { inboundSamples } from '#functions/contracts/samples.ts';
 import { reserveSlot } from '#functions/store/slots.ts';
 import { syncEmployee } from '#functions/sync-employee/sync-employee.ts';
-import { uniqueAccountId, useFlowHarness } from '#test/flows/support/harness.ts';
+import { flowDependencies, uniqueAccountId, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
   deliverWithCalls,
-  flowDependencies,
   type InvalidDetailCase,
   installRecords,
   itAnswersInvalidDetails,
@@ -282,7 +281,7 @@ describe('pay rate', () => {
   it('reuses the recorded agreement when a retried event runs the use case again', async () => {
     // Prepare: the first run succeeded but its idempotency record is gone (expired or failed publish).
     const { accountId, hostname } = await provisionedInstall(flow, 'emp-guard');
-    const dependencies = flowDependencies();
+    const dependencies = await flowDependencies();
     const input = useCaseInput('EmployeeChanged', { accountId, employeeId: EMPLOYEE, payRate: AWARD });
     const [firstRun] = await syncEmployee(input, dependencies);
 

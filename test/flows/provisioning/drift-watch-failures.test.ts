@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { getBusiness } from '#functions/store/business.ts';
-import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import {
-  clearProvisioningBudget,
-  pauseProvisioningBudget,
+  driftChecksDue,
   provisionAccount,
   provisioningCalls,
-  scheduledEvent,
+  runDriftWatch,
   uniqueAccountId,
   useFlowHarness,
+  withProvisioningBudgetPaused,
 } from '#test/flows/support/harness.ts';
-import { lambdaContext } from '#test/support/lambda-context.ts';
 
 /**
  * A business the drift watch cannot check (the service answers 500 for it every time) is counted
@@ -21,22 +19,6 @@ import { lambdaContext } from '#test/support/lambda-context.ts';
  */
 
 const flow = useFlowHarness();
-
-async function runDriftWatch(now: string): Promise<DriftWatchReport> {
-  return (await flow.invoke(
-    'drift-watch',
-    scheduledEvent(now),
-    lambdaContext('drift-watch', { timeoutMs: 300_000 }),
-  )) as DriftWatchReport;
-}
-
-async function dueAt(now: string): Promise<string[]> {
-  const due: string[] = [];
-  for await (const page of driftChecksDueBefore(flow.store, now)) {
-    due.push(...page.items.map((item) => item.accountId));
-  }
-  return due;
-}
 
 describe('drift watch with a business the service cannot answer for', () => {
   it('counts it as failed, checks the others, and checks it on the next run', async () => {
@@ -58,15 +40,15 @@ describe('drift watch with a business the service cannot answer for', () => {
     let stillDue: string[];
     try {
       // Act
-      failedRun = await runDriftWatch(now);
-      stillDue = await dueAt(now);
+      failedRun = await runDriftWatch(flow, now);
+      stillDue = await driftChecksDue(flow.store, now);
     } finally {
       await flow.sandbox('DELETE', '/_sandbox/faults');
     }
     const ukCalls = (await provisioningCalls(flow, 'subscription-status')).filter((call) =>
       call.path.startsWith('/regions/uk/'),
     );
-    const nextRun = await runDriftWatch(now);
+    const nextRun = await runDriftWatch(flow, now);
 
     // Assess
     expect(failedRun).toMatchObject({
@@ -82,7 +64,7 @@ describe('drift watch with a business the service cannot answer for', () => {
     expect(stillDue).toEqual([broken]);
     expect(await getBusiness(flow.store, broken)).toMatchObject({ status: 'ACTIVE', region: 'UK' });
     expect(nextRun).toMatchObject({ itemsRead: 1, checked: 1, failed: 0, complete: true });
-    expect(await dueAt(now)).toEqual([]);
+    expect(await driftChecksDue(flow.store, now)).toEqual([]);
     expect(
       flow
         .published()
@@ -104,19 +86,14 @@ describe('drift watch with a contended request budget', () => {
     }
     const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: 2 });
     const callsBefore = (await provisioningCalls(flow, 'subscription-status')).length;
-    await pauseProvisioningBudget(flow);
-    let throttledRun: DriftWatchReport;
-    let stillDue: string[];
-    let callsDuringRun: number;
-    try {
-      // Act
-      throttledRun = await runDriftWatch(now);
-      stillDue = await dueAt(now);
-      callsDuringRun = (await provisioningCalls(flow, 'subscription-status')).length - callsBefore;
-    } finally {
-      await clearProvisioningBudget(flow);
-    }
-    const nextRun = await runDriftWatch(now);
+
+    // Act
+    const { throttledRun, stillDue, callsDuringRun } = await withProvisioningBudgetPaused(flow, async () => ({
+      throttledRun: await runDriftWatch(flow, now),
+      stillDue: await driftChecksDue(flow.store, now),
+      callsDuringRun: (await provisioningCalls(flow, 'subscription-status')).length - callsBefore,
+    }));
+    const nextRun = await runDriftWatch(flow, now);
 
     // Assess
     expect(throttledRun).toMatchObject({
@@ -134,6 +111,6 @@ describe('drift watch with a contended request budget', () => {
     expect(stillDue).toEqual(expect.arrayContaining(accounts));
     expect(nextRun).toMatchObject({ failed: 0, throttled: 0, complete: true });
     expect(nextRun.checked).toBe(throttledRun.itemsRead);
-    expect(await dueAt(now)).toEqual([]);
+    expect(await driftChecksDue(flow.store, now)).toEqual([]);
   });
 });

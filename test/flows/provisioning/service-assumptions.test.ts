@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { claimSignup, getBusiness } from '#functions/store/business.ts';
-import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import {
   accountCreatedDetail,
+  driftChecksDue,
   inboundEvent,
   provisionAccount,
-  scheduledEvent,
+  runDriftWatch,
   sqsFifoBatch,
   uniqueAccountId,
   useFlowHarness,
 } from '#test/flows/support/harness.ts';
-import { lambdaContext } from '#test/support/lambda-context.ts';
 
 /**
  * The service's error codes are "not shown": a deployment names the ones it relies on
@@ -33,21 +32,6 @@ const flow = useFlowHarness({
   },
 });
 
-async function runDriftWatch(now: string): Promise<DriftWatchReport> {
-  return (await flow.invoke(
-    'drift-watch',
-    scheduledEvent(now),
-    lambdaContext('drift-watch', { timeoutMs: 300_000 }),
-  )) as DriftWatchReport;
-}
-
-async function isDue(accountId: string, now: string): Promise<boolean> {
-  for await (const page of driftChecksDueBefore(flow.store, now)) {
-    if (page.items.some((item) => item.accountId === accountId)) return true;
-  }
-  return false;
-}
-
 /** A business the service deleted, due its drift check at the returned time. */
 async function deletedBusiness(label: string): Promise<{ accountId: string; hostname: string; now: string }> {
   const accountId = uniqueAccountId(label);
@@ -65,7 +49,7 @@ describe('service assumptions a deployment configures', () => {
     let report: DriftWatchReport;
     try {
       // Act
-      report = await runDriftWatch(now);
+      report = await runDriftWatch(flow, now);
     } finally {
       await flow.sandbox('POST', '/_sandbox/mode', { notLinkedErrorCode: null });
     }
@@ -86,13 +70,13 @@ describe('service assumptions a deployment configures', () => {
     const { accountId, now } = await deletedBusiness('gone-other-code');
 
     // Act
-    const report = await runDriftWatch(now);
+    const report = await runDriftWatch(flow, now);
 
     // Assess
     expect(report.failed).toBeGreaterThanOrEqual(1);
     expect(flow.publishedFor(accountId, 'BusinessGone')).toEqual([]);
     expect(await getBusiness(flow.store, accountId)).toMatchObject({ status: 'ACTIVE' });
-    expect(await isDue(accountId, now)).toBe(true);
+    expect((await driftChecksDue(flow.store, now)).includes(accountId)).toBe(true);
   });
 
   it("reads a resumed signup's refusal with the deployment's duplicate codes: another code is a plain refusal", async () => {

@@ -3,7 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listAnnouncedThresholds } from '#functions/store/thresholds.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
+  flowDependencies,
   provisionAccount,
+  sandboxNow,
   scheduledEvent,
   uniqueAccountId,
   useFlowHarness,
@@ -22,23 +24,12 @@ beforeAll(async () => {
   for (const accountId of accounts) await provisionAccount(flow, accountId);
 });
 
-async function sandboxNow(): Promise<string> {
-  return (await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock')).now;
-}
-
 /** A Lambda context with only `remainingMs` left. */
 function contextWithRemaining(remainingMs: number): Context {
   return {
     ...lambdaContext('trial-watch', { timeoutMs: 300_000 }),
     getRemainingTimeInMillis: () => remainingMs,
   };
-}
-
-async function deployedDependencies() {
-  const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
-  const { loadConfig } = await import('#functions/runtime/config.ts');
-  const { outboundContracts } = await import('#functions/contracts/registry.ts');
-  return buildDependencies(loadConfig(), outboundContracts);
 }
 
 describe('trial watch catching up', () => {
@@ -49,7 +40,7 @@ describe('trial watch catching up', () => {
     // Act
     const report = (await flow.invoke(
       'trial-watch',
-      scheduledEvent(await sandboxNow()),
+      scheduledEvent(await sandboxNow(flow)),
       contextWithRemaining(5_000),
     )) as TrialWatchReport;
 
@@ -69,8 +60,8 @@ describe('trial watch catching up', () => {
 
     // Act
     const report = await trialWatch(
-      { runId: 'short-run', scheduledTime: await sandboxNow(), remainingTimeMs },
-      await deployedDependencies(),
+      { runId: 'short-run', scheduledTime: await sandboxNow(flow), remainingTimeMs },
+      await flowDependencies(),
       { concurrency: 1 },
     );
 
@@ -83,7 +74,7 @@ describe('trial watch catching up', () => {
     // Act: the next run finishes the job.
     const report = (await flow.invoke(
       'trial-watch',
-      scheduledEvent(await sandboxNow()),
+      scheduledEvent(await sandboxNow(flow)),
       lambdaContext('trial-watch', { timeoutMs: 300_000 }),
     )) as TrialWatchReport;
 
@@ -103,12 +94,12 @@ describe('trial watch catching up', () => {
     await flow.sandbox('POST', '/_sandbox/clock', { advanceDays: 1 });
     const { RetryableError } = await import('#functions/domain/errors.ts');
     const { trialWatch } = await import('#functions/trial-watch/trial-watch.ts');
-    const dependencies = await deployedDependencies();
+    const dependencies = await flowDependencies();
     const brokenBus = {
       ...dependencies,
       publisher: { publish: () => Promise.reject(new RetryableError('PUBLISH_FAILED', 'bus unavailable')) },
     };
-    const now = await sandboxNow();
+    const now = await sandboxNow(flow);
 
     // Act
     const failed = await trialWatch(
@@ -138,7 +129,7 @@ describe('trial watch catching up', () => {
     // Act
     const report = await trialWatch(
       { runId: 'clockless', scheduledTime: 'not-a-time', remainingTimeMs: () => 300_000 },
-      await deployedDependencies(),
+      await flowDependencies(),
     );
 
     // Assess

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
-  clearProvisioningBudget,
-  pauseProvisioningBudget,
   provisionAccount,
   provisioningCalls,
-  scheduledEvent,
+  runTrialWatch,
   uniqueAccountId,
   useFlowHarness,
+  withProvisioningBudgetPaused,
 } from '#test/flows/support/harness.ts';
-import { lambdaContext } from '#test/support/lambda-context.ts';
 
 /**
  * A trial watch whose service calls cannot get a request from the shared request budget (paused
@@ -18,14 +15,6 @@ import { lambdaContext } from '#test/support/lambda-context.ts';
  */
 
 const flow = useFlowHarness();
-
-async function runTrialWatch(now: string): Promise<TrialWatchReport> {
-  return (await flow.invoke(
-    'trial-watch',
-    scheduledEvent(now),
-    lambdaContext('trial-watch', { timeoutMs: 300_000 }),
-  )) as TrialWatchReport;
-}
 
 describe('trial watch with a contended request budget', () => {
   it('stops starting businesses, counts no failure, and the next run announces every ended trial', async () => {
@@ -38,18 +27,14 @@ describe('trial watch with a contended request budget', () => {
     }
     const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: 31 });
     const callsBefore = (await provisioningCalls(flow, 'subscription-status')).length;
-    await pauseProvisioningBudget(flow);
-    let throttledRun: TrialWatchReport;
-    let callsDuringRun: number;
-    try {
-      // Act
-      throttledRun = await runTrialWatch(now);
-      callsDuringRun = (await provisioningCalls(flow, 'subscription-status')).length - callsBefore;
-    } finally {
-      await clearProvisioningBudget(flow);
-    }
+
+    // Act
+    const { throttledRun, callsDuringRun } = await withProvisioningBudgetPaused(flow, async () => ({
+      throttledRun: await runTrialWatch(flow, now),
+      callsDuringRun: (await provisioningCalls(flow, 'subscription-status')).length - callsBefore,
+    }));
     const endedAfterThrottledRun = flow.published('TrialEnded').length;
-    const nextRun = await runTrialWatch(now);
+    const nextRun = await runTrialWatch(flow, now);
 
     // Assess
     expect(throttledRun).toMatchObject({ failed: 0, complete: false, stoppedBy: 'throttling' });

@@ -6,6 +6,8 @@ import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
   inboundEvent,
   provisionAccount,
+  runTrialWatch,
+  sandboxNow,
   scheduledEvent,
   sqsFifoBatch,
   US_BILLING_ADDRESS,
@@ -43,21 +45,13 @@ beforeAll(async () => {
 /** As deployed: the route table gives the trial watch 300 s. */
 const watchContext = (): Context => lambdaContext('trial-watch', { timeoutMs: 300_000 });
 
-async function sandboxNow(): Promise<string> {
-  return (await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock')).now;
-}
-
 async function advanceDays(days: number): Promise<void> {
   await flow.sandbox('POST', '/_sandbox/clock', { advanceDays: days });
 }
 
 /** Runs the scheduled function as the local runtime does: the event's time is the sandbox clock. */
-async function runTrialWatch(): Promise<TrialWatchReport> {
-  return (await flow.invoke(
-    'trial-watch',
-    scheduledEvent(await sandboxNow()),
-    watchContext(),
-  )) as TrialWatchReport;
+async function runTrialWatchNow(): Promise<TrialWatchReport> {
+  return runTrialWatch(flow, await sandboxNow(flow));
 }
 
 const expiring = (accountId: string) =>
@@ -66,7 +60,7 @@ const expiring = (accountId: string) =>
 describe('trial watch across the sandbox clock', () => {
   it('reads nothing while every trial is further away than the largest threshold', async () => {
     // Act
-    const report = await runTrialWatch();
+    const report = await runTrialWatchNow();
 
     // Assess
     expect(report).toMatchObject({ itemsRead: 0, processed: 0, complete: true });
@@ -78,8 +72,8 @@ describe('trial watch across the sandbox clock', () => {
     await advanceDays(23);
 
     // Act
-    const report = await runTrialWatch();
-    const rerun = await runTrialWatch();
+    const report = await runTrialWatchNow();
+    const rerun = await runTrialWatchNow();
 
     // Assess
     const [business] = await flow
@@ -103,7 +97,7 @@ describe('trial watch across the sandbox clock', () => {
   it('uses the run id as causationId', async () => {
     // Prepare
     await advanceDays(4);
-    const event = scheduledEvent(await sandboxNow());
+    const event = scheduledEvent(await sandboxNow(flow));
 
     // Act
     await flow.invoke('trial-watch', event, watchContext());
@@ -120,7 +114,7 @@ describe('trial watch across the sandbox clock', () => {
     await advanceDays(2);
 
     // Act
-    const reports = await Promise.all([runTrialWatch(), runTrialWatch()]);
+    const reports = await Promise.all([runTrialWatchNow(), runTrialWatchNow()]);
 
     // Assess
     expect(expiring(onTrial).map((detail) => detail['daysLeft'])).toEqual([7, 3, 1]);
@@ -132,8 +126,8 @@ describe('trial watch across the sandbox clock', () => {
     await advanceDays(1);
 
     // Act
-    const reports = await Promise.all([runTrialWatch(), runTrialWatch()]);
-    const later = await runTrialWatch();
+    const reports = await Promise.all([runTrialWatchNow(), runTrialWatchNow()]);
+    const later = await runTrialWatchNow();
 
     // Assess
     expect(flow.publishedFor(onTrial, 'TrialEnded').map((event) => event.detail)).toEqual([

@@ -29,14 +29,19 @@ import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } f
 import { afterAll, beforeAll } from 'vitest';
 import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
+import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import { requestBudgetKey } from '#functions/store/keys.ts';
 import { createRequestBudget } from '#functions/store/request-budget.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
+import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
 import type { FunctionModules } from '#local/function-host.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
 import { STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
+import { lambdaContext } from '#test/support/lambda-context.ts';
 
 export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 
@@ -325,23 +330,45 @@ export function sqsFifoBatch(
   };
 }
 
-/** A batch of the refusal rule's standard queue: the body is the event itself, as a rule target sends it. */
-export function refusalBatch(events: readonly InboundEvent[], refusalQueueArn: string): SQSEvent {
+/**
+ * A batch of a standard queue the refusal function reads: the refusal rule's queue
+ * (`refusalQueueArn`) or a route's intake dead-letter queue, told apart by `queueArn`. The body is
+ * the event itself, as a rule target sends it; a string is any other body, as it is. String
+ * `messageAttributes` are those EventBridge adds to a dead letter (RULE_ARN, ERROR_CODE, ...).
+ */
+export function refusalBatch(
+  events: readonly (InboundEvent | string)[],
+  queueArn: string,
+  messageAttributes: Readonly<Record<string, string>> = {},
+): SQSEvent {
   return {
     Records: events.map((event) => ({
       ...recordTemplate('AccountCreated'),
       messageId: randomUUID(),
-      body: JSON.stringify(event),
+      body: typeof event === 'string' ? event : JSON.stringify(event),
       attributes: {
         ApproximateReceiveCount: '1',
         SentTimestamp: String(Date.now()),
         SenderId: 'AIDAEXAMPLE',
         ApproximateFirstReceiveTimestamp: String(Date.now()),
       },
+      messageAttributes: Object.fromEntries(
+        Object.entries(messageAttributes).map(([name, value]) => [
+          name,
+          { stringValue: value, stringListValues: [], binaryListValues: [], dataType: 'String' },
+        ]),
+      ),
       // The refusal queue's: a record from any other queue is an intake dead letter to the function.
-      eventSourceARN: refusalQueueArn,
+      eventSourceARN: queueArn,
     })),
   };
+}
+
+/** The ARN of the refusal rule's queue, as the template gives it to the refusal function. */
+export function refusalQueueArn(flow: FlowHarness): string {
+  const arn = flow.runtime.functionEnvironment('refuse-unroutable')['REFUSAL_QUEUE_ARN'];
+  if (!arn) throw new Error('the template gives refuse-unroutable no REFUSAL_QUEUE_ARN');
+  return arn;
 }
 
 const SAMPLE_DETAIL_TYPES: ReadonlySet<string> = new Set(INBOUND_DETAIL_TYPES);
@@ -467,4 +494,63 @@ export async function clearProvisioningBudget(flow: FlowHarness): Promise<void> 
       new DeleteCommand({ TableName: flow.store.tableName, Key: requestBudgetKey(`root#${region}`) }),
     );
   }
+}
+
+/** Runs the provisioning calls of `act` with the request budget paused (pauseProvisioningBudget), cleared after whatever happened. */
+export async function withProvisioningBudgetPaused<T>(flow: FlowHarness, act: () => Promise<T>): Promise<T> {
+  await pauseProvisioningBudget(flow);
+  try {
+    return await act();
+  } finally {
+    await clearProvisioningBudget(flow);
+  }
+}
+
+/** The sandbox clock's "now" (the service's time, which the local runtime gives scheduled events). */
+export async function sandboxNow(flow: FlowHarness): Promise<string> {
+  return (await flow.sandbox<{ now: string }>('GET', '/_sandbox/clock')).now;
+}
+
+/**
+ * Runs a scheduled function once as its schedule does: a scheduled event at `now`, and the 300 s
+ * the route table gives the watches.
+ */
+export async function runScheduled<Report>(
+  flow: FlowHarness,
+  functionName: 'trial-watch' | 'drift-watch',
+  now: string,
+): Promise<Report> {
+  return (await flow.invoke(
+    functionName,
+    scheduledEvent(now),
+    lambdaContext(functionName, { timeoutMs: 300_000 }),
+  )) as Report;
+}
+
+export function runDriftWatch(flow: FlowHarness, now: string): Promise<DriftWatchReport> {
+  return runScheduled<DriftWatchReport>(flow, 'drift-watch', now);
+}
+
+export function runTrialWatch(flow: FlowHarness, now: string): Promise<TrialWatchReport> {
+  return runScheduled<TrialWatchReport>(flow, 'trial-watch', now);
+}
+
+/** The accounts whose drift check is due before `now` (every page of the drift index). */
+export async function driftChecksDue(store: Store, now = '2999-01-01T00:00:00Z'): Promise<string[]> {
+  const due: string[] = [];
+  for await (const page of driftChecksDueBefore(store, now)) {
+    due.push(...page.items.map((item) => item.accountId));
+  }
+  return due;
+}
+
+/**
+ * The collaborators the handlers use (same env, table, sandbox), for running a use case directly.
+ * Imported when called, not with this module: the handlers' module-scope logger and metrics are
+ * then made with the environment the local runtime gave the functions.
+ */
+export async function flowDependencies(): Promise<Dependencies> {
+  const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
+  const { outboundContracts } = await import('#functions/contracts/registry.ts');
+  return buildDependencies(loadConfig(process.env), outboundContracts);
 }
