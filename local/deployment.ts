@@ -553,7 +553,9 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       [...queues.values()].some(
         (queue) =>
           queue.heldCount() > 0 ||
-          (polled.has(queue.name) && queue.nextVisibleAt(IDLE_RECEIVE_LIMIT) !== undefined),
+          (polled.has(queue.name) &&
+            // A queue with a redrive policy ends every message's receives itself.
+            queue.nextVisibleAt(queue.redrive ? undefined : IDLE_RECEIVE_LIMIT) !== undefined),
       ),
     lostDeletes: () => functionPollers.reduce((sum, poller) => sum + poller.lostDeletes, 0),
     stop: async () => {
@@ -566,10 +568,11 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
 }
 
 /**
- * A message a poller has received this often is no longer pending work for `waitForIdle`: a
- * record gives up after 5 counted attempts, and on a queue without a redrive policy (an intake DLQ
- * the refusal function cannot answer) such a message would keep the runtime busy until its
- * retention ends. It stays on its queue; only the wait for idleness stops counting it.
+ * On a queue without a redrive policy (an intake DLQ whose message the refusal function cannot
+ * answer), a message a poller has received this often is no longer pending work for
+ * `waitForIdle`: nothing would end its receives before its retention does. It stays on its queue;
+ * only the wait for idleness stops counting it. Queues with a redrive policy are left to it (SQS
+ * moves a message to the dead-letter queue at maxReceiveCount).
  */
 const IDLE_RECEIVE_LIMIT = 100;
 

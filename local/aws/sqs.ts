@@ -516,7 +516,6 @@ export class SqsQueue {
     for (const listener of this.listeners) listener();
   }
 
-  /** When the next held-free message becomes visible (for idle detection), or undefined. */
   /**
    * When the next message not held by a poller becomes receivable; messages already received
    * `maxReceives` times or more are left out (a runtime waiting for work would otherwise wait for

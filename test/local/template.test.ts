@@ -155,6 +155,62 @@ describe('the synthesized template as the local runtime reads it', () => {
     expect(queue.depth()).toBe(0);
   });
 
+  it('counts a much-received message as pending work only where no redrive policy ends its receives', async () => {
+    // Prepare: every function fails; a route queue (redrive after ~690 receives) and an intake
+    // dead-letter queue (no redrive) each get a message already received 150 times.
+    let failedInvocations = 0;
+    const deployment = deployLocally(model, {
+      region: LOCAL_REGION,
+      clock: localClock(),
+      host: {
+        load: async () => async () => {
+          failedInvocations += 1;
+          throw new Error('stand-in failure');
+        },
+      },
+    });
+    const queueOf = (kind: string, deadLettersOf?: string) =>
+      deployment.queues.get(
+        deployment.queueViews.find(
+          (view) =>
+            view.route === 'AccountCreated' && view.kind === kind && view.deadLettersOf === deadLettersOf,
+        )!.name,
+      )!;
+    const receivedOften = (messageId: string) => ({
+      messageId,
+      body: '{"event":{}}',
+      sentTimestamp: Date.now(),
+      messageAttributes: {},
+      receiveCount: 150,
+    });
+    const failedOnce = async () => {
+      while (failedInvocations < 1) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // The failed message waits out its visibility timeout (180 ms or more locally): nothing is in flight.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+
+    // Act
+    const route = queueOf('route');
+    route.send(
+      { body: '{"event":{}}', groupId: 'acct-1', deduplicationId: 'd-1' },
+      { original: receivedOften('r') },
+    );
+    await failedOnce();
+    const busyOnRouteQueue = deployment.busy();
+    route.take('r');
+    failedInvocations = 0;
+    queueOf('dead-letter', 'intake').send({ body: '{"id":"parked"}' }, { original: receivedOften('i') });
+    await failedOnce();
+    const busyOnIntakeDeadLetters = deployment.busy();
+    await deployment.stop();
+
+    // Assess
+    expect(busyOnRouteQueue).toBe(true);
+    expect(busyOnIntakeDeadLetters).toBe(false);
+  });
+
   it('stops at start-up on a resource type it does not model, naming it', () => {
     // Prepare
     const [first, ...rest] = stacks;
