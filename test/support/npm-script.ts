@@ -83,17 +83,28 @@ export interface ProcessInfo {
   readonly pid: number;
   readonly ppid: number;
   readonly args: string;
+  /** Exited, waiting only to be reaped by its parent (init, once orphaned): not running. */
+  readonly zombie: boolean;
 }
 
 async function processes(): Promise<ProcessInfo[]> {
   const stdout = await new Promise<string>((resolve, reject) =>
-    execFile('ps', ['-eo', 'pid=,ppid=,args='], { maxBuffer: 16 * 1024 * 1024 }, (error, out) =>
+    execFile('ps', ['-eo', 'pid=,ppid=,stat=,args='], { maxBuffer: 16 * 1024 * 1024 }, (error, out) =>
       error ? reject(error) : resolve(out),
     ),
   );
   return stdout.split('\n').flatMap((line) => {
-    const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    return match ? [{ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] ?? '' }] : [];
+    const match = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    return match
+      ? [
+          {
+            pid: Number(match[1]),
+            ppid: Number(match[2]),
+            args: match[4] ?? '',
+            zombie: (match[3] ?? '').startsWith('Z'),
+          },
+        ]
+      : [];
   });
 }
 
@@ -110,7 +121,7 @@ export async function processTree(rootPid: number): Promise<ProcessInfo[]> {
 
 /** The processes still running among `pids`. */
 export async function stillRunning(pids: readonly number[]): Promise<ProcessInfo[]> {
-  return (await processes()).filter((info) => pids.includes(info.pid));
+  return (await processes()).filter((info) => pids.includes(info.pid) && !info.zombie);
 }
 
 /** SIGKILL for those of `pids` still running (a failed test's leftovers). */
@@ -126,7 +137,9 @@ export async function killLeftovers(pids: readonly number[]): Promise<void> {
 
 /** The processes whose command line contains `text` (other than the `ps` that lists them). */
 export async function processesNamed(text: string): Promise<ProcessInfo[]> {
-  return (await processes()).filter((info) => info.args.includes(text) && !info.args.startsWith('ps '));
+  return (await processes()).filter(
+    (info) => !info.zombie && info.args.includes(text) && !info.args.startsWith('ps '),
+  );
 }
 
 /** Whether something on 127.0.0.1 accepts a TCP connection on `port`. */
