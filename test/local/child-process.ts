@@ -10,7 +10,27 @@ const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url
 export interface RunningCommand extends Omit<WatchedChild, 'exited'> {
   /** Resolves with the exit code once the process is gone. */
   exited: Promise<number | null>;
+  /**
+   * SIGKILL for the command's whole process group: tsx and the node process it starts (a SIGKILL
+   * to tsx alone would leave that one running, with its ports).
+   */
+  killGroup(): Promise<void>;
 }
+
+/** The process groups of commands started and not yet killed (killed when the test process exits). */
+const runningGroups = new Set<number>();
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // the whole group is gone
+  }
+}
+
+process.once('exit', () => {
+  for (const pgid of runningGroups) killGroup(pgid);
+});
 
 export function startCommand(script: string, args: readonly string[]): RunningCommand {
   const watched = watchChild(
@@ -19,9 +39,24 @@ export function startCommand(script: string, args: readonly string[]): RunningCo
       // A developer's AWS settings must not reach the local runtime.
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own, so killGroup reaches everything it starts; signals sent with
+      // `child.kill` still go to tsx alone.
+      detached: true,
     }),
   );
-  return { ...watched, exited: watched.exited.then(({ code }) => code) };
+  const pgid = watched.child.pid;
+  if (pgid !== undefined) runningGroups.add(pgid);
+  const exited = watched.exited.then(({ code }) => code);
+  return {
+    ...watched,
+    exited,
+    killGroup: async () => {
+      if (pgid === undefined || !runningGroups.has(pgid)) return;
+      killGroup(pgid);
+      runningGroups.delete(pgid);
+      await exited;
+    },
+  };
 }
 
 /** Runs a command to its end. */

@@ -104,10 +104,7 @@ describe('npm start -- --serve', () => {
 
   afterAll(async () => {
     eventBridge?.destroy();
-    if (serve && serve.child.exitCode === null) {
-      serve.child.kill('SIGKILL');
-      await serve.exited;
-    }
+    await serve?.killGroup();
   });
 
   it('publishes the result event of every inbound detail-type, and no SyncFailed', async () => {
