@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
 import {
   BUNDLE_DIR,
   type BuiltBundle,
@@ -14,19 +15,7 @@ import { type ProfileSummary, summarizeProfile } from './cpu-profile.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { buildRawReference, recordFirstInvocation, startAwsWireRecorder } from './first-invocation.ts';
 import { median } from './stats.ts';
-import {
-  accountCreated,
-  budgetSet,
-  employeeChanged,
-  flowEvent,
-  type InboundEntry,
-  locationCreated,
-  payReturnsRequested,
-  planChosen,
-  sqsBatch,
-  subscriptionStatusRequested,
-  trialWatchEvent,
-} from './workload.ts';
+import { accountCreated, flowEvent, scheduleEvent, sqsBatch } from './workload.ts';
 
 /**
  * Issue #9 §1 and §5 (memory), issue #17 §1: every function's deploy bundle loaded by a fresh
@@ -61,24 +50,20 @@ export interface ColdStartResult {
   readonly profile?: ProfileSummary;
 }
 
-/** Records for one first invocation; state each one needs is created here, beforehand. */
+/**
+ * The event of one first invocation, from the function's place in routes.ts: a scheduled
+ * function's schedule event; a route's batch of its own detail-type, for accounts created here
+ * beforehand; for the references and AccountCreated, fresh AccountCreated events (no account
+ * needed).
+ */
 async function eventFor(name: string, environment: BenchEnvironment, records: number): Promise<unknown> {
-  if (name === 'trial-watch') return trialWatchEvent(new Date());
-  const perAccount: Record<string, (accountId: string) => InboundEntry> = {
-    'change-plan': (accountId: string) => planChosen(accountId, 'PREMIUM'),
-    'subscription-status': subscriptionStatusRequested,
-    'sync-employee': (accountId: string) => employeeChanged(accountId),
-    'provision-location': (accountId: string) => locationCreated(accountId),
-    'save-budget': (accountId: string) => budgetSet(accountId),
-    'pay-returns': payReturnsRequested,
-    'pay-rates': (accountId: string) => flowEvent('PayRatesRequested', accountId, 0),
-    'reference-data': (accountId: string) => flowEvent('ReferenceDataRequested', accountId, 0),
-  };
-  // References and provision-business need no existing account: a fresh AccountCreated suits them.
-  const build = perAccount[name] ?? (() => accountCreated());
-  const accounts = perAccount[name] ? await environment.provisionAccounts(records) : [];
-  const entries = Array.from({ length: records }, (_, index) => build(accounts[index] ?? 'unused'));
-  return sqsBatch(entries);
+  if (scheduledFunctions.some((scheduled) => scheduled.functionName === name))
+    return scheduleEvent(name, new Date());
+  const detailType = queueRoutes.find((route) => route.functionName === name)?.detailType ?? 'AccountCreated';
+  if (detailType === 'AccountCreated')
+    return sqsBatch(Array.from({ length: records }, () => accountCreated()));
+  const accounts = await environment.provisionAccounts(records);
+  return sqsBatch(accounts.map((accountId) => flowEvent(detailType, accountId, 0)));
 }
 
 function runChild(

@@ -174,10 +174,15 @@ export function sqsBatch(entries: readonly InboundEntry[], queueName = 'bench.fi
   );
 }
 
-export function trialWatchEvent(at: Date) {
+/** The event a scheduled function's rule sends it at `at`. */
+export function scheduleEvent(functionName: string, at: Date) {
   return scheduledEvent(
-    `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/trial-watch-schedule`,
+    `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${functionName}-schedule`,
     LOCAL_REGION,
     at,
   );
+}
+
+export function trialWatchEvent(at: Date) {
+  return scheduleEvent('trial-watch', at);
 }
