@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { isTracked, killGroup, trackGroup } from '#test/support/process-groups.ts';
 import { type WatchedChild, watchChild } from '#test/support/watched-child.ts';
 
 /** The repository's TypeScript commands run directly with tsx, in a child process (npm scripts: test/support/npm-script.ts). */
@@ -17,21 +18,6 @@ export interface RunningCommand extends Omit<WatchedChild, 'exited'> {
   killGroup(): Promise<void>;
 }
 
-/** The process groups of commands started and not yet killed (killed when the test process exits). */
-const runningGroups = new Set<number>();
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // the whole group is gone
-  }
-}
-
-process.once('exit', () => {
-  for (const pgid of runningGroups) killGroup(pgid);
-});
-
 export function startCommand(script: string, args: readonly string[]): RunningCommand {
   const watched = watchChild(
     spawn(TSX, [script, ...args], {
@@ -45,15 +31,14 @@ export function startCommand(script: string, args: readonly string[]): RunningCo
     }),
   );
   const pgid = watched.child.pid;
-  if (pgid !== undefined) runningGroups.add(pgid);
+  trackGroup(pgid);
   const exited = watched.exited.then(({ code }) => code);
   return {
     ...watched,
     exited,
     killGroup: async () => {
-      if (pgid === undefined || !runningGroups.has(pgid)) return;
+      if (pgid === undefined || !isTracked(pgid)) return;
       killGroup(pgid);
-      runningGroups.delete(pgid);
       await exited;
     },
   };

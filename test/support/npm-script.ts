@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { killGroup, trackGroup } from './process-groups.ts';
 import { type ChildExit, type WatchedChild, watchChild } from './watched-child.ts';
 
 /**
@@ -21,22 +22,6 @@ export interface RunningScript extends WatchedChild {
   killTree(): Promise<void>;
 }
 
-/** The process groups of the scripts started and not yet killed by `killTree`. */
-const runningGroups = new Set<number>();
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // the whole group is gone
-  }
-}
-
-// The last resort when the test process ends without its afterEach (a worker torn down mid-test).
-process.once('exit', () => {
-  for (const pgid of runningGroups) killGroup(pgid);
-});
-
 export function startNpmScript(script: string, args: readonly string[]): RunningScript {
   const watched = watchChild(
     spawn('npm', ['run', script, '--', ...args], {
@@ -51,7 +36,7 @@ export function startNpmScript(script: string, args: readonly string[]): Running
     }),
   );
   const pgid = watched.child.pid;
-  if (pgid !== undefined) runningGroups.add(pgid);
+  trackGroup(pgid);
   let npmGone = false;
   void watched.exited.then(() => {
     npmGone = true;
@@ -73,7 +58,6 @@ export function startNpmScript(script: string, args: readonly string[]): Running
       const tree = npmGone ? [] : await processTree(pgid);
       killGroup(pgid);
       await killLeftovers(tree.map((info) => info.pid));
-      runningGroups.delete(pgid);
       await exitedWithin(5_000);
     },
   };
