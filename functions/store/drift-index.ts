@@ -2,6 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { getBusiness } from './business.ts';
 import { allDriftShards, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
+import { type DuePage, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { DRIFT_INDEX_NAME } from './table.ts';
 
@@ -13,56 +14,30 @@ export interface DueDriftCheck {
   driftDueAt: string;
 }
 
-export interface DueDriftPage {
-  items: DueDriftCheck[];
-  /** Index items the queries of this page read: held to the due count in tests and the bench. */
-  itemsRead: number;
-}
+export type DueDriftPage = DuePage<DueDriftCheck>;
 
-interface ShardCursor {
-  shard: string;
-  startKey: Record<string, unknown> | undefined;
-}
+const driftIndex: ShardedDueIndex<DueDriftCheck> = {
+  indexName: DRIFT_INDEX_NAME,
+  shardAttribute: 'driftShard',
+  shards: allDriftShards(),
+  dueAttribute: 'driftDueAt',
+  read: (item) => {
+    const { accountId, driftDueAt } = dueSchema.parse(item);
+    return { due: driftDueAt, accountId, value: { accountId, driftDueAt } };
+  },
+};
 
 /**
- * Businesses whose drift check is due at or before `isoTime`, page by page, like
- * trialsEndingBefore: every round queries the next page of every unfinished shard in parallel;
- * the key condition reads only due items (sparse index, sorted by due time within a shard).
+ * Businesses whose drift check is due at or before `isoTime`, page by page (dueItems, as for the
+ * trial index): the key condition reads only due items (sparse index, sorted by due time within a
+ * shard).
  */
-export async function* driftChecksDueBefore(
+export function driftChecksDueBefore(
   store: Store,
   isoTime: string | Date,
   options: { pageSize?: number } = {},
 ): AsyncGenerator<DueDriftPage> {
-  const dueBy = normalizeTimestamp(isoTime);
-  const pageSize = options.pageSize ?? 500;
-  let cursors: ShardCursor[] = allDriftShards().map((shard) => ({ shard, startKey: undefined }));
-  while (cursors.length > 0) {
-    const results = await Promise.all(
-      cursors.map(async (cursor) => {
-        const page = await store.doc.send(
-          new QueryCommand({
-            TableName: store.tableName,
-            IndexName: DRIFT_INDEX_NAME,
-            KeyConditionExpression: 'driftShard = :shard AND driftDueAt <= :dueBy',
-            ExpressionAttributeValues: { ':shard': cursor.shard, ':dueBy': dueBy },
-            Limit: pageSize,
-            ExclusiveStartKey: cursor.startKey,
-          }),
-        );
-        return { cursor, page };
-      }),
-    );
-    const items = results
-      .flatMap(({ page }) => (page.Items ?? []).map((item) => dueSchema.parse(item)))
-      .sort((a, b) => a.driftDueAt.localeCompare(b.driftDueAt) || a.accountId.localeCompare(b.accountId))
-      .map(({ accountId, driftDueAt }) => ({ accountId, driftDueAt }));
-    const itemsRead = results.reduce((sum, { page }) => sum + (page.ScannedCount ?? page.Count ?? 0), 0);
-    yield { items, itemsRead };
-    cursors = results
-      .filter(({ page }) => page.LastEvaluatedKey !== undefined)
-      .map(({ cursor, page }) => ({ shard: cursor.shard, startKey: page.LastEvaluatedKey }));
-  }
+  return dueItems(store, driftIndex, normalizeTimestamp(isoTime), options.pageSize ?? 500);
 }
 
 /**

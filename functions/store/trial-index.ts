@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { allTrialShards } from './keys.ts';
+import { type DuePage, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { TRIAL_INDEX_NAME } from './table.ts';
 
@@ -20,11 +20,7 @@ export interface DueTrial {
   region: string;
 }
 
-export interface DueTrialPage {
-  items: DueTrial[];
-  /** Index items the queries of this page read (what DynamoDB bills); tests hold it to the due count. */
-  itemsRead: number;
-}
+export type DueTrialPage = DuePage<DueTrial>;
 
 export interface TrialQueryOptions {
   /** Items per shard query. @default 500 */
@@ -33,56 +29,28 @@ export interface TrialQueryOptions {
 
 const DEFAULT_PAGE_SIZE = 500;
 
-interface ShardCursor {
-  shard: string;
-  startKey: Record<string, unknown> | undefined;
-}
+const trialIndex: ShardedDueIndex<DueTrial> = {
+  indexName: TRIAL_INDEX_NAME,
+  shardAttribute: 'trialShard',
+  shards: allTrialShards(),
+  dueAttribute: 'trialEndsAt',
+  read: (item) => {
+    const { accountId, hostname, trialEndDate, region, trialEndsAt } = trialSchema.parse(item);
+    return { due: trialEndsAt, accountId, value: { accountId, hostname, trialEndDate, region } };
+  },
+};
 
 /**
- * Businesses still on trial whose trial ends at or before `isoTime`, page by page. Every round
- * queries the next page of every unfinished shard in parallel, so memory stays bounded by
- * shards × pageSize however many trials are due. The key condition reads only due items: the
- * index holds trials only (sparse) and is sorted by end time within each shard.
+ * Businesses still on trial whose trial ends at or before `isoTime`, page by page (dueItems:
+ * memory bounded by shards × pageSize). The index holds trials only (sparse) and is sorted by end
+ * time within each shard.
  */
-export async function* trialsEndingBefore(
+export function trialsEndingBefore(
   store: Store,
   isoTime: string | Date,
   options: TrialQueryOptions = {},
 ): AsyncGenerator<DueTrialPage> {
-  const endsBy = normalizeTimestamp(isoTime);
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  let cursors: ShardCursor[] = allTrialShards().map((shard) => ({ shard, startKey: undefined }));
-  while (cursors.length > 0) {
-    const results = await Promise.all(
-      cursors.map(async (cursor) => {
-        const page = await store.doc.send(
-          new QueryCommand({
-            TableName: store.tableName,
-            IndexName: TRIAL_INDEX_NAME,
-            KeyConditionExpression: 'trialShard = :shard AND trialEndsAt <= :endsBy',
-            ExpressionAttributeValues: { ':shard': cursor.shard, ':endsBy': endsBy },
-            Limit: pageSize,
-            ExclusiveStartKey: cursor.startKey,
-          }),
-        );
-        return { cursor, page };
-      }),
-    );
-    const items = results
-      .flatMap(({ page }) => (page.Items ?? []).map((item) => trialSchema.parse(item)))
-      .sort((a, b) => a.trialEndsAt.localeCompare(b.trialEndsAt) || a.accountId.localeCompare(b.accountId))
-      .map(({ accountId, hostname, trialEndDate, region }) => ({
-        accountId,
-        hostname,
-        trialEndDate,
-        region,
-      }));
-    const itemsRead = results.reduce((sum, { page }) => sum + (page.ScannedCount ?? page.Count ?? 0), 0);
-    yield { items, itemsRead };
-    cursors = results
-      .filter(({ page }) => page.LastEvaluatedKey !== undefined)
-      .map(({ cursor, page }) => ({ shard: cursor.shard, startKey: page.LastEvaluatedKey }));
-  }
+  return dueItems(store, trialIndex, normalizeTimestamp(isoTime), options.pageSize ?? DEFAULT_PAGE_SIZE);
 }
 
 /** All due trials at once; for due sets that fit in memory (the trial watch's usual run). */
