@@ -443,12 +443,14 @@ export class WorkforceConnector extends Construct {
       { what: `${id} events not forwarded by the intake pipe`, runbook: 'intake' },
     );
     // Its messages are answered by the refusal function within seconds (SyncFailed; a routable
-    // event is kept in the route's DLQ, whose alarm fires): this one says nobody takes them (the
-    // event source disabled or failing before any record is tried). Its age, not its depth: every
-    // message passes through for a few seconds; one left 15 minutes is not being taken. A message
-    // the function takes but keeps failing is RefusalRecordsFailed's: SQS leaves a message
-    // received three times or more out of ApproximateAgeOfOldestMessage (SQS Developer Guide,
-    // "Available CloudWatch metrics for Amazon SQS"), so this alarm does not see it.
+    // event is kept in the route's DLQ, whose alarm fires): a message left 15 minutes is not being
+    // answered. Its age, not its depth: every message passes through for a few seconds. It fires
+    // surely when nobody takes them (the event source disabled or not polling). For a message the
+    // function takes and keeps failing, the SQS Developer Guide ("Available CloudWatch metrics for
+    // Amazon SQS") says two things: a message received three times or more is left out of
+    // ApproximateAgeOfOldestMessage, and for a dead-letter queue (this is the intake queue's) the
+    // metric is the longest time a message has been in the queue. Which one holds here is not
+    // ours to rely on: RefusalRecordsFailed counts those failures whichever it is.
     this.alarmOn(`${id}IntakeDeadLetters`, queueAge(intakeDeadLetterQueue, INTAKE_DEAD_LETTERS_UNANSWERED), {
       what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
       runbook: 'intake',
