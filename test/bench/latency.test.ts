@@ -80,7 +80,11 @@ describe('end-to-end latency: the result of an event put before PutEvents answer
     } as unknown as BenchEnvironment;
 
     // Act
-    const results = await measureLatency(environment, { eventsPerFlow: 1, warmup: 0, resultTimeoutMs: 300 });
+    const results = await measureLatency(environment, {
+      eventsPerFlow: 1,
+      warmup: 0,
+      resultTimeoutMs: 5_000,
+    });
 
     // Assess
     expect(results.map((flow) => ({ flow: flow.flow, failures: flow.failures }))).toEqual(

@@ -161,7 +161,7 @@ describe('the synthesized template as the local runtime reads it', () => {
     let failedInvocations = 0;
     const deployment = deployLocally(model, {
       region: LOCAL_REGION,
-      clock: localClock(),
+      clock: localClock(1 / 100),
       host: {
         load: async () => async () => {
           failedInvocations += 1;
@@ -187,7 +187,7 @@ describe('the synthesized template as the local runtime reads it', () => {
       while (failedInvocations < 1) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      // The failed message waits out its visibility timeout (180 ms or more locally): nothing is in flight.
+      // The failed message waits out its visibility timeout (1.8 s or more at this scale): nothing is in flight.
       await new Promise((resolve) => setTimeout(resolve, 50));
     };
 

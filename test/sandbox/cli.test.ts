@@ -11,18 +11,13 @@ import {
   startNpmScript,
   stillRunning,
 } from '#test/support/npm-script.ts';
+import { killGroup, trackGroup } from '#test/support/process-groups.ts';
 
 let child: ChildProcess | undefined;
 afterEach(() => {
-  // The CLI leads a process group of its own (startCli): the group goes with it, whatever the test
-  // got to, so tsx's esbuild service is not left to notice on its own.
-  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
-  }
+  // The CLI leads a process group of its own (startCli): the group goes, whatever the test got to
+  // (the CLI itself may be gone and have left tsx's esbuild service behind).
+  if (child?.pid !== undefined) killGroup(child.pid);
   child = undefined;
 });
 
@@ -52,6 +47,7 @@ function startCli(args: string[]): {
     detached: true,
   });
   child = started;
+  trackGroup(started.pid);
   let output = '';
   const listening = new Promise<string>((resolve, reject) => {
     started.stdout?.on('data', (chunk: Buffer) => {

@@ -358,7 +358,8 @@ export function refusalBatch(
           { stringValue: value, stringListValues: [], binaryListValues: [], dataType: 'String' },
         ]),
       ),
-      // The refusal queue's: a record from any other queue is an intake dead letter to the function.
+      // The queue the batch comes from: the refusal queue's ARN (refusalQueueArn), or any other for
+      // an intake dead letter, as the function tells them apart.
       eventSourceARN: queueArn,
     })),
   };
