@@ -75,7 +75,10 @@ export interface ScheduledFunction extends TableAccess {
   readonly failureMetric?: string;
   /** Items a run left due because the shared request budget was contended (not failures). */
   readonly throttledMetric?: string;
-  /** Items still due when a run ended (its time or the budget ran out); the next run takes them. */
+  /**
+   * Items of the page a run stopped on (its time or the budget ran out) that it never started; the
+   * next run takes them, and any later pages. A lower bound of what is left due, read for free.
+   */
   readonly remainingMetric?: string;
 }
 

@@ -72,7 +72,7 @@ export interface DriftWatchReport {
    * due for the next run, and they are not failures.
    */
   throttled: number;
-  /** Due businesses left for the next run because time ran low or the budget was contended. */
+  /** Due businesses read but not started because time ran low or the budget was contended (more may follow in unread pages). */
   remaining: number;
   complete: boolean;
   /** Why an incomplete run stopped starting checks. */

@@ -41,7 +41,7 @@ export const MetricName = {
    * stops starting businesses; not failures, so no alarm.
    */
   TrialWatchThrottled: 'TrialWatchThrottled',
-  /** Trials still due when a run ended (its time or the budget ran out); the next run takes them. */
+  /** Trials of the page a run stopped on that it never started (a lower bound of what is left due). */
   TrialWatchRemaining: 'TrialWatchRemaining',
   /** Edition changes made at the service without a PlanChosen, announced by the drift watch. */
   BusinessEditionChangedAnnounced: 'BusinessEditionChangedAnnounced',
@@ -52,7 +52,7 @@ export const MetricName = {
    * they stay due and the run stops starting checks; not failures, so no alarm.
    */
   DriftWatchThrottled: 'DriftWatchThrottled',
-  /** Drift checks still due when a run ended; the next run takes them. */
+  /** Drift checks of the page a run stopped on that it never started (a lower bound of what is left due). */
   DriftWatchRemaining: 'DriftWatchRemaining',
   /** Signups whose answer was lost (UNCONFIRMED), counted by every watch run: resolve them. */
   UnconfirmedSignups: 'UnconfirmedSignups',
