@@ -1,4 +1,9 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type Claim, claimMarker, releaseMarker, writeIfConditionHolds } from './claims.ts';
 import { DEFAULT_DRIFT_EVERY_HOURS, nextDriftCheck } from './drift-schedule.ts';
@@ -236,28 +241,22 @@ export async function markSignupUnconfirmed(
   outcome: { eventId: string; message: string; at?: Date },
 ): Promise<boolean> {
   const at = normalizeTimestamp(outcome.at ?? new Date());
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        // Filed under the drift index's UNCONFIRMED partition: listed by `npm run signups` and counted
-        // on the dashboard (listUnconfirmedSignups) without a scan.
-        UpdateExpression:
-          'SET #status = :unconfirmed, lastError = :lastError, driftShard = :unconfirmedShard, driftDueAt = :at',
-        ConditionExpression: '(#status = :pending OR #status = :unconfirmed) AND eventId = :eventId',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':unconfirmedShard': UNCONFIRMED_SIGNUPS_SHARD,
-          ':at': at,
-          ':unconfirmed': 'UNCONFIRMED',
-          ':pending': 'PENDING',
-          ':eventId': outcome.eventId,
-          ':lastError': { code: 'SIGNUP_UNCONFIRMED', message: outcome.message, at },
-        },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    // Filed under the drift index's UNCONFIRMED partition: listed by `npm run signups` and counted
+    // on the dashboard (listUnconfirmedSignups) without a scan.
+    UpdateExpression:
+      'SET #status = :unconfirmed, lastError = :lastError, driftShard = :unconfirmedShard, driftDueAt = :at',
+    ConditionExpression: '(#status = :pending OR #status = :unconfirmed) AND eventId = :eventId',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':unconfirmedShard': UNCONFIRMED_SIGNUPS_SHARD,
+      ':at': at,
+      ':unconfirmed': 'UNCONFIRMED',
+      ':pending': 'PENDING',
+      ':eventId': outcome.eventId,
+      ':lastError': { code: 'SIGNUP_UNCONFIRMED', message: outcome.message, at },
+    },
+  });
 }
 
 /**
@@ -311,19 +310,13 @@ export async function updateEdition(
   } else {
     removes.push('trialShard', 'trialEndsAt');
   }
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression:
-          '#status = :active AND (attribute_not_exists(editionSyncedAt) OR editionSyncedAt <= :syncedAt)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ConditionExpression:
+      '#status = :active AND (attribute_not_exists(editionSyncedAt) OR editionSyncedAt <= :syncedAt)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: values,
+  });
 }
 
 /**
@@ -346,21 +339,14 @@ export async function recordSyncSuccess(
   } = {},
 ): Promise<boolean> {
   const syncedAt = normalizeTimestamp(at);
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: `SET lastSyncAt = :at, ${FIRST_DRIFT_CHECK}`,
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(lastSyncAt) OR lastSyncAt <= :at)',
-        ExpressionAttributeValues: {
-          ':at': syncedAt,
-          ...firstDriftCheckValues(accountId, syncedAt, options.driftEveryHours),
-        },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression: `SET lastSyncAt = :at, ${FIRST_DRIFT_CHECK}`,
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastSyncAt) OR lastSyncAt <= :at)',
+    ExpressionAttributeValues: {
+      ':at': syncedAt,
+      ...firstDriftCheckValues(accountId, syncedAt, options.driftEveryHours),
+    },
+  });
 }
 
 /** Files a business in the drift index unless it is there: a due time already set never moves. */
@@ -388,22 +374,16 @@ export async function scheduleFirstDriftCheck(
   at: Date | string,
   everyHours: number = DEFAULT_DRIFT_EVERY_HOURS,
 ): Promise<boolean> {
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: `SET ${FIRST_DRIFT_CHECK}`,
-        ConditionExpression:
-          '#status = :active AND attribute_exists(hostname) AND attribute_not_exists(driftDueAt)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':active': 'ACTIVE',
-          ...firstDriftCheckValues(accountId, normalizeTimestamp(at), everyHours),
-        },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression: `SET ${FIRST_DRIFT_CHECK}`,
+    ConditionExpression:
+      '#status = :active AND attribute_exists(hostname) AND attribute_not_exists(driftDueAt)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':active': 'ACTIVE',
+      ...firstDriftCheckValues(accountId, normalizeTimestamp(at), everyHours),
+    },
+  });
 }
 
 /**
@@ -417,22 +397,15 @@ export async function recordSyncError(
   failure: { code: string; message: string; at: Date | string },
 ): Promise<boolean> {
   const at = normalizeTimestamp(failure.at);
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: 'SET lastError = :lastError',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(lastError) OR lastError.#at <= :at)',
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: {
-          ':lastError': { code: failure.code, message: failure.message, at },
-          ':at': at,
-        },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression: 'SET lastError = :lastError',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastError) OR lastError.#at <= :at)',
+    ExpressionAttributeNames: { '#at': 'at' },
+    ExpressionAttributeValues: {
+      ':lastError': { code: failure.code, message: failure.message, at },
+      ':at': at,
+    },
+  });
 }
 
 /**
@@ -440,18 +413,12 @@ export async function recordSyncError(
  * `settlesPlanChange`), the drift watch does not take an edition change it sees for its own.
  */
 export async function notePlanChangeRequested(store: Store, accountId: string, at: Date): Promise<boolean> {
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: 'SET planChangeRequestedAt = :at',
-        ConditionExpression: '#status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':at': normalizeTimestamp(at), ':active': 'ACTIVE' },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression: 'SET planChangeRequestedAt = :at',
+    ConditionExpression: '#status = :active',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':at': normalizeTimestamp(at), ':active': 'ACTIVE' },
+  });
 }
 
 /**
@@ -465,29 +432,23 @@ export async function markBusinessGone(
   gone: { hostname: string; reason: string; at: Date | string },
 ): Promise<boolean> {
   const at = normalizeTimestamp(gone.at);
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression:
-          'SET #status = :gone, goneAt = :at, lastError = :lastError REMOVE driftShard, driftDueAt, trialShard, trialEndsAt',
-        ConditionExpression: '#status = :active AND hostname = :hostname',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':gone': 'GONE',
-          ':active': 'ACTIVE',
-          ':hostname': gone.hostname,
-          ':at': at,
-          ':lastError': {
-            code: 'BUSINESS_GONE',
-            message: `${gone.hostname} is no longer linked to the partner (${gone.reason})`,
-            at,
-          },
-        },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression:
+      'SET #status = :gone, goneAt = :at, lastError = :lastError REMOVE driftShard, driftDueAt, trialShard, trialEndsAt',
+    ConditionExpression: '#status = :active AND hostname = :hostname',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':gone': 'GONE',
+      ':active': 'ACTIVE',
+      ':hostname': gone.hostname,
+      ':at': at,
+      ':lastError': {
+        code: 'BUSINESS_GONE',
+        message: `${gone.hostname} is no longer linked to the partner (${gone.reason})`,
+        at,
+      },
+    },
+  });
 }
 
 /**
@@ -495,22 +456,16 @@ export async function markBusinessGone(
  * (re)filed in the drift index.
  */
 export async function scheduleDriftCheck(store: Store, accountId: string, dueAt: string): Promise<boolean> {
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: 'SET driftShard = :shard, driftDueAt = :dueAt',
-        ConditionExpression: '#status = :active AND attribute_exists(hostname)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':shard': driftShardOf(accountId),
-          ':dueAt': normalizeTimestamp(dueAt),
-          ':active': 'ACTIVE',
-        },
-      }),
-    ),
-  );
+  return updateBusinessIf(store, accountId, {
+    UpdateExpression: 'SET driftShard = :shard, driftDueAt = :dueAt',
+    ConditionExpression: '#status = :active AND attribute_exists(hostname)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':shard': driftShardOf(accountId),
+      ':dueAt': normalizeTimestamp(dueAt),
+      ':active': 'ACTIVE',
+    },
+  });
 }
 
 /** Takes a business that is not ACTIVE (or has no hostname) out of the drift index. */
@@ -527,4 +482,15 @@ export async function unscheduleDriftCheck(store: Store, accountId: string): Pro
     .catch((error: unknown) => {
       if (!isConditionalCheckFailure(error)) throw error;
     });
+}
+
+/** A conditional update of one business: true when written, false when its condition did not hold. */
+function updateBusinessIf(
+  store: Store,
+  accountId: string,
+  update: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
+): Promise<boolean> {
+  return writeIfConditionHolds(() =>
+    store.doc.send(new UpdateCommand({ TableName: store.tableName, Key: businessKey(accountId), ...update })),
+  );
 }
