@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
+import { wholeNumberText } from '#functions/runtime/env-text.ts';
 import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
 import { type RequestBudgetSettings, requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
 
@@ -78,17 +79,7 @@ const requiredText = (description: string) =>
 
 const positiveInt = (fallback: number, max: number) =>
   optionalEnv.pipe(
-    z
-      .string()
-      .regex(/^\d+$/, { error: 'must be a whole number' })
-      .transform(Number)
-      .pipe(
-        z
-          .number()
-          .int()
-          .min(1, { error: 'must be at least 1' })
-          .max(max, { error: `must be at most ${max}` }),
-      )
+    wholeNumberText(max)
       .optional()
       .transform((value) => value ?? fallback),
   );

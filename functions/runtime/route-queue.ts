@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
+import { wholeNumberText } from './env-text.ts';
 
 /**
  * The route's own queue, as its handler acts on it beyond what the event source mapping does:
@@ -43,17 +44,7 @@ export interface RouteQueueSettings {
 }
 
 const count = (name: string, max: number) =>
-  z
-    .string({ error: `is required (${name})` })
-    .regex(/^\d+$/, { error: 'must be a whole number' })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(1, { error: 'must be at least 1' })
-        .max(max, { error: `must be at most ${max}` }),
-    );
+  wholeNumberText(max, z.string({ error: `is required (${name})` }));
 
 const queueUrl = (what: string) =>
   z.string({ error: `is required (${what})` }).regex(/^https?:\/\/\S+$/, { error: 'must be a queue URL' });
