@@ -45,13 +45,27 @@ export const customFieldApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$
 });
 
 /** Index of the first value that occurs twice, so a refinement can point at the duplicate. */
-export function firstDuplicateIndex<T>(values: readonly T[]): number | undefined {
+function firstDuplicateIndex<T>(values: readonly T[]): number | undefined {
   const seen = new Set<T>();
   for (const [index, value] of values.entries()) {
     if (seen.has(value)) return index;
     seen.add(value);
   }
   return undefined;
+}
+
+/**
+ * Refuses a list that names one value twice: one issue at the second occurrence, its path built
+ * by `pathAt` from its index (e.g. `['days', 3, 'date']`).
+ */
+export function refuseRepeats<T>(
+  ctx: z.core.$RefinementCtx,
+  values: readonly T[],
+  pathAt: (index: number) => PropertyKey[],
+  message: string,
+): void {
+  const duplicate = firstDuplicateIndex(values);
+  if (duplicate !== undefined) ctx.addIssue({ code: 'custom', path: pathAt(duplicate), message });
 }
 
 /** Install hostname as the service returned it at signup. */

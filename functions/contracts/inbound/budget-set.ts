@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, calendarDate, firstDuplicateIndex, positiveId, text } from '../fields.ts';
+import { accountId, calendarDate, positiveId, refuseRepeats, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 import { timeZoneFormatter } from '../time-zone.ts';
 
@@ -36,14 +36,12 @@ export const schema = z
   })
   .superRefine((detail, ctx) => {
     // Two values for one day would race each other at the service (each replaces the other).
-    const duplicate = firstDuplicateIndex(detail.days.map((day) => day.date));
-    if (duplicate !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['days', duplicate, 'date'],
-        message: 'date listed more than once',
-      });
-    }
+    refuseRepeats(
+      ctx,
+      detail.days.map((day) => day.date),
+      (index) => ['days', index, 'date'],
+      'date listed more than once',
+    );
   });
 
 export type BudgetSetDetail = z.output<typeof schema>;

@@ -2,9 +2,9 @@ import * as z from 'zod';
 import {
   accountId,
   customFieldApiName,
-  firstDuplicateIndex,
   isoTimestamp,
   positiveId,
+  refuseRepeats,
   utcTimestamp,
 } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
@@ -59,14 +59,12 @@ const week = z
     days: z.array(day).min(1).max(7),
   })
   .superRefine((entry, ctx) => {
-    const duplicate = firstDuplicateIndex(entry.days.map((d) => d.day));
-    if (duplicate !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['days', duplicate, 'day'],
-        message: 'day listed more than once',
-      });
-    }
+    refuseRepeats(
+      ctx,
+      entry.days.map((d) => d.day),
+      (index) => ['days', index, 'day'],
+      'day listed more than once',
+    );
   });
 
 const dayOfWeek = z.enum(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY']);
@@ -178,14 +176,12 @@ export const schema = z
       });
     }
     // Each overwrite replaces the balance, so two for one rule would make the result order-dependent.
-    const duplicate = firstDuplicateIndex((detail.leaveBalances ?? []).map((balance) => balance.leaveRuleId));
-    if (duplicate !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['leaveBalances', duplicate, 'leaveRuleId'],
-        message: 'leave rule listed more than once',
-      });
-    }
+    refuseRepeats(
+      ctx,
+      (detail.leaveBalances ?? []).map((balance) => balance.leaveRuleId),
+      (index) => ['leaveBalances', index, 'leaveRuleId'],
+      'leave rule listed more than once',
+    );
   });
 
 export type EmployeeChangedDetail = z.output<typeof schema>;

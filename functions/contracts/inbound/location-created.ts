@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, firstDuplicateIndex, positiveId, text } from '../fields.ts';
+import { accountId, positiveId, refuseRepeats, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -41,14 +41,12 @@ export const schema = z
       });
     }
     // Areas are remembered per location by name, so a repeated name would hide one of them.
-    const duplicate = firstDuplicateIndex((detail.areas ?? []).map((entry) => entry.name));
-    if (duplicate !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['areas', duplicate, 'name'],
-        message: 'area name listed more than once',
-      });
-    }
+    refuseRepeats(
+      ctx,
+      (detail.areas ?? []).map((entry) => entry.name),
+      (index) => ['areas', index, 'name'],
+      'area name listed more than once',
+    );
   });
 
 export type LocationCreatedDetail = z.output<typeof schema>;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, firstDuplicateIndex, positiveId } from '../fields.ts';
+import { accountId, positiveId, refuseRepeats } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -20,14 +20,12 @@ export const schema = z
     employeeIds: z.array(positiveId).min(1).max(100).optional(),
   })
   .superRefine((detail, ctx) => {
-    const duplicate = detail.employeeIds === undefined ? undefined : firstDuplicateIndex(detail.employeeIds);
-    if (duplicate !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['employeeIds', duplicate],
-        message: 'employee id listed more than once',
-      });
-    }
+    refuseRepeats(
+      ctx,
+      detail.employeeIds ?? [],
+      (index) => ['employeeIds', index],
+      'employee id listed more than once',
+    );
   });
 
 export type PayRatesRequestedDetail = z.output<typeof schema>;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, firstDuplicateIndex, positiveId } from '../fields.ts';
+import { accountId, positiveId, refuseRepeats } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -15,14 +15,12 @@ export const schema = z
     timesheetIds: z.array(positiveId).min(1).max(100),
   })
   .superRefine((detail, ctx) => {
-    const duplicate = firstDuplicateIndex(detail.timesheetIds);
-    if (duplicate !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['timesheetIds', duplicate],
-        message: 'timesheet id listed more than once',
-      });
-    }
+    refuseRepeats(
+      ctx,
+      detail.timesheetIds,
+      (index) => ['timesheetIds', index],
+      'timesheet id listed more than once',
+    );
   });
 
 export type PayReturnsRequestedDetail = z.output<typeof schema>;

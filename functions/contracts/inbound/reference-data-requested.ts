@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, firstDuplicateIndex, positiveId } from '../fields.ts';
+import { accountId, positiveId, refuseRepeats } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -27,10 +27,7 @@ export const schema = z
     employeeId: positiveId.optional(),
   })
   .superRefine((detail, ctx) => {
-    const duplicate = firstDuplicateIndex(detail.kinds);
-    if (duplicate !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['kinds', duplicate], message: 'kind listed more than once' });
-    }
+    refuseRepeats(ctx, detail.kinds, (index) => ['kinds', index], 'kind listed more than once');
     if (detail.kinds.includes('AGREED_HOURS') && detail.employeeId === undefined) {
       ctx.addIssue({
         code: 'custom',
