@@ -7,6 +7,7 @@ import {
   ServiceRejectedError,
 } from '#functions/domain/errors.ts';
 import type { Addresses } from './addresses.ts';
+import { defaultServiceAssumptions } from './assumptions.ts';
 import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
 import { isRecord, readServiceError } from './http.ts';
 import {
@@ -218,11 +219,13 @@ export function createInstallClient(
   const { http, addresses } = dependencies;
   const options = dependencies.options ?? {};
   const hourBudgetType = options.hourBudgetType ?? 'budget_StaffHour';
-  const cycleSpelling = options.cycleSpelling ?? 'per-form';
-  const contractResource = options.payRate?.contractResource ?? 'EmploymentContract';
-  const payRuleResource = options.payRate?.payRuleResource ?? 'PayRule';
-  const basePayRuleFields = options.payRate?.basePayRuleFields ?? ['BasePayRule'];
-  const leaveRuleResource = options.leaveRuleResource ?? 'LeaveRule';
+  // What the options leave out, the deploy settings' defaults decide (one source: assumptions.ts).
+  const defaults = defaultServiceAssumptions;
+  const cycleSpelling = options.cycleSpelling ?? defaults.agreedHourCycleSpelling;
+  const contractResource = options.payRate?.contractResource ?? defaults.contractResource;
+  const payRuleResource = options.payRate?.payRuleResource ?? defaults.payRuleResource;
+  const basePayRuleFields = options.payRate?.basePayRuleFields ?? defaults.basePayRuleFields;
+  const leaveRuleResource = options.leaveRuleResource ?? defaults.leaveRuleResource;
   const queryMaxRecords = options.queryMaxRecords;
   // Validates the hostname now: a bad one never yields a client, let alone a request.
   addresses.installBaseUrl(hostname);
@@ -413,7 +416,7 @@ export function createInstallClient(
           HourlyRate: rule.HourlyRate,
         })),
       });
-      const fields = options.agreementIdFields ?? ['AgreementId', 'agreementId', 'Id', 'id'];
+      const fields = options.agreementIdFields ?? defaults.agreementIdFields;
       return { agreementId: requiredId(payload, fields, `POST ${path}`) };
     },
 
@@ -423,7 +426,7 @@ export function createInstallClient(
     async createLocation(fields) {
       const checked = validInput(locationRequestSchema, fields, 'location');
       const payload = await call('PUT', '/api/v1/supervise/company', 'create', checked);
-      const idFields = options.locationIdFields ?? ['Id', 'id', 'CompanyId', 'companyId'];
+      const idFields = options.locationIdFields ?? defaults.locationIdFields;
       return {
         locationId: numericId(requiredId(payload, idFields, 'PUT supervise/company')),
         record: payload,
@@ -433,7 +436,7 @@ export function createInstallClient(
     async createArea(fields) {
       const checked = validInput(areaRequestSchema, fields, 'area');
       const payload = await call('PUT', '/api/v1/supervise/department', 'create', checked);
-      const idFields = options.areaIdFields ?? ['Id', 'id', 'OperationalUnitId', 'DepartmentId'];
+      const idFields = options.areaIdFields ?? defaults.areaIdFields;
       return {
         areaId: numericId(requiredId(payload, idFields, 'PUT supervise/department')),
         record: payload,
