@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InboundDetailType } from '#functions/contracts/registry.ts';
+import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { type QueueRoute, queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { EXAMPLE_CONFIG_FILE } from '#lib/config.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -18,7 +20,7 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 const EVENTS_DIR = fileURLToPath(new URL('../../events/inbound/', import.meta.url));
 
 /** The result event each route publishes on success (ARCHITECTURE.md, outbound contract). */
-const EXPECTED_RESULT: Record<string, string> = {
+const EXPECTED_RESULT: Record<InboundDetailType, string> = {
   AccountCreated: 'BusinessProvisioned',
   PlanChosen: 'PlanChanged',
   SubscriptionStatusRequested: 'SubscriptionStatus',
@@ -26,18 +28,15 @@ const EXPECTED_RESULT: Record<string, string> = {
   LocationCreated: 'LocationProvisioned',
   BudgetSet: 'BudgetSaved',
   PayReturnsRequested: 'PayReturnsReady',
+  PayRatesRequested: 'PayRatesReported',
+  ReferenceDataRequested: 'ReferenceData',
 };
 
-/** Order matters: every later sample acts on the business the first one provisions. */
-const SCENARIO_ORDER = [
-  'AccountCreated',
-  'PlanChosen',
-  'SubscriptionStatusRequested',
-  'EmployeeChanged',
-  'LocationCreated',
-  'BudgetSet',
-  'PayReturnsRequested',
-];
+/**
+ * Every route, in the registry's order: every later sample acts on the business the first one
+ * provisions (and BudgetSet on the location LocationCreated made).
+ */
+const SCENARIO_ORDER = INBOUND_DETAIL_TYPES;
 
 const DRIVER = `
 import { readFileSync } from 'node:fs';
