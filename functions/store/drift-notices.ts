@@ -1,8 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { writeIfConditionHolds } from './claims.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { driftNoticeKey } from './keys.ts';
 import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
-import { CLAIM_LEASE_MS } from './thresholds.ts';
 
 /** Long enough to stop any late duplicate of a drift announcement, then gone. */
 export const DRIFT_NOTICE_RETENTION_DAYS = 90;
@@ -16,9 +15,8 @@ const DAY_MS = 86_400_000;
 export type DriftNoticeClaim = 'claimed' | 'published' | 'held';
 
 /**
- * Exactly-once announcement of one change the drift watch found, with the trial notices'
- * protocol (thresholds.ts): a conditional put is a lease until confirmed; a lease older than
- * CLAIM_LEASE_MS (a run that crashed between claim and publish) may be taken over.
+ * Exactly-once announcement of one change the drift watch found, with the lease protocol of
+ * announcements.ts (as the trial notices).
  * `notice` names the change: `GONE#<hostname>` or `EDITION#<recorded since>#<new edition>`.
  */
 export async function claimDriftNotice(
@@ -27,24 +25,17 @@ export async function claimDriftNotice(
   notice: string,
   at: Date,
 ): Promise<DriftNoticeClaim> {
-  const claimed = await writeIfConditionHolds(() =>
-    store.doc.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: {
-          ...driftNoticeKey(accountId, notice),
-          type: 'DriftNotice',
-          accountId,
-          notice,
-          announcedAt: normalizeTimestamp(at),
-          claimState: 'CLAIMED',
-          leaseUntil: at.getTime() + CLAIM_LEASE_MS,
-          ttl: epochSeconds(new Date(at.getTime() + DRIFT_NOTICE_RETENTION_DAYS * DAY_MS)),
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR (claimState = :claimed AND leaseUntil < :now)',
-        ExpressionAttributeValues: { ':claimed': 'CLAIMED', ':now': at.getTime() },
-      }),
-    ),
+  const claimed = await claimAnnouncement(
+    store,
+    {
+      ...driftNoticeKey(accountId, notice),
+      type: 'DriftNotice',
+      accountId,
+      notice,
+      announcedAt: normalizeTimestamp(at),
+      ttl: epochSeconds(new Date(at.getTime() + DRIFT_NOTICE_RETENTION_DAYS * DAY_MS)),
+    },
+    at,
   );
   if (claimed) return 'claimed';
   const { Item } = await store.doc.send(
@@ -57,21 +48,11 @@ export async function claimDriftNotice(
   return Item?.['claimState'] === 'PUBLISHED' ? 'published' : 'held';
 }
 
-export async function confirmDriftNotice(store: Store, accountId: string, notice: string): Promise<void> {
-  await store.doc.send(
-    new UpdateCommand({
-      TableName: store.tableName,
-      Key: driftNoticeKey(accountId, notice),
-      UpdateExpression: 'SET claimState = :published REMOVE leaseUntil',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':published': 'PUBLISHED' },
-    }),
-  );
+export function confirmDriftNotice(store: Store, accountId: string, notice: string): Promise<void> {
+  return confirmAnnouncement(store, driftNoticeKey(accountId, notice));
 }
 
 /** Undoes a claim whose announcement could not be published: the next run announces it. */
-export async function releaseDriftNotice(store: Store, accountId: string, notice: string): Promise<void> {
-  await store.doc.send(
-    new DeleteCommand({ TableName: store.tableName, Key: driftNoticeKey(accountId, notice) }),
-  );
+export function releaseDriftNotice(store: Store, accountId: string, notice: string): Promise<void> {
+  return releaseAnnouncement(store, driftNoticeKey(accountId, notice));
 }

@@ -1,6 +1,6 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { writeIfConditionHolds } from './claims.ts';
+import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
 import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
 
@@ -12,13 +12,6 @@ export const TRIAL_NOTICE_RETENTION_DAYS = 90;
 
 const DAY_MS = 86_400_000;
 
-/**
- * How long a claim may stay unconfirmed before another run may take it over. Longer than the
- * longest Lambda run (15 min), so a live run's claim is never stolen; a run that crashed between
- * claim and publish has its announcement re-sent by a later run instead of losing it.
- */
-export const CLAIM_LEASE_MS = 20 * 60_000;
-
 const announcedSchema = z.object({ threshold: z.union([z.number().int(), z.literal('ENDED')]) });
 
 const thresholdName = (threshold: TrialThreshold) => (threshold === 'ENDED' ? 'ENDED' : `DAYS_${threshold}`);
@@ -29,10 +22,8 @@ const noticeKey = (accountId: string, trialEndDate: string, thresholdDays: Trial
 /**
  * True for exactly one caller per (account, trial end, threshold) at a time, however many
  * trial-watch runs overlap. Keyed on the trial end too, so a business whose trial end moves is
- * announced again for its new end. Two phases: the claim is a lease (`CLAIMED`) until
- * `confirmThresholdAnnouncement` marks it `PUBLISHED`; an unconfirmed claim older than
- * `CLAIM_LEASE_MS` can be claimed again, so a crash between claim and publish delays the
- * announcement to a later run rather than losing it.
+ * announced again for its new end. The lease protocol of announcements.ts: a crash between claim
+ * and publish delays the announcement to a later run rather than losing it.
  */
 export async function claimThresholdAnnouncement(
   store: Store,
@@ -43,62 +34,42 @@ export async function claimThresholdAnnouncement(
 ): Promise<boolean> {
   const trialEndsAt = normalizeTimestamp(trialEndDate);
   const expiresAt = new Date(Date.parse(trialEndsAt) + TRIAL_NOTICE_RETENTION_DAYS * DAY_MS);
-  return writeIfConditionHolds(() =>
-    store.doc.send(
-      new PutCommand({
-        TableName: store.tableName,
-        Item: {
-          ...noticeKey(accountId, trialEndDate, thresholdDays),
-          type: 'TrialNotice',
-          accountId,
-          trialEndDate,
-          threshold: thresholdDays,
-          announcedAt: normalizeTimestamp(at),
-          claimState: 'CLAIMED',
-          leaseUntil: at.getTime() + CLAIM_LEASE_MS,
-          ttl: epochSeconds(expiresAt),
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR (claimState = :claimed AND leaseUntil < :now)',
-        ExpressionAttributeValues: { ':claimed': 'CLAIMED', ':now': at.getTime() },
-      }),
-    ),
+  return claimAnnouncement(
+    store,
+    {
+      ...noticeKey(accountId, trialEndDate, thresholdDays),
+      type: 'TrialNotice',
+      accountId,
+      trialEndDate,
+      threshold: thresholdDays,
+      announcedAt: normalizeTimestamp(at),
+      ttl: epochSeconds(expiresAt),
+    },
+    at,
   );
 }
 
 /** Marks a claimed announcement as published: it is never claimed again. */
-export async function confirmThresholdAnnouncement(
+export function confirmThresholdAnnouncement(
   store: Store,
   accountId: string,
   trialEndDate: string,
   thresholdDays: TrialThreshold,
 ): Promise<void> {
-  await store.doc.send(
-    new UpdateCommand({
-      TableName: store.tableName,
-      Key: noticeKey(accountId, trialEndDate, thresholdDays),
-      UpdateExpression: 'SET claimState = :published REMOVE leaseUntil',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':published': 'PUBLISHED' },
-    }),
-  );
+  return confirmAnnouncement(store, noticeKey(accountId, trialEndDate, thresholdDays));
 }
 
 /**
  * Undoes a claim whose announcement could not be published, so the next trial-watch run
  * announces it instead of the announcement being lost.
  */
-export async function releaseThresholdAnnouncement(
+export function releaseThresholdAnnouncement(
   store: Store,
   accountId: string,
   trialEndDate: string,
   thresholdDays: TrialThreshold,
 ): Promise<void> {
-  await store.doc.send(
-    new DeleteCommand({
-      TableName: store.tableName,
-      Key: noticeKey(accountId, trialEndDate, thresholdDays),
-    }),
-  );
+  return releaseAnnouncement(store, noticeKey(accountId, trialEndDate, thresholdDays));
 }
 
 /** Thresholds already announced for this trial end, in one Query. */

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { CLAIM_LEASE_MS } from '#functions/store/announcements.ts';
 import {
-  CLAIM_LEASE_MS,
   claimThresholdAnnouncement,
   confirmThresholdAnnouncement,
   listAnnouncedThresholds,
