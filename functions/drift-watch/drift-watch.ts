@@ -1,14 +1,13 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { edition as editionSchema, region as regionSchema } from '#functions/contracts/fields.ts';
 import { ServiceRejectedError } from '#functions/domain/errors.ts';
-import { forEachBounded } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { type DueRunProgress, runDueItems } from '#functions/runtime/due-run.ts';
 import {
   MetricName,
   UNCONFIRMED_SIGNUP_LOG_MESSAGE,
   UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
 } from '#functions/runtime/metric-names.ts';
-import { isServicePause } from '#functions/runtime/retry-schedule.ts';
 import {
   type BusinessRecord,
   getBusiness,
@@ -55,28 +54,13 @@ interface RunContext {
   now: Date;
 }
 
-export interface DriftWatchReport {
+export interface DriftWatchReport extends DueRunProgress {
   runId: string;
   now: string;
-  /** Drift-index items read: only the businesses due, never the whole table. */
-  itemsRead: number;
   /** Due businesses compared with the service (or found not to need it). */
   checked: number;
   editionChangedAnnounced: number;
   goneAnnounced: number;
-  /** Businesses whose check failed (service down...): still due, the next run tries again. */
-  failed: number;
-  /**
-   * Checks given up because the shared request budget had no request soon enough (or the
-   * service asked for a pause longer than the client waits): nothing was sent for them, they stay
-   * due for the next run, and they are not failures.
-   */
-  throttled: number;
-  /** Due businesses read but not started because time ran low or the budget was contended (more may follow in unread pages). */
-  remaining: number;
-  complete: boolean;
-  /** Why an incomplete run stopped starting checks. */
-  stoppedBy?: 'time' | 'throttling';
   /** Accounts whose signup is UNCONFIRMED (npm run signups -- --unconfirmed). */
   unconfirmedSignups: number;
   /** Of them, how many this run logged one by one (`unconfirmed signup`, the dashboard's list). */
@@ -145,44 +129,18 @@ export async function driftWatch(
     unconfirmedSignups: 0,
     unconfirmedSignupsListed: 0,
   };
-  // Set once a check meets budget contention: no further check is started this run.
-  let throttled = false;
   const notLinkedCodes = dependencies.config.serviceAssumptions.hostnameNotLinkedCodes;
-
-  for await (const page of driftChecksDueBefore(store, now, { pageSize: options.pageSize ?? 100 })) {
-    report.itemsRead += page.itemsRead;
-    const stop = () => timeIsShort() || throttled;
-    const left = await forEachBounded(page.items, concurrency, stop, async (due) => {
-      try {
-        const outcome = await checkBusiness(due.accountId, run, notLinkedCodes, dependencies);
-        if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
-        if (outcome === 'gone') report.goneAnnounced += 1;
-        report.checked += 1;
-      } catch (error) {
-        if (isServicePause(error)) {
-          // Nothing was sent (or the service asked to wait): left due, not a failure.
-          throttled = true;
-          report.throttled += 1;
-          logger.info('drift watch met a contended request budget; the business stays due', {
-            accountId: due.accountId,
-            retryAfterMs: error.retryAfterMs,
-          });
-          return;
-        }
-        report.failed += 1;
-        logger.warn('drift watch could not check a business; the next run retries it', {
-          accountId: due.accountId,
-          error: error as Error,
-        });
-      }
-    });
-    if (left > 0 || stop()) {
-      report.remaining += left;
-      report.complete = false;
-      report.stoppedBy = throttled ? 'throttling' : 'time';
-      break;
-    }
-  }
+  await runDueItems(
+    driftChecksDueBefore(store, now, { pageSize: options.pageSize ?? 100 }),
+    report,
+    { watch: 'drift watch', concurrency, timeIsShort, logger },
+    async (due) => {
+      const outcome = await checkBusiness(due.accountId, run, notLinkedCodes, dependencies);
+      if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
+      if (outcome === 'gone') report.goneAnnounced += 1;
+      report.checked += 1;
+    },
+  );
 
   await reportUnconfirmedSignups(report, dependencies);
   logger.info('drift watch run finished', { ...report });

@@ -1,10 +1,9 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/contracts/fields.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
-import { forEachBounded } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { type DueRunProgress, runDueItems } from '#functions/runtime/due-run.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
-import { isServicePause } from '#functions/runtime/retry-schedule.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
 import {
   claimThresholdAnnouncement,
@@ -40,31 +39,15 @@ export interface TrialWatchOptions {
   reserveMs?: number;
 }
 
-export interface TrialWatchReport {
+export interface TrialWatchReport extends DueRunProgress {
   runId: string;
   now: string;
   /** Trials ending at or before this were read (now + the largest threshold). */
   readUntil: string;
-  /** Index items read: only due trials, never the whole table. */
-  itemsRead: number;
   /** Due businesses handled in this run (announced, silently claimed or nothing to do). */
   processed: number;
   expiringAnnounced: number;
   endedAnnounced: number;
-  /** Businesses whose handling failed; the next run tries them again. */
-  failed: number;
-  /**
-   * Businesses given up because the shared request budget had no request soon enough (or the
-   * service asked for a longer pause than the client waits): nothing was sent for them, they stay
-   * due, and they are not failures.
-   */
-  throttled: number;
-  /** Due businesses read but not started because time ran low or the budget was contended (more may follow in unread pages). */
-  remaining: number;
-  /** False when the run stopped early; the next run continues where it left off. */
-  complete: boolean;
-  /** Why an incomplete run stopped starting businesses. */
-  stoppedBy?: 'time' | 'throttling';
 }
 
 type TrialOutcome = 'expiring' | 'ended' | 'nothing';
@@ -125,43 +108,17 @@ export async function trialWatch(
     complete: true,
   };
   const timeIsShort = () => input.remainingTimeMs() < reserveMs;
-  // Set once a business meets budget contention: no further business is started this run.
-  let throttled = false;
-
-  for await (const page of trialsEndingBefore(store, readUntil, { pageSize: options.pageSize ?? 100 })) {
-    report.itemsRead += page.itemsRead;
-    const stop = () => timeIsShort() || throttled;
-    const left = await forEachBounded(page.items, concurrency, stop, async (trial) => {
-      try {
-        const outcome = await watchTrial(trial, now, thresholds, input.runId, dependencies);
-        if (outcome === 'expiring') report.expiringAnnounced += 1;
-        if (outcome === 'ended') report.endedAnnounced += 1;
-        report.processed += 1;
-      } catch (error) {
-        if (isServicePause(error)) {
-          // Nothing was sent (or the service asked to wait): left due, not a failure.
-          throttled = true;
-          report.throttled += 1;
-          logger.info('trial watch met a contended request budget; the business stays due', {
-            accountId: trial.accountId,
-            retryAfterMs: error.retryAfterMs,
-          });
-          return;
-        }
-        report.failed += 1;
-        logger.warn('trial watch could not handle a business; the next run retries it', {
-          accountId: trial.accountId,
-          error: error as Error,
-        });
-      }
-    });
-    if (left > 0 || stop()) {
-      report.remaining += left;
-      report.complete = false;
-      report.stoppedBy = throttled ? 'throttling' : 'time';
-      break;
-    }
-  }
+  await runDueItems(
+    trialsEndingBefore(store, readUntil, { pageSize: options.pageSize ?? 100 }),
+    report,
+    { watch: 'trial watch', concurrency, timeIsShort, logger },
+    async (trial) => {
+      const outcome = await watchTrial(trial, now, thresholds, input.runId, dependencies);
+      if (outcome === 'expiring') report.expiringAnnounced += 1;
+      if (outcome === 'ended') report.endedAnnounced += 1;
+      report.processed += 1;
+    },
+  );
 
   logger.info('trial watch run finished', { ...report });
   metrics.addMetric('TrialWatchItemsRead', MetricUnit.Count, report.itemsRead);
