@@ -9,6 +9,7 @@ import {
   buildColdStartRunner,
   functionTargets,
   REFERENCE_TARGETS,
+  STACK_FLOOR,
 } from './bundle.ts';
 import type { ColdStartSample } from './cold-start-runner.ts';
 import { type ProfileSummary, summarizeProfile } from './cpu-profile.ts';
@@ -182,7 +183,11 @@ export async function measureColdStarts(
   const recordedRequests = new Map<string, string[]>();
   const raws = new Map<string, BuiltBundle>();
   try {
-    for (const bundle of built.filter((candidate) => candidate.kind === 'function')) {
+    // The functions, and the required stack alone (stack-floor): its own ratio to a raw handler
+    // making its requests is how much of the functions' goal the stack takes before any connector code.
+    for (const bundle of built.filter(
+      (candidate) => candidate.kind === 'function' || candidate.name === STACK_FLOOR,
+    )) {
       const { eventFile, resultFile } = nextFiles();
       await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, 1)));
       const requests = await recordFirstInvocation(wire, environment.recorder, async () => {

@@ -10,7 +10,8 @@ import { FLOWS, type FlowName, flowEvent } from './workload.ts';
  * Issue #17 §3: what a partner waits for, PutEvents → result event on the bus, through the local
  * runtime built from the synthesized template (rule → intake queue → pipe → FIFO queue → function
  * → PutEvents), with the local delays at zero (the bench environment's time scale is 0 and its
- * pollers wake when a message arrives). One event at a time, so every figure belongs to one event:
+ * pollers wake when a message arrives), in several runs that go round the flows (each run on its
+ * own account, after its own warm-up). One event at a time, so every figure belongs to one event:
  *
  * - total: from just before the partner's PutEvents to the moment the result event is put on the
  *   bus (the runtime's own activity report);
@@ -31,13 +32,18 @@ export interface Percentiles {
 
 export interface FlowLatency {
   readonly flow: FlowName;
+  /** Events measured in each run; the percentiles below pool every run's events. */
   readonly events: number;
+  /** Runs (each on its own account, after its own warm-up; runs interleave the flows). */
+  readonly runs: number;
   readonly totalMs: Percentiles;
   readonly handlerMs: Percentiles;
   readonly transportMs: Percentiles;
   readonly callsMs: Percentiles;
-  /** Per event, the invocation ÷ its calls made raw: the p50 is the goal's figure. */
+  /** Per event, the invocation ÷ its calls made raw, over every run's events. */
   readonly ownShare: Percentiles;
+  /** Per run, the p50 of that run's events' invocation ÷ calls: the goal's figure is their median. */
+  readonly runOwnShareP50: readonly number[];
   /** Events whose result never came within the timeout. */
   readonly failures: number;
   /** Replayed requests answered otherwise than the first time, of all replayed (bench/recorder.ts). */
@@ -58,9 +64,10 @@ export async function measureLatency(
   environment: BenchEnvironment,
   {
     eventsPerFlow,
+    runs = 3,
     warmup = 2,
     resultTimeoutMs = RESULT_TIMEOUT_MS,
-  }: { eventsPerFlow: number; warmup?: number; resultTimeoutMs?: number },
+  }: { eventsPerFlow: number; runs?: number; warmup?: number; resultTimeoutMs?: number },
 ): Promise<FlowLatency[]> {
   const { runtime } = environment;
   const client = new EventBridgeClient({
@@ -179,27 +186,42 @@ export async function measureLatency(
     }
   };
 
+  type Measured = Awaited<ReturnType<typeof sendOne>>;
+  // Per flow, each run's measured events. Runs go round the flows, so a slow spell of the shared
+  // machine falls on every flow alike, and the spread over runs shows how far one run can stray.
+  const byFlow = new Map<FlowName, Measured[][]>(FLOWS.map((flow) => [flow, []]));
   const results: FlowLatency[] = [];
   try {
-    for (const flow of FLOWS) {
-      routeFunction = runtime.functionNamed(routeFor(flow).functionName).name;
-      const [accountId] = await environment.provisionAccounts(1);
-      if (!accountId) throw new Error('no bench account');
-      for (let index = 0; index < warmup; index++) await sendOne(flow, accountId, index);
-      const measured: Awaited<ReturnType<typeof sendOne>>[] = [];
-      for (let index = 0; index < eventsPerFlow; index++) {
-        measured.push(await sendOne(flow, accountId, warmup + index));
+    for (let run = 0; run < runs; run++) {
+      for (const flow of FLOWS) {
+        routeFunction = runtime.functionNamed(routeFor(flow).functionName).name;
+        const [accountId] = await environment.provisionAccounts(1);
+        if (!accountId) throw new Error('no bench account');
+        for (let index = 0; index < warmup; index++) await sendOne(flow, accountId, index);
+        const measured: Measured[] = [];
+        for (let index = 0; index < eventsPerFlow; index++) {
+          measured.push(await sendOne(flow, accountId, warmup + index));
+        }
+        byFlow.get(flow)?.push(measured);
       }
-      const ok = measured.filter((one) => !one.failed);
+    }
+    for (const [flow, perRun] of byFlow) {
+      const all = perRun.flat();
+      const ok = all.filter((one) => !one.failed);
+      const ownShareOf = (one: Measured) => one.invocationMs / one.callsMs;
       results.push({
         flow,
         events: eventsPerFlow,
+        runs: perRun.length,
         totalMs: percentiles(ok.map((one) => one.totalMs)),
         handlerMs: percentiles(ok.map((one) => one.handlerMs)),
         transportMs: percentiles(ok.map((one) => one.totalMs - one.handlerMs)),
         callsMs: percentiles(ok.map((one) => one.callsMs)),
-        ownShare: percentiles(ok.map((one) => one.invocationMs / one.callsMs)),
-        failures: measured.length - ok.length,
+        ownShare: percentiles(ok.map(ownShareOf)),
+        runOwnShareP50: perRun.map((measured) =>
+          median(measured.filter((one) => !one.failed).map(ownShareOf)),
+        ),
+        failures: all.length - ok.length,
         replayed: ok.reduce((sum, one) => sum + one.replayed, 0),
         replayedDifferently: ok.reduce((sum, one) => sum + one.replayedDifferently, 0),
       });

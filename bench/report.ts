@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { formatMachineDescription, formatRunDate, generatedLine, markdownCell } from '#scripts/provenance.ts';
+import { STACK_FLOOR } from './bundle.ts';
 import type { ColdStartResult } from './cold-start.ts';
 import type { CostPerMillion } from './cost.ts';
 import { DRIFT_DUE_PER_RUN, type DriftWatchScale } from './drift-watch-scale.ts';
@@ -90,6 +91,30 @@ export function coldStartRows(results: readonly ColdStartResult[]): ResultRow[] 
       goal: '—',
       pass: undefined,
     });
+  }
+  // The required stack alone against the same two references: what it takes of the goals below
+  // before any connector code runs (informational: the stack is given, not ours to cut).
+  const stack = byName.get(STACK_FLOOR);
+  const stackRaw = byName.get(`raw-${STACK_FLOOR}`);
+  if (stack && stackRaw) {
+    const first = spreadOf(perRound(stack.readyMs, stackRaw.readyMs));
+    const load = spreadOf(perRound(stack.initMs, floor?.initMs ?? []));
+    rows.push(
+      {
+        section: '1 cold start',
+        item: `${STACK_FLOOR} first invocation / raw`,
+        figure: `${formatSpread(first)}: ${round(stack.readyMsMedian, 0)} vs ${round(stackRaw.readyMsMedian, 0)} ms for the same ${stack.firstInvocationRequests?.length ?? '?'} requests`,
+        goal: `— (the required stack alone; functions: ≤ ${GOALS.firstInvocationRatio})`,
+        pass: undefined,
+      },
+      {
+        section: '1 cold start',
+        item: `${STACK_FLOOR} module load / floor`,
+        figure: `${formatSpread(load)}: ${round(stack.initMsMedian, 0)} vs ${round(floor?.initMsMedian ?? Number.NaN, 0)} ms`,
+        goal: `— (the required stack alone; functions: ≤ ${GOALS.moduleLoadRatio})`,
+        pass: undefined,
+      },
+    );
   }
   for (const fn of results.filter((result) => result.kind === 'function')) {
     const raw = byName.get(`raw-${fn.name}`);
@@ -292,24 +317,32 @@ export function requestBudgetRows(results: readonly BudgetCost[]): ResultRow[] {
   }));
 }
 
-/** Issue #17 §3: PutEvents → result event through the local runtime, and the part the connector owns. */
+/**
+ * Issue #17 §3: PutEvents → result event through the local runtime, and the part the connector
+ * owns. The goal is judged on the median over runs of each run's p50 (issue #17 §4: every ratio
+ * with its spread over at least 3 runs); one run of 40 events moved by a few hundredths either way.
+ */
 export function latencyRows(results: readonly FlowLatency[]): ResultRow[] {
-  return results.flatMap((flow) => [
-    {
-      section: '8 latency (local)',
-      item: `${flow.flow} end to end`,
-      figure: `p50 ${round(flow.totalMs.p50, 1)} / p95 ${round(flow.totalMs.p95, 1)} / p99 ${round(flow.totalMs.p99, 1)} ms: in the handler p50 ${round(flow.handlerMs.p50, 1)} ms, local transport p50 ${round(flow.transportMs.p50, 1)} ms; n=${flow.events}${flow.failures ? `, ${flow.failures} without a result` : ''}`,
-      goal: '—',
-      pass: undefined,
-    },
-    {
-      section: '8 latency (local)',
-      item: `${flow.flow} handler / its calls made raw`,
-      figure: `p50 ${round(flow.ownShare.p50)} (p95 ${round(flow.ownShare.p95)}); the calls alone p50 ${round(flow.callsMs.p50, 1)} ms${replayNote(flow)}`,
-      goal: `p50 ≤ ${GOALS.ownShareOfCalls}`,
-      pass: flow.failures === 0 && flow.ownShare.p50 <= GOALS.ownShareOfCalls,
-    },
-  ]);
+  return results.flatMap((flow) => {
+    const runs = spreadOf(flow.runOwnShareP50);
+    const measured = flow.events * flow.runs;
+    return [
+      {
+        section: '8 latency (local)',
+        item: `${flow.flow} end to end`,
+        figure: `p50 ${round(flow.totalMs.p50, 1)} / p95 ${round(flow.totalMs.p95, 1)} / p99 ${round(flow.totalMs.p99, 1)} ms: in the handler p50 ${round(flow.handlerMs.p50, 1)} ms, local transport p50 ${round(flow.transportMs.p50, 1)} ms; n=${measured} (${flow.runs} runs of ${flow.events})${flow.failures ? `, ${flow.failures} without a result` : ''}`,
+        goal: '—',
+        pass: undefined,
+      },
+      {
+        section: '8 latency (local)',
+        item: `${flow.flow} handler / its calls made raw`,
+        figure: `p50 ${formatSpread(runs)} over runs (p95 ${round(flow.ownShare.p95)} over all events); the calls alone p50 ${round(flow.callsMs.p50, 1)} ms${replayNote(flow)}`,
+        goal: `p50 ≤ ${GOALS.ownShareOfCalls} (median of runs)`,
+        pass: flow.failures === 0 && runs.n >= 3 && runs.median <= GOALS.ownShareOfCalls,
+      },
+    ];
+  });
 }
 
 /** One line: where and when the figures were measured. */

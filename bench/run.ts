@@ -54,8 +54,10 @@ export interface BenchSizes {
   readonly overheadWarmup: number;
   /** Independent runs of each flow's overhead measurement (the heaviest flow's goal holds in each). */
   readonly overheadRuns: number;
-  /** Events per flow of the end-to-end latency measurement. */
+  /** Events per flow and run of the end-to-end latency measurement. */
   readonly latencyEvents: number;
+  /** Runs of the latency measurement: its goal is the median of the runs' p50 (at least 3). */
+  readonly latencyRuns: number;
   readonly trialWatchSizes: readonly number[];
   readonly trialWatchRuns: number;
   readonly throughputAccounts: number;
@@ -71,6 +73,7 @@ const FULL_SIZES: BenchSizes = {
   overheadWarmup: 3,
   overheadRuns: 5,
   latencyEvents: 40,
+  latencyRuns: 3,
   trialWatchSizes: [1_000, 10_000, 100_000],
   trialWatchRuns: 3,
   throughputAccounts: 50,
@@ -91,6 +94,7 @@ const QUICK_SIZES: BenchSizes = {
   overheadWarmup: 2,
   overheadRuns: 3,
   latencyEvents: 10,
+  latencyRuns: 3,
   trialWatchSizes: [1_000, 10_000],
   trialWatchRuns: 2,
   throughputAccounts: 50,
@@ -205,7 +209,7 @@ export async function runBench(
       }),
     );
     const latency = await timed('latency', 'end-to-end latency through the local runtime', () =>
-      measureLatency(environment, { eventsPerFlow: sizes.latencyEvents }),
+      measureLatency(environment, { eventsPerFlow: sizes.latencyEvents, runs: sizes.latencyRuns }),
     );
     const calls = await timed('calls', 'calls per event', () =>
       measureCallsPerEvent(environment, { budgetDays: sizes.budgetDays }),

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '#bench/cost.ts';
 import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
+import type { FlowLatency } from '#bench/latency.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
 import { concurrencyGroups, type RecordedRequest } from '#bench/recorder.ts';
-import { driftWatchRows, formatMarkdown, formatTable, trialWatchRows } from '#bench/report.ts';
+import { driftWatchRows, formatMarkdown, formatTable, latencyRows, trialWatchRows } from '#bench/report.ts';
 import { type BenchResults, exitCodeOf, parseBenchArgs, runBench } from '#bench/run.ts';
 import type { TrialWatchScale } from '#bench/trial-watch-scale.ts';
 
@@ -87,6 +88,46 @@ describe("the watches' time ratio", () => {
   });
 });
 
+describe("the latency goal: the connector's share of an event's time", () => {
+  const flow = (runOwnShareP50: number[], overrides: Partial<FlowLatency> = {}) => {
+    const p = { p50: 10, p95: 12, p99: 13 };
+    return {
+      flow: 'PayRatesRequested',
+      events: 40,
+      runs: runOwnShareP50.length,
+      totalMs: p,
+      handlerMs: p,
+      transportMs: p,
+      callsMs: p,
+      ownShare: { p50: 1, p95: 1.3, p99: 1.4 },
+      runOwnShareP50,
+      failures: 0,
+      replayed: 0,
+      replayedDifferently: 0,
+      ...overrides,
+    } as FlowLatency;
+  };
+  const goalRow = (latency: FlowLatency) => latencyRows([latency]).at(-1);
+
+  it('holds on the median of the runs, one run over it or not, and shows their spread', () => {
+    // Act
+    const row = goalRow(flow([1.14, 1.02, 1.08]));
+
+    // Assess
+    expect(row?.figure).toMatch(/^p50 1\.08 \(1\.02–1\.14, n=3\) over runs/);
+    expect(row?.pass).toBe(true);
+  });
+
+  it('is missed when the median of the runs is over it', () => {
+    expect(goalRow(flow([1.12, 1.02, 1.11]))?.pass).toBe(false);
+  });
+
+  it('is not judged on fewer than 3 runs, nor when an event brought no result', () => {
+    expect(goalRow(flow([1.0, 1.0]))?.pass).toBe(false);
+    expect(goalRow(flow([1.0, 1.0, 1.0], { failures: 1 }))?.pass).toBe(false);
+  });
+});
+
 /** The tiny run below; the later describes read it (Vitest runs a file's tests in order). */
 let results: BenchResults | undefined;
 
@@ -107,6 +148,7 @@ describe('npm run bench in a tiny mode', () => {
         overheadWarmup: 1,
         overheadRuns: 1,
         latencyEvents: 2,
+        latencyRuns: 1,
         trialWatchSizes: [100, 200],
         trialWatchRuns: 1,
         throughputAccounts: 3,
@@ -206,6 +248,25 @@ describe('the first invocation reference', () => {
     expect(results?.rows.find((row) => row.item === 'subscription-status first invocation / raw')?.goal).toBe(
       '≤ 1.25',
     );
+  });
+
+  it('is built for the required stack alone too, whose ratios are shown beside the goals they use up', () => {
+    // Prepare
+    const byName = new Map((results?.coldStarts ?? []).map((result) => [result.name, result]));
+
+    // Act
+    const stack = byName.get('stack-floor');
+    const raw = byName.get('raw-stack-floor');
+    const row = results?.rows.find((candidate) => candidate.item === 'stack-floor first invocation / raw');
+
+    // Assess: the stack-floor's one record reads the token, writes its idempotency record, puts an event.
+    expect(stack?.firstInvocationRequests).toEqual(
+      expect.arrayContaining(['secretsmanager GetSecretValue', 'eventbridge PutEvents', 'dynamodb PutItem']),
+    );
+    expect(raw?.errors).toEqual([]);
+    expect(raw?.samples).toBe(1);
+    expect(row?.figure).toMatch(/^\d+(\.\d+)? \(.*n=1\): \d+ vs \d+ ms for the same \d+ requests$/);
+    expect(row?.pass).toBeUndefined();
   });
 });
 
