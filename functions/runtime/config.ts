@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
-import { wholeNumberText } from '#functions/runtime/env-text.ts';
+import { PARSED_ONCE, wholeNumberText } from '#functions/runtime/env-text.ts';
 import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
 import { type RequestBudgetSettings, requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
 
@@ -307,7 +307,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfig {
   const picked = Object.fromEntries(CONFIG_ENV_VARS.map((name) => [name, env[name]]));
-  const parsed = envSchema.safeParse(picked);
+  const parsed = envSchema.safeParse(picked, PARSED_ONCE);
   if (!parsed.success) {
     throw new ConfigurationError(
       `invalid function configuration, cold start aborted:\n  - ${describeIssues(parsed.error.issues)}`,

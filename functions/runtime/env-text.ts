@@ -16,3 +16,10 @@ export const wholeNumberText = (max: number, text: z.ZodString = z.string()) =>
         .min(1, { error: 'must be at least 1' })
         .max(max, { error: `must be at most ${max}` }),
     );
+
+/**
+ * Parse options for a schema that parses once per execution environment (the environment at cold
+ * start, the assumptions' defaults): zod compiles a fast path for an object schema on its first
+ * synchronous parse (`new Function`), which costs more than it saves on a parse that runs once.
+ */
+export const PARSED_ONCE = { jitless: true } as const;

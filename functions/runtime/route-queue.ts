@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
-import { wholeNumberText } from './env-text.ts';
+import { PARSED_ONCE, wholeNumberText } from './env-text.ts';
 
 /**
  * The route's own queue, as its handler acts on it beyond what the event source mapping does:
@@ -61,6 +61,7 @@ const envSchema = z.object({
 export function routeQueueSettings(env: NodeJS.ProcessEnv = process.env): RouteQueueSettings {
   const parsed = envSchema.safeParse(
     Object.fromEntries(ROUTE_QUEUE_ENV_VARS.map((name) => [name, env[name]?.trim() || undefined])),
+    PARSED_ONCE,
   );
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);

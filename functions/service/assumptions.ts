@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PARSED_ONCE } from '#functions/runtime/env-text.ts';
 import type { ServiceClientConfig } from './client.ts';
 import type { SignupDuplicateRejections } from './provisioning.ts';
 
@@ -79,7 +80,7 @@ export const serviceAssumptionsSchema = z.strictObject({
 export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
 export type ServiceAssumptionsInput = z.input<typeof serviceAssumptionsSchema>;
 
-export const defaultServiceAssumptions: ServiceAssumptions = serviceAssumptionsSchema.parse({});
+export const defaultServiceAssumptions: ServiceAssumptions = serviceAssumptionsSchema.parse({}, PARSED_ONCE);
 
 /** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */
 export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): SignupDuplicateRejections {

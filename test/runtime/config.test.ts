@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { CONFIG_ENV_VARS, loadConfig } from '#functions/runtime/config.ts';
 
@@ -233,5 +233,29 @@ describe('loadConfig', () => {
     expect(set.serviceAssumptions).toMatchObject({ installAuth: 'none', signupDuplicateCodes: ['DUP'] });
     expect(notJson.message).toMatch(/SERVICE_ASSUMPTIONS is not valid JSON/);
     expect(unknown.message).toMatch(/SERVICE_ASSUMPTIONS installAuth:/);
+  });
+
+  it('compiles no parse fast path for the parse it makes once per cold start', async () => {
+    // Prepare: schemas never parsed before, as at a cold start
+    vi.resetModules();
+    const fresh = await import('#functions/runtime/config.ts');
+    const compiled: string[] = [];
+    const original = globalThis.Function;
+    globalThis.Function = new Proxy(original, {
+      construct(target, args) {
+        compiled.push(String(args.at(-1)).slice(0, 60));
+        return Reflect.construct(target, args) as object;
+      },
+    });
+
+    // Act
+    try {
+      fresh.loadConfig(validEnv);
+    } finally {
+      globalThis.Function = original;
+    }
+
+    // Assess
+    expect(compiled).toEqual([]);
   });
 });
