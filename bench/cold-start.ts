@@ -47,7 +47,7 @@ export interface ColdStartResult {
   readonly firstInvocationRequests?: readonly string[];
   /** Raw references: over the rounds, the most requests answered otherwise than when recorded. */
   readonly answeredDifferently?: number;
-  /** Functions: one profiled cold start, CPU by phase and consumer. */
+  /** Functions, the stack-floor and the raw references: one profiled cold start, CPU by phase and consumer. */
   readonly profile?: ProfileSummary;
 }
 
@@ -131,7 +131,7 @@ export async function measureColdStarts(
     functions?: readonly string[];
     /** Where bundles and run files go; separate runs need separate directories. */
     outDir?: string;
-    /** One extra profiled cold start per function (bench/cpu-profile.ts). @default true */
+    /** One extra profiled cold start per function and per raw reference (bench/cpu-profile.ts). @default true */
     profile?: boolean;
   },
 ): Promise<ColdStartResult[]> {
@@ -219,6 +219,7 @@ export async function measureColdStarts(
     for (const bundle of order) samples.get(bundle.name)?.push(await runOnce(bundle, 1));
   }
 
+  const comparedOnFirstInvocation = new Set([...raws.keys(), ...[...raws.values()].map((raw) => raw.name)]);
   const profileDir = join(outDir, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
   const results: ColdStartResult[] = [];
@@ -239,7 +240,11 @@ export async function measureColdStarts(
         failedRecords: sample.failedRecords,
         ...(sample.error ? { error: sample.error } : {}),
       };
-      if (profile) profileSummary = await profiledColdStart(bundle, profileDir, runOnce);
+    }
+    // Every bundle a function (or the stack-floor) is compared with on its first invocation is
+    // profiled too, so the profile tells what the function spends beyond its raw reference.
+    if (profile && comparedOnFirstInvocation.has(bundle.name)) {
+      profileSummary = await profiledColdStart(bundle, profileDir, runOnce);
     }
     const recorded = recordedRequests.get(bundle.name);
     results.push({

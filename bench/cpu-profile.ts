@@ -3,6 +3,31 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import { packageOf } from './bundle.ts';
 
 /**
+ * What one profile spends beyond another, by consumer: the largest positive differences, largest
+ * first, and the difference of the totals. A function against its raw reference: what the
+ * connector's code and libraries add to a first invocation that makes the same requests.
+ */
+export function beyond(
+  profile: ProfileSummary,
+  reference: ProfileSummary,
+  top = 5,
+): { totalMs: number; largest: { what: string; ms: number }[] } {
+  const consumers = new Set([...Object.keys(profile.total), ...Object.keys(reference.total)]);
+  const differences = [...consumers].map((what) => ({
+    what,
+    ms: (profile.total[what] ?? 0) - (reference.total[what] ?? 0),
+  }));
+  return {
+    totalMs: Math.round(differences.reduce((sum, entry) => sum + entry.ms, 0)),
+    largest: differences
+      .filter((entry) => entry.ms > 0)
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, top)
+      .map((entry) => ({ what: entry.what, ms: Math.round(entry.ms * 10) / 10 })),
+  };
+}
+
+/**
  * Where a first invocation spends its CPU (issue #17 §1): a V8 CPU profile of one cold start
  * (`node --cpu-prof`), each sample's own (self) time given to what its frame belongs to — a
  * package, the connector's own module, or Node itself (module compilation, source maps, GC) —
@@ -17,6 +42,8 @@ export interface ProfileSummary {
   /** The largest consumers of each phase, ms of self time, largest first. */
   readonly load: readonly { what: string; ms: number }[];
   readonly invoke: readonly { what: string; ms: number }[];
+  /** Every consumer's ms over both phases: what a profile of its raw reference is compared by. */
+  readonly total: Readonly<Record<string, number>>;
   /** Where the profile file was written. */
   readonly file: string;
 }
@@ -84,11 +111,16 @@ export async function summarizeProfile(
       .sort((a, b) => b.ms - a.ms)
       .slice(0, top);
   const total = (phase: Map<string, number>) => Math.round([...phase.values()].reduce((a, b) => a + b, 0));
+  const both: Record<string, number> = {};
+  for (const phase of [phases.load, phases.invoke]) {
+    for (const [what, ms] of phase) both[what] = (both[what] ?? 0) + ms;
+  }
   return {
     loadMs: total(phases.load),
     invokeMs: total(phases.invoke),
     load: ranked(phases.load),
     invoke: ranked(phases.invoke),
+    total: both,
     file: profileFile,
   };
 }

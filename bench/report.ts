@@ -3,6 +3,7 @@ import { formatMachineDescription, formatRunDate, generatedLine, markdownCell } 
 import { STACK_FLOOR } from './bundle.ts';
 import type { ColdStartResult } from './cold-start.ts';
 import type { CostPerMillion } from './cost.ts';
+import { beyond } from './cpu-profile.ts';
 import { DRIFT_DUE_PER_RUN, type DriftWatchScale } from './drift-watch-scale.ts';
 import type { FlowLatency } from './latency.ts';
 import type { CallCount, FlowOverhead } from './overhead.ts';
@@ -375,25 +376,34 @@ export function formatMarkdown(results: BenchResults, command: string): string {
     '',
     `${results.rows.filter((row) => row.pass === false).length} of ${results.rows.filter((row) => row.pass !== undefined).length} goals missed.`,
   ];
-  const profiled = (results.coldStarts ?? []).filter((result) => result.profile);
+  const byName = new Map((results.coldStarts ?? []).map((result) => [result.name, result]));
+  const profiled = (results.coldStarts ?? []).filter(
+    (result) => result.profile && !result.name.startsWith('raw-'),
+  );
   if (profiled.length > 0) {
+    const part = (phase: readonly { what: string; ms: number }[]) =>
+      phase
+        .slice(0, 4)
+        .map((entry) => `${entry.what} ${entry.ms}`)
+        .join(', ');
     lines.push(
       '',
       '## Where a cold start spends its CPU',
       '',
-      'One more cold start per function under `node --cpu-prof` (self time by what a frame belongs to,',
-      "through the bundle's source map; profiling slows everything down, so compare shares, not ms).",
+      'One more cold start per function, per raw reference and of the stack-floor under `node --cpu-prof`',
+      "(self time by what a frame belongs to, through the bundle's source map; profiling slows everything",
+      'down, so compare shares, not ms). "Beyond the raw": load and first invocation together, each',
+      "consumer's time in the function's profile less its time in the raw reference's (one profiled run",
+      'each: a few ms either way are noise).',
       '',
-      '| function | module load (ms): largest shares | first invocation (ms): largest shares |',
-      '|---|---|---|',
+      '| function | module load (ms): largest shares | first invocation (ms): largest shares | beyond the raw (ms): largest differences |',
+      '|---|---|---|---|',
       ...profiled.map((result) => {
-        const part = (phase: readonly { what: string; ms: number }[]) =>
-          phase
-            .slice(0, 4)
-            .map((entry) => `${entry.what} ${entry.ms}`)
-            .join(', ');
         const profile = result.profile;
-        return `| ${result.name} | ${profile?.loadMs}: ${markdownCell(part(profile?.load ?? []))} | ${profile?.invokeMs}: ${markdownCell(part(profile?.invoke ?? []))} |`;
+        const rawProfile = byName.get(`raw-${result.name}`)?.profile;
+        const extra = profile && rawProfile ? beyond(profile, rawProfile) : undefined;
+        const extraCell = extra ? `${extra.totalMs}: ${markdownCell(part(extra.largest))}` : '—';
+        return `| ${result.name} | ${profile?.loadMs}: ${markdownCell(part(profile?.load ?? []))} | ${profile?.invokeMs}: ${markdownCell(part(profile?.invoke ?? []))} | ${extraCell} |`;
       }),
     );
   }

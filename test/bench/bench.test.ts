@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '#bench/cost.ts';
+import { beyond, type ProfileSummary } from '#bench/cpu-profile.ts';
 import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
 import type { FlowLatency } from '#bench/latency.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
@@ -85,6 +86,26 @@ describe("the watches' time ratio", () => {
     // Assess
     expect(row?.figure).toMatch(/^1\.75 \(ratio of medians\)/);
     expect(row?.pass).toBe(false);
+  });
+});
+
+describe('a cold start profile beyond its raw reference', () => {
+  const summary = (total: Record<string, number>) => ({ total }) as unknown as ProfileSummary;
+
+  it("names what the function spends that the raw reference does not, largest first, and the totals' difference", () => {
+    // Act
+    const extra = beyond(
+      summary({ zod: 12, '@smithy/core': 30, 'node: network': 9, 'connector: functions/runtime/': 4 }),
+      summary({ '@smithy/core': 28, 'node: network': 11, gc: 1 }),
+    );
+
+    // Assess
+    expect(extra.largest).toEqual([
+      { what: 'zod', ms: 12 },
+      { what: 'connector: functions/runtime/', ms: 4 },
+      { what: '@smithy/core', ms: 2 },
+    ]);
+    expect(extra.totalMs).toBe(15);
   });
 });
 
