@@ -19,7 +19,7 @@ import { FLOWS, type FlowName, flowEvent } from './workload.ts';
  *   invocation goes on a little after it, recording its idempotency record); transport: the rest
  *   (the partner's PutEvents request, the local EventBridge, SQS and pipe);
  * - calls: the same requests the handler made (DynamoDB, EventBridge, the service), sent again
- *   raw with the same clients, overlapping ones together (bench/recorder.ts `replay`), right after
+ *   raw with the same clients, in the recorded order (bench/recorder.ts `replay`), right after
  *   the event: what any client must spend to make them. The connector's own share is the whole
  *   invocation ÷ that.
  */

@@ -405,25 +405,40 @@ export function withConditionsHeld(input: unknown): unknown {
   };
 }
 
+/** A recorded request, and the earlier ones (their indexes in the same order) it waits for. */
+export interface ScheduledRequest<T> {
+  readonly request: T;
+  readonly after: readonly number[];
+}
+
 /**
- * Requests that overlapped in time were sent concurrently by the handler; the replay keeps that
- * shape (groups of overlapping requests in parallel, groups one after another).
+ * The order a replay keeps: by start time, each request waiting for every request that had ended
+ * when it started in the recording (it may have needed its answer: a budget take before its service
+ * call), and for no other (requests that were in flight together are sent together). Grouping every
+ * chain of overlapping requests instead sent a request before the one it had waited for: two
+ * timesheets read at once, each a take then a query, went out as four requests at once, quicker
+ * than any client that must wait for the take.
  */
-export function concurrencyGroups(requests: readonly RecordedRequest[]): RecordedRequest[][] {
+export function replaySchedule<T extends { startedAt: number; endedAt: number }>(
+  requests: readonly T[],
+): ScheduledRequest<T>[] {
   const sorted = [...requests].sort((a, b) => a.startedAt - b.startedAt);
-  const groups: RecordedRequest[][] = [];
-  let groupEnd = Number.NEGATIVE_INFINITY;
-  for (const request of sorted) {
-    const current = groups.at(-1);
-    if (current && request.startedAt < groupEnd) {
-      current.push(request);
-      groupEnd = Math.max(groupEnd, request.endedAt);
-    } else {
-      groups.push([request]);
-      groupEnd = request.endedAt;
-    }
+  return sorted.map((request, index) => ({
+    request,
+    after: sorted.flatMap((earlier, at) => (at < index && earlier.endedAt <= request.startedAt ? [at] : [])),
+  }));
+}
+
+/** Runs `send` over a schedule: each request once those it waits for are answered. */
+export async function runSchedule<T, R>(
+  schedule: readonly ScheduledRequest<T>[],
+  send: (request: T) => Promise<R>,
+): Promise<R[]> {
+  const sent: Promise<R>[] = [];
+  for (const { request, after } of schedule) {
+    sent.push(Promise.all(after.map((at) => sent[at])).then(() => send(request)));
   }
-  return groups;
+  return Promise.all(sent);
 }
 
 /** Sends the recorded requests again, directly: no middy, Powertools, zod or connector code. */
@@ -432,12 +447,8 @@ export async function replay(
   serviceUrl: string,
 ): Promise<ReplayOutcome> {
   const base = new URL(serviceUrl);
-  let different = 0;
-  for (const group of concurrencyGroups(requests)) {
-    const same = await Promise.all(group.map((request) => replayOne(request, base)));
-    different += same.filter((answeredAlike) => !answeredAlike).length;
-  }
-  return { sent: requests.length, different };
+  const same = await runSchedule(replaySchedule(requests), (request) => replayOne(request, base));
+  return { sent: requests.length, different: same.filter((answeredAlike) => !answeredAlike).length };
 }
 
 /**

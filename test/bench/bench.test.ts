@@ -6,7 +6,7 @@ import { beyond, type ProfileSummary } from '#bench/cpu-profile.ts';
 import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
 import type { FlowLatency } from '#bench/latency.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
-import { concurrencyGroups, type RecordedRequest } from '#bench/recorder.ts';
+import { type RecordedRequest, replaySchedule, runSchedule } from '#bench/recorder.ts';
 import { driftWatchRows, formatMarkdown, formatTable, latencyRows, trialWatchRows } from '#bench/report.ts';
 import { type BenchResults, exitCodeOf, parseBenchArgs, runBench } from '#bench/run.ts';
 import type { TrialWatchScale } from '#bench/trial-watch-scale.ts';
@@ -25,15 +25,41 @@ function request(startedAt: number, endedAt: number): RecordedRequest {
 }
 
 describe('raw replay shape', () => {
-  it('replays overlapping requests together and sequential ones one after another', () => {
-    // Prepare: two requests in flight at once, then one after both finished.
-    const requests = [request(0, 10), request(2, 8), request(12, 20)];
+  it('sends a request once every request that had ended when it started is answered, and no sooner', () => {
+    // Prepare: two timesheets read at once, each a budget take then its query; then the result.
+    const takeA = request(0, 4);
+    const takeB = request(1, 6);
+    const queryA = request(5, 9);
+    const queryB = request(7, 11);
+    const put = request(12, 14);
 
     // Act
-    const groups = concurrencyGroups(requests);
+    const schedule = replaySchedule([queryB, put, takeA, queryA, takeB]);
+
+    // Assess: queryA waits for takeA only (takeB was still in flight), queryB for both takes.
+    expect(schedule.map((entry) => entry.request)).toEqual([takeA, takeB, queryA, queryB, put]);
+    expect(schedule.map((entry) => entry.after)).toEqual([[], [], [0], [0, 1], [0, 1, 2, 3]]);
+  });
+
+  it('runs a schedule in that order', async () => {
+    // Prepare
+    const order: string[] = [];
+    const schedule = [
+      { request: 'slow', after: [] },
+      { request: 'quick', after: [] },
+      { request: 'after-slow', after: [0] },
+    ];
+
+    // Act
+    await runSchedule(schedule, async (name) => {
+      order.push(`start ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, name === 'slow' ? 30 : 1));
+      order.push(`end ${name}`);
+    });
 
     // Assess
-    expect(groups.map((group) => group.length)).toEqual([2, 1]);
+    expect(order.indexOf('start after-slow')).toBeGreaterThan(order.indexOf('end slow'));
+    expect(order.indexOf('start quick')).toBeLessThan(order.indexOf('end slow'));
   });
 });
 
