@@ -116,10 +116,11 @@ function dynamoAccounting(operation: string, input: Record<string, unknown>, out
 /** A request as it goes out: its end, status and accounting are filled in when it completes. */
 function startedRequest(
   request: Pick<RecordedRequest, 'system' | 'operation' | 'input' | 'http'>,
+  startedAt = performance.now(),
 ): RecordedRequest {
   return {
     ...request,
-    startedAt: performance.now(),
+    startedAt,
     endedAt: 0,
     itemsRead: 0,
     itemsWritten: 0,
@@ -228,8 +229,11 @@ function passedHeaders(
 
 /**
  * A loopback pass-through proxy in front of `upstream`: the bench's service proxy and the
- * first-invocation bench's AWS wire recorder. `record` is told of each request as it leaves and
- * returns what to call with its answer (before the answer goes back).
+ * first-invocation bench's AWS wire recorder. `record` is told of each request once its body is in
+ * and returns what to call once its answer has gone back. The times given are as near as the proxy
+ * sees to what the caller sees: `startedAt` when the request arrived (before its body was read),
+ * `endedAt` when the answer was handed to the caller's connection, so that a request the caller
+ * sent while this one was still in flight is not taken to have waited for it (replaySchedule).
  */
 export async function startRecordingProxy(
   upstream: string,
@@ -245,6 +249,7 @@ export async function startRecordingProxy(
 ): Promise<ServiceProxy> {
   const target = new URL(upstream);
   const server = createServer((incoming, outgoing) => {
+    const arrivedAt = performance.now();
     readBody(incoming)
       .then((body) => {
         const method = incoming.method ?? 'GET';
@@ -254,7 +259,7 @@ export async function startRecordingProxy(
           path,
           headers: incoming.headers,
           body,
-          startedAt: performance.now(),
+          startedAt: arrivedAt,
         });
         const headers =
           requestHeaders === 'all'
@@ -267,7 +272,9 @@ export async function startRecordingProxy(
           { host: target.hostname, port: target.port, method, path, agent: proxyAgent, headers },
           (answer) => {
             readBody(answer).then((payload) => {
-              answered({ status: answer.statusCode ?? 0, endedAt: performance.now() });
+              outgoing.on('finish', () =>
+                answered({ status: answer.statusCode ?? 0, endedAt: performance.now() }),
+              );
               outgoing.writeHead(answer.statusCode ?? 502, {
                 ...passedHeaders(answer.headers, answerHeaders, ['connection', 'transfer-encoding']),
                 'content-length': String(payload.length),
@@ -292,12 +299,15 @@ export function startServiceProxy(sandboxUrl: string, recorder: RequestRecorder)
   return startRecordingProxy(sandboxUrl, {
     requestHeaders: SERVICE_REQUEST_HEADERS,
     answerHeaders: ['content-type', 'retry-after'],
-    record: ({ method, path, headers, body }) => {
-      const entry = startedRequest({
-        system: 'service',
-        operation: `${method} ${path.replace(/^\/installs\/[^/]+/, '/installs/{hostname}')}`,
-        http: { method, path, headers: pickHeaders(headers, SERVICE_REQUEST_HEADERS), body },
-      });
+    record: ({ method, path, headers, body, startedAt }) => {
+      const entry = startedRequest(
+        {
+          system: 'service',
+          operation: `${method} ${path.replace(/^\/installs\/[^/]+/, '/installs/{hostname}')}`,
+          http: { method, path, headers: pickHeaders(headers, SERVICE_REQUEST_HEADERS), body },
+        },
+        startedAt,
+      );
       recorder.push(entry);
       return ({ status, endedAt }) => {
         entry.endedAt = endedAt;
@@ -423,13 +433,21 @@ export function replaySchedule<T extends { startedAt: number; endedAt: number }>
   requests: readonly T[],
 ): ScheduledRequest<T>[] {
   const sorted = [...requests].sort((a, b) => a.startedAt - b.startedAt);
+  // A request never answered while recording (endedAt unset) never ended: nothing waited for it.
+  const ended = (earlier: T) => earlier.endedAt >= earlier.startedAt;
   return sorted.map((request, index) => ({
     request,
-    after: sorted.flatMap((earlier, at) => (at < index && earlier.endedAt <= request.startedAt ? [at] : [])),
+    after: sorted.flatMap((earlier, at) =>
+      at < index && ended(earlier) && earlier.endedAt <= request.startedAt ? [at] : [],
+    ),
   }));
 }
 
-/** Runs `send` over a schedule: each request once those it waits for are answered. */
+/**
+ * Runs `send` over a schedule: each request once those it waits for are answered. Settles only
+ * when every request has (a failed one fails its waiters, the rest still go out), then throws the
+ * first failure: a replay never returns with requests still in flight.
+ */
 export async function runSchedule<T, R>(
   schedule: readonly ScheduledRequest<T>[],
   send: (request: T) => Promise<R>,
@@ -438,7 +456,10 @@ export async function runSchedule<T, R>(
   for (const { request, after } of schedule) {
     sent.push(Promise.all(after.map((at) => sent[at])).then(() => send(request)));
   }
-  return Promise.all(sent);
+  const settled = await Promise.allSettled(sent);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<R>).value);
 }
 
 /** Sends the recorded requests again, directly: no middy, Powertools, zod or connector code. */

@@ -28,6 +28,7 @@ import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createPublisher, outboundContractsOf } from '#functions/publisher/publisher.ts';
 import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
+import { PARSED_ONCE } from '#functions/runtime/env-text.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { countSyncFailed, logger, metrics } from '#functions/runtime/observability.ts';
 import { keepInDeadLetterQueue } from '#functions/runtime/route-queue.ts';
@@ -75,7 +76,7 @@ const settings = z
       )
       .transform((pairs) => new Map(pairs)),
   })
-  .safeParse(process.env);
+  .safeParse(process.env, PARSED_ONCE);
 if (!settings.success) {
   throw new ConfigurationError(
     `invalid refusal function configuration, cold start aborted: ${settings.error.issues

@@ -41,6 +41,42 @@ describe('raw replay shape', () => {
     expect(schedule.map((entry) => entry.after)).toEqual([[], [], [0], [0, 1], [0, 1, 2, 3]]);
   });
 
+  it('never makes a request wait for one that was not answered while recording', () => {
+    // Prepare: the first request's answer never came (its end was never set).
+    const unanswered = request(1, 0);
+    const later = request(5, 9);
+
+    // Act
+    const schedule = replaySchedule([unanswered, later]);
+
+    // Assess
+    expect(schedule.map((entry) => entry.after)).toEqual([[], []]);
+  });
+
+  it('returns only once every request has settled, then throws the first failure', async () => {
+    // Prepare
+    let slowEnded = false;
+    const schedule = [
+      { request: 'fails', after: [] },
+      { request: 'slow', after: [] },
+      { request: 'after-fails', after: [0] },
+    ];
+    const sent: string[] = [];
+
+    // Act
+    const outcome = runSchedule(schedule, async (name) => {
+      sent.push(name);
+      if (name === 'fails') throw new Error('unknown command');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      slowEnded = true;
+    });
+
+    // Assess
+    await expect(outcome).rejects.toThrow('unknown command');
+    expect(slowEnded).toBe(true);
+    expect(sent).toEqual(['fails', 'slow']);
+  });
+
   it('runs a schedule in that order', async () => {
     // Prepare
     const order: string[] = [];
