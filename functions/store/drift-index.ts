@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { getBusiness } from './business.ts';
 import { allDriftShards, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
+import { queryAll } from './query-all.ts';
 import { type DuePage, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { DRIFT_INDEX_NAME } from './table.ts';
@@ -37,33 +37,26 @@ export function driftChecksDueBefore(
   isoTime: string | Date,
   options: { pageSize?: number } = {},
 ): AsyncGenerator<DueDriftPage> {
-  return dueItems(store, driftIndex, normalizeTimestamp(isoTime), options.pageSize ?? 500);
+  return dueItems(store, driftIndex, normalizeTimestamp(isoTime), options.pageSize);
 }
 
 /**
  * Accounts whose signup is UNCONFIRMED (markSignupUnconfirmed files them in a partition of the
  * drift index the watch never reads), oldest first: one Query over a handful of items.
  */
-export async function listUnconfirmedSignups(store: Store): Promise<{ accountId: string; since: string }[]> {
-  const found: { accountId: string; since: string }[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.doc.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        IndexName: DRIFT_INDEX_NAME,
-        KeyConditionExpression: 'driftShard = :shard',
-        ExpressionAttributeValues: { ':shard': UNCONFIRMED_SIGNUPS_SHARD },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
+export function listUnconfirmedSignups(store: Store): Promise<{ accountId: string; since: string }[]> {
+  return queryAll(
+    store,
+    {
+      IndexName: DRIFT_INDEX_NAME,
+      KeyConditionExpression: 'driftShard = :shard',
+      ExpressionAttributeValues: { ':shard': UNCONFIRMED_SIGNUPS_SHARD },
+    },
+    (item) => {
       const { accountId, driftDueAt } = dueSchema.parse(item);
-      found.push({ accountId, since: driftDueAt });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return found;
+      return { accountId, since: driftDueAt };
+    },
+  );
 }
 
 export interface UnconfirmedSignup {

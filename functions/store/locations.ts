@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type Claim,
@@ -9,6 +9,7 @@ import {
   releaseMarker,
 } from './claims.ts';
 import { installPartition, LOCATION_PREFIX, locationKey } from './keys.ts';
+import { queryAll } from './query-all.ts';
 import { isConditionalCheckFailure, normalizeTimestamp, type Store } from './store.ts';
 
 /**
@@ -199,23 +200,16 @@ const areaMarker = (hostname: string, locationRef: string, areaName: string): Ma
  * Every location marker of one install (a few per install), for telling whether a location id the
  * service holds is already recorded for another locationRef.
  */
-export async function listLocations(store: Store, hostname: string): Promise<LocationRecord[]> {
-  const locations: LocationRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.doc.send(
-      new QueryCommand({
-        TableName: store.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': installPartition(hostname), ':prefix': LOCATION_PREFIX },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) locations.push(locationSchema.parse(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return locations;
+export function listLocations(store: Store, hostname: string): Promise<LocationRecord[]> {
+  return queryAll(
+    store,
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': installPartition(hostname), ':prefix': LOCATION_PREFIX },
+      ConsistentRead: true,
+    },
+    (item) => locationSchema.parse(item),
+  );
 }
 
 /**

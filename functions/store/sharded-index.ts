@@ -38,7 +38,7 @@ export async function* dueItems<T>(
   store: Store,
   index: ShardedDueIndex<T>,
   dueBy: string,
-  pageSize: number,
+  pageSize = 500,
 ): AsyncGenerator<DuePage<T>> {
   let cursors: ShardCursor[] = index.shards.map((shard) => ({ shard, startKey: undefined }));
   while (cursors.length > 0) {

@@ -27,8 +27,6 @@ export interface TrialQueryOptions {
   pageSize?: number;
 }
 
-const DEFAULT_PAGE_SIZE = 500;
-
 const trialIndex: ShardedDueIndex<DueTrial> = {
   indexName: TRIAL_INDEX_NAME,
   shardAttribute: 'trialShard',
@@ -50,7 +48,7 @@ export function trialsEndingBefore(
   isoTime: string | Date,
   options: TrialQueryOptions = {},
 ): AsyncGenerator<DueTrialPage> {
-  return dueItems(store, trialIndex, normalizeTimestamp(isoTime), options.pageSize ?? DEFAULT_PAGE_SIZE);
+  return dueItems(store, trialIndex, normalizeTimestamp(isoTime), options.pageSize);
 }
 
 /** All due trials at once; for due sets that fit in memory (the trial watch's usual run). */
