@@ -450,7 +450,9 @@ export class WorkforceConnector extends Construct {
     // Amazon SQS") says two things: a message received three times or more is left out of
     // ApproximateAgeOfOldestMessage, and for a dead-letter queue (this is the intake queue's) the
     // metric is the longest time a message has been in the queue. Which one holds here is not
-    // ours to rely on: RefusalRecordsFailed counts those failures whichever it is.
+    // ours to rely on: RefusalRecordsFailed counts those failures whichever it is. (The age of a
+    // dead letter counts from its move into the dead-letter queue, not from its first send: SQS
+    // Developer Guide, "Setting-up dead-letter queue retention"; a dead letter does not arrive old.)
     this.alarmOn(`${id}IntakeDeadLetters`, queueAge(intakeDeadLetterQueue, INTAKE_DEAD_LETTERS_UNANSWERED), {
       what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
       runbook: 'intake',

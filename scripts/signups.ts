@@ -85,10 +85,9 @@ export async function unconfirmedSignups(
 ): Promise<UnconfirmedSignupRow[]> {
   const store = createStore({ tableName, client });
   const found = await readUnconfirmedSignups(store, await listUnconfirmedSignups(store));
-  // The connector signs up with externalId = the partner's account id.
-  return found
-    .map((signup) => ({ ...signup, externalId: signup.accountId }))
-    .sort((a, b) => a.since.localeCompare(b.since));
+  // Oldest first as listed (listUnconfirmedSignups). The connector signs up with externalId = the
+  // partner's account id.
+  return found.map((signup) => ({ ...signup, externalId: signup.accountId }));
 }
 
 export function formatSignups(signups: readonly UnconfirmedSignupRow[]): string {

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { edition as editionSchema, region as regionSchema } from '#functions/contracts/fields.ts';
 import { ServiceRejectedError } from '#functions/domain/errors.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import { type DueRunProgress, runDueItems } from '#functions/runtime/due-run.ts';
+import { type DueRunProgress, runDueItems, startedDueRun } from '#functions/runtime/due-run.ts';
 import {
   MetricName,
   UNCONFIRMED_SIGNUP_LOG_MESSAGE,
@@ -118,14 +118,10 @@ export async function driftWatch(
   const report: DriftWatchReport = {
     runId: input.runId,
     now: now.toISOString(),
-    itemsRead: 0,
+    ...startedDueRun(),
     checked: 0,
     editionChangedAnnounced: 0,
     goneAnnounced: 0,
-    failed: 0,
-    throttled: 0,
-    remaining: 0,
-    complete: true,
     unconfirmedSignups: 0,
     unconfirmedSignupsListed: 0,
   };

@@ -22,6 +22,11 @@ export interface DueRunProgress {
   stoppedBy?: 'time' | 'throttling';
 }
 
+/** A run's progress before it read anything: what both watches' reports start from. */
+export function startedDueRun(): DueRunProgress {
+  return { itemsRead: 0, failed: 0, throttled: 0, remaining: 0, complete: true };
+}
+
 /**
  * Runs `handle` over the due items of `pages`, `concurrency` at a time, until they are done or
  * the run must stop: its time runs short, or a business meets the service pausing (isServicePause:

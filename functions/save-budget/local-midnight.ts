@@ -57,8 +57,7 @@ export function localMidnightUnixSeconds(date: string, timeZone: string): number
   // The same offset a day before and a day after: no transition in between (no zone changes its
   // offset twice within 48 hours), so local midnight is wall midnight minus it.
   if (before === after) return (wallMidnightAsUtc - before) / 1000;
-  const offsets = new Set([before, after]);
-  const candidates = [...offsets]
+  const candidates = [before, after]
     .map((offset) => wallMidnightAsUtc - offset)
     .filter((instant) => {
       const local = localTimeAt(instant, timeZone);

@@ -204,13 +204,16 @@ export interface InstallClient {
   getPayReturns(timesheetId: number): Promise<JoinedTimesheetPayReturn[]>;
 }
 
+// Built on first use (z.lazy), as the record schemas in schemas.ts: most functions never parse them.
 /** An agreed-hours profile: its shape is not shown, so any object is kept as given. */
-const anyObject = z.record(z.string(), z.unknown());
-const contractRecordSchema = z.looseObject({ Id: z.union([z.number(), z.string()]) });
-const payRuleRecordSchema = z.looseObject({
-  Id: z.union([z.number(), z.string()]),
-  HourlyRate: z.number().nullable().optional(),
-});
+const anyObject = z.lazy(() => z.record(z.string(), z.unknown()));
+const contractRecordSchema = z.lazy(() => z.looseObject({ Id: z.union([z.number(), z.string()]) }));
+const payRuleRecordSchema = z.lazy(() =>
+  z.looseObject({
+    Id: z.union([z.number(), z.string()]),
+    HourlyRate: z.number().nullable().optional(),
+  }),
+);
 
 export function createInstallClient(
   hostname: string,

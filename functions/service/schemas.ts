@@ -776,7 +776,7 @@ export const scheduleChangeEventTypes = [
   'TIME_CHANGED_TOTAL_SAME',
   'LOCATION_CHANGED',
 ] as const;
-export const payRuleConfigSchema = z.looseObject({
+const payRuleConfigSchema = z.looseObject({
   /** Values seen: TIME_ADDED, TIME_CHANGED_TOTAL_CHANGED, TIME_CHANGED_TOTAL_SAME, LOCATION_CHANGED. */
   eventTypes: z.array(z.unknown()).nullable().optional(),
 });

@@ -12,7 +12,8 @@ import type { Store } from './store.ts';
 
 /**
  * How long a claim may stay unconfirmed before another run may take it over. Longer than the
- * longest Lambda run (15 min), so a live run's claim is never stolen.
+ * longest Lambda run (the function timeout is at most 900 seconds: Lambda Developer Guide, "Lambda
+ * quotas"), so a live run's claim is never stolen.
  */
 export const CLAIM_LEASE_MS = 20 * 60_000;
 

@@ -470,18 +470,10 @@ export async function scheduleDriftCheck(store: Store, accountId: string, dueAt:
 
 /** Takes a business that is not ACTIVE (or has no hostname) out of the drift index. */
 export async function unscheduleDriftCheck(store: Store, accountId: string): Promise<void> {
-  await store.doc
-    .send(
-      new UpdateCommand({
-        TableName: store.tableName,
-        Key: businessKey(accountId),
-        UpdateExpression: 'REMOVE driftShard, driftDueAt',
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionalCheckFailure(error)) throw error;
-    });
+  await updateBusinessIf(store, accountId, {
+    UpdateExpression: 'REMOVE driftShard, driftDueAt',
+    ConditionExpression: 'attribute_exists(pk)',
+  });
 }
 
 /** A conditional update of one business: true when written, false when its condition did not hold. */

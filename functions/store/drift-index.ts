@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { getBusiness } from './business.ts';
+import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
+import { getBusiness, type SyncError } from './business.ts';
 import { allDriftShards, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
 import { queryAll } from './query-all.ts';
 import { type DuePage, dueItems, type ShardedDueIndex } from './sharded-index.ts';
@@ -42,7 +43,10 @@ export function driftChecksDueBefore(
 
 /**
  * Accounts whose signup is UNCONFIRMED (markSignupUnconfirmed files them in a partition of the
- * drift index the watch never reads), oldest first: one Query over a handful of items.
+ * drift index the watch never reads), oldest first: one Query over a handful of items. Query
+ * returns a partition's items by sort key, ascending by default (DynamoDB Developer Guide, "Key
+ * condition expressions for the Query operation"), and the sort key here is the ISO time the signup
+ * became unconfirmed.
  */
 export function listUnconfirmedSignups(store: Store): Promise<{ accountId: string; since: string }[]> {
   return queryAll(
@@ -63,27 +67,31 @@ export interface UnconfirmedSignup {
   accountId: string;
   since: string;
   region: string;
-  lastError?: { code: string; message: string; at: string };
+  lastError?: SyncError;
 }
 
 /**
  * The businesses of `listed` (listUnconfirmedSignups) that are still UNCONFIRMED, in the same
- * order, with what their records say: one read each, so callers pass only those they show.
+ * order, with what their records say: one read each (a few at a time), so callers pass only
+ * those they show.
  */
 export async function readUnconfirmedSignups(
   store: Store,
   listed: readonly { accountId: string; since: string }[],
 ): Promise<UnconfirmedSignup[]> {
-  const found: UnconfirmedSignup[] = [];
-  for (const { accountId, since } of listed) {
-    const business = await getBusiness(store, accountId);
-    if (business?.status !== 'UNCONFIRMED') continue; // resolved since the index was read
-    found.push({
-      accountId,
-      since,
-      region: business.region,
-      ...(business.lastError ? { lastError: business.lastError } : {}),
-    });
-  }
-  return found;
+  const read = await mapWithConcurrency(
+    listed,
+    UNCONFIRMED_READ_CONCURRENCY,
+    async ({ accountId, since }) => {
+      const business = await getBusiness(store, accountId);
+      if (business?.status !== 'UNCONFIRMED') return undefined; // resolved since the index was read
+      const signup: UnconfirmedSignup = { accountId, since, region: business.region };
+      if (business.lastError) signup.lastError = business.lastError;
+      return signup;
+    },
+  );
+  return read.filter((signup) => signup !== undefined);
 }
+
+/** Business reads in flight at once while reading unconfirmed signups. */
+const UNCONFIRMED_READ_CONCURRENCY = 4;

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/contracts/fields.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import { type DueRunProgress, runDueItems } from '#functions/runtime/due-run.ts';
+import { type DueRunProgress, runDueItems, startedDueRun } from '#functions/runtime/due-run.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
 import {
@@ -98,14 +98,10 @@ export async function trialWatch(
     runId: input.runId,
     now: now.toISOString(),
     readUntil: readUntil.toISOString(),
-    itemsRead: 0,
+    ...startedDueRun(),
     processed: 0,
     expiringAnnounced: 0,
     endedAnnounced: 0,
-    failed: 0,
-    throttled: 0,
-    remaining: 0,
-    complete: true,
   };
   const timeIsShort = () => input.remainingTimeMs() < reserveMs;
   await runDueItems(
