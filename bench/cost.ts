@@ -10,6 +10,8 @@ export const PRICES = {
   lambdaGbSecond: 0.0000133334,
   lambdaRequest: 0.2 / 1e6,
   sqsFifoRequest: 0.5 / 1e6,
+  sqsStandardRequest: 0.4 / 1e6,
+  pipesRequest: 0.4 / 1e6,
   eventBridgeEvent: 1 / 1e6,
   dynamoWriteUnit: 0.625 / 1e6,
   dynamoReadUnit: 0.125 / 1e6,
@@ -17,6 +19,12 @@ export const PRICES = {
 
 /** SQS requests per event: EventBridge's send, the event source's receive and delete, unbatched. */
 export const SQS_REQUESTS_PER_EVENT = 3;
+
+/**
+ * The intake hop of a queue-fed event, as deployed: its standard intake queue (EventBridge's send,
+ * the pipe's receive and delete, unbatched) and one pipe request.
+ */
+export const INTAKE_REQUESTS_PER_EVENT = { standardQueue: 3, pipe: 1 } as const;
 
 export interface CostPerMillion {
   readonly flow: string;
@@ -26,6 +34,8 @@ export interface CostPerMillion {
   readonly lambdaCompute: number;
   readonly lambdaRequests: number;
   readonly sqs: number;
+  /** The intake queue and pipe in front of the route's FIFO queue. */
+  readonly intake: number;
   readonly eventBridge: number;
   readonly dynamoDb: number;
   readonly total: number;
@@ -45,6 +55,11 @@ function priced(
   const lambdaCompute = (billedMs / 1000) * (memoryMb / 1024) * PRICES.lambdaGbSecond * million;
   const lambdaRequests = PRICES.lambdaRequest * million;
   const sqs = queued ? SQS_REQUESTS_PER_EVENT * PRICES.sqsFifoRequest * million : 0;
+  const intake = queued
+    ? (INTAKE_REQUESTS_PER_EVENT.standardQueue * PRICES.sqsStandardRequest +
+        INTAKE_REQUESTS_PER_EVENT.pipe * PRICES.pipesRequest) *
+      million
+    : 0;
   // Inbound events are published once by the partner; outbound ones by the connector.
   const eventBridge = ((queued ? 1 : 0) + units.eventsPublished) * PRICES.eventBridgeEvent * million;
   const dynamoDb =
@@ -56,9 +71,10 @@ function priced(
     lambdaCompute,
     lambdaRequests,
     sqs,
+    intake,
     eventBridge,
     dynamoDb,
-    total: lambdaCompute + lambdaRequests + sqs + eventBridge + dynamoDb,
+    total: lambdaCompute + lambdaRequests + sqs + intake + eventBridge + dynamoDb,
     perEvent: units,
   };
 }

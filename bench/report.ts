@@ -301,7 +301,7 @@ export function costRows(costs: readonly CostPerMillion[]): ResultRow[] {
     item: `${cost.flow} per 1M`,
     figure:
       `$${cost.total.toFixed(2)} (Lambda ${cost.lambdaCompute.toFixed(2)}+${cost.lambdaRequests.toFixed(2)}, ` +
-      `SQS ${cost.sqs.toFixed(2)}, EventBridge ${cost.eventBridge.toFixed(2)}, DynamoDB ${cost.dynamoDb.toFixed(2)})`,
+      `SQS ${cost.sqs.toFixed(2)}, intake ${cost.intake.toFixed(2)}, EventBridge ${cost.eventBridge.toFixed(2)}, DynamoDB ${cost.dynamoDb.toFixed(2)})`,
     goal: '—',
     pass: undefined,
   }));

@@ -118,6 +118,9 @@ describe('cost per million events', () => {
     expect(cost?.billedMs).toBe(100);
     expect(cost?.lambdaCompute).toBeCloseTo(0.33, 2);
     expect(cost?.sqs).toBeCloseTo(SQS_REQUESTS_PER_EVENT * PRICES.sqsFifoRequest * 1e6, 5);
+    // The intake hop: 3 standard-queue requests at $0.40 per 1M and one pipe request at $0.40 per 1M.
+    expect(cost?.intake).toBeCloseTo(1.6, 5);
+    expect(cost?.total).toBeCloseTo(0.33 + 0.2 + 1.5 + 1.6 + 2 + 1.375, 1);
     expect(cost?.eventBridge).toBeCloseTo(2, 5);
     expect(cost?.dynamoDb).toBeCloseTo(2 * 0.625 + 0.125, 5);
   });
