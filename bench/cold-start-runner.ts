@@ -28,6 +28,8 @@ export interface ColdStartSample {
   failedRecords: number;
   /** Raw references: requests answered otherwise than when they were recorded (bench/first-invocation.ts). */
   answeredDifferently?: number;
+  /** Raw references: requests the handler sent again. */
+  sent?: number;
   error?: string;
 }
 
@@ -38,6 +40,14 @@ const sampler = setInterval(() => {
   rssPeakBytes = Math.max(rssPeakBytes, process.memoryUsage.rss());
 }, 2);
 sampler.unref();
+
+/** What a raw reference's handler answers: how many requests it sent, and how many came back otherwise. */
+function rawOutcomeOf(response: unknown): Pick<ColdStartSample, 'answeredDifferently' | 'sent'> {
+  const outcome = (response ?? {}) as { different?: unknown; sent?: unknown };
+  return typeof outcome.different === 'number' && typeof outcome.sent === 'number'
+    ? { answeredDifferently: outcome.different, sent: outcome.sent }
+    : {};
+}
 
 function failedRecordsOf(response: unknown): number {
   if (typeof response !== 'object' || response === null || !('batchItemFailures' in response)) return -1;
@@ -69,9 +79,7 @@ async function main(): Promise<ColdStartSample> {
     rssPeakBytes,
     maxRssKb: process.resourceUsage().maxRSS,
     failedRecords: failedRecordsOf(response),
-    ...(typeof (response as { different?: unknown } | null)?.different === 'number'
-      ? { answeredDifferently: (response as { different: number }).different }
-      : {}),
+    ...rawOutcomeOf(response),
   };
 }
 

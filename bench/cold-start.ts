@@ -47,6 +47,8 @@ export interface ColdStartResult {
   readonly firstInvocationRequests?: readonly string[];
   /** Raw references: over the rounds, the most requests answered otherwise than when recorded. */
   readonly answeredDifferently?: number;
+  /** Raw references: over the rounds, the fewest requests the handler sent again. */
+  readonly replayedRequests?: number;
   /** Functions, the stack-floor and the raw references: one profiled cold start, CPU by phase and consumer. */
   readonly profile?: ProfileSummary;
 }
@@ -263,7 +265,10 @@ export async function measureColdStarts(
       ...(batchOf10 ? { batchOf10 } : {}),
       ...(recorded ? { firstInvocationRequests: recorded } : {}),
       ...(bundle.name.startsWith('raw-')
-        ? { answeredDifferently: Math.max(0, ...taken.map((sample) => sample.answeredDifferently ?? 0)) }
+        ? {
+            answeredDifferently: Math.max(0, ...taken.map((sample) => sample.answeredDifferently ?? 0)),
+            replayedRequests: Math.min(...taken.map((sample) => sample.sent ?? 0)),
+          }
         : {}),
       ...(profileSummary ? { profile: profileSummary } : {}),
     });

@@ -1,14 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BuiltBundle, buildBundle } from './bundle.ts';
+import { type BuiltBundle, buildBundle, REPO_ROOT } from './bundle.ts';
 import {
   type RecordedRequest,
   type RequestRecorder,
-  replaySchedule,
   type ServiceProxy,
   startRecordingProxy,
   withConditionsHeld,
 } from './recorder.ts';
+import { replaySchedule } from './schedule.ts';
 
 /**
  * Issue #17 §1: what a function's first invocation costs beyond the requests it must make. The
@@ -16,7 +16,7 @@ import {
  * clients: the function's own first invocation is recorded on the wire (every AWS request through
  * a recording proxy, every service call through the service proxy), and a module is generated that
  * constructs the same SDK clients at module scope and replays those requests, each once the
- * requests that had ended before it started are answered (bench/recorder.ts replaySchedule), with
+ * requests that had ended before it started are answered (bench/schedule.ts), with
  * nothing else: no middy, Powertools, zod or connector code. Both are then loaded
  * and invoked once by fresh `node` processes, round after round (bench/cold-start.ts).
  */
@@ -202,6 +202,7 @@ function rawReferenceSource(name: string, requests: readonly WireRequest[]): str
  * same ${requests.length} requests with the same clients and nothing else.
  */
 import { Agent, request } from 'node:http';
+import { runSchedule } from ${JSON.stringify(join(REPO_ROOT, 'bench/schedule.ts'))};
 ${imports.join('\n')}
 
 const clients = {
@@ -230,8 +231,12 @@ function sendService(http) {
   });
 }
 
+/** Requests this handler has sent: what it reports, so a reference that sends nothing shows it. */
+let sentCount = 0;
+
 /** Sends one entry; resolves with whether it was answered as it was when recorded. */
 function send(entry) {
+  sentCount += 1;
   if (entry.system === 'service') return sendService(entry.http).then((status) => status === entry.status);
   const Command = commands[entry.system + '.' + entry.operation];
   return clients[entry.system].send(new Command(entry.input)).then(
@@ -240,14 +245,10 @@ function send(entry) {
   );
 }
 
-// Each request once those it waited for in the recording are answered (bench/recorder.ts replaySchedule).
+// Each request once those it waited for in the recording are answered (bench/schedule.ts).
 export const handler = async () => {
-  const sent = [];
-  for (const { request, after } of schedule) {
-    sent.push(Promise.all(after.map((at) => sent[at])).then(() => send(request)));
-  }
-  const alike = await Promise.all(sent);
-  return { sent: ${requests.length}, different: alike.filter((same) => !same).length };
+  const alike = await runSchedule(schedule, send);
+  return { sent: sentCount, different: alike.filter((same) => !same).length };
 };
 `;
 }

@@ -6,9 +6,10 @@ import { beyond, type ProfileSummary } from '#bench/cpu-profile.ts';
 import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
 import type { FlowLatency } from '#bench/latency.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
-import { type RecordedRequest, replaySchedule, runSchedule } from '#bench/recorder.ts';
+import type { RecordedRequest } from '#bench/recorder.ts';
 import { driftWatchRows, formatMarkdown, formatTable, latencyRows, trialWatchRows } from '#bench/report.ts';
 import { type BenchResults, exitCodeOf, parseBenchArgs, runBench } from '#bench/run.ts';
+import { replaySchedule, runSchedule } from '#bench/schedule.ts';
 import type { TrialWatchScale } from '#bench/trial-watch-scale.ts';
 
 function request(startedAt: number, endedAt: number): RecordedRequest {
@@ -330,6 +331,9 @@ describe('the first invocation reference', () => {
     );
     expect(fn?.firstInvocationRequests?.some((request) => request.startsWith('service POST'))).toBe(true);
     expect(raw?.samples).toBe(1);
+    // It sent every one of them again, answered as the function's were.
+    expect(raw?.replayedRequests).toBe(fn?.firstInvocationRequests?.length);
+    expect(raw?.answeredDifferently).toBe(0);
     expect(raw?.bytes ?? 0).toBeLessThan(fn?.bytes ?? 0);
     expect(results?.rows.find((row) => row.item === 'subscription-status first invocation / raw')?.goal).toBe(
       '≤ 1.25',
