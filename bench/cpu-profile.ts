@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { packageOf } from './bundle.ts';
+import { round, sum } from './stats.ts';
 
 /**
  * What one profile spends beyond another, by consumer: the largest positive differences, largest
@@ -18,12 +19,12 @@ export function beyond(
     ms: (profile.total[what] ?? 0) - (reference.total[what] ?? 0),
   }));
   return {
-    totalMs: Math.round(differences.reduce((sum, entry) => sum + entry.ms, 0)),
+    totalMs: round(sum(differences.map((entry) => entry.ms)), 0),
     largest: differences
       .filter((entry) => entry.ms > 0)
       .sort((a, b) => b.ms - a.ms)
       .slice(0, top)
-      .map((entry) => ({ what: entry.what, ms: Math.round(entry.ms * 10) / 10 })),
+      .map((entry) => ({ what: entry.what, ms: round(entry.ms, 1) })),
   };
 }
 
@@ -107,10 +108,10 @@ export async function summarizeProfile(
   }
   const ranked = (phase: Map<string, number>) =>
     [...phase]
-      .map(([what, ms]) => ({ what, ms: Math.round(ms * 10) / 10 }))
+      .map(([what, ms]) => ({ what, ms: round(ms, 1) }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, top);
-  const total = (phase: Map<string, number>) => Math.round([...phase.values()].reduce((a, b) => a + b, 0));
+  const total = (phase: Map<string, number>) => round(sum([...phase.values()]), 0);
   const both: Record<string, number> = {};
   for (const phase of [phases.load, phases.invoke]) {
     for (const [what, ms] of phase) both[what] = (both[what] ?? 0) + ms;

@@ -4,11 +4,10 @@ import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
 import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
 import { businessKey, driftShardOf } from '#functions/store/keys.ts';
-import { LOCAL_ACCOUNT_ID, scheduledEvent } from '#local/aws/lambda.ts';
-import { LOCAL_REGION } from '#local/template.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median, sum } from './stats.ts';
 import { batchWrite } from './trial-watch-scale.ts';
+import { scheduleEvent } from './workload.ts';
 
 /**
  * Issue #15: the drift watch with 1k / 10k / 100k tracked businesses, 50 of them due each run.
@@ -86,14 +85,6 @@ async function makeDue(tableName: string, accountIds: readonly string[], now: Da
   );
 }
 
-function driftWatchEvent(at: Date) {
-  return scheduledEvent(
-    `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/drift-watch-schedule`,
-    LOCAL_REGION,
-    at,
-  );
-}
-
 export async function measureDriftWatchScale(
   environment: BenchEnvironment,
   { sizes, runsPerSize }: { sizes: readonly number[]; runsPerSize: number },
@@ -132,9 +123,10 @@ export async function measureDriftWatchScale(
       await makeDue(tableName, due, now);
       environment.recorder.start();
       const started = performance.now();
-      const report = (await handler(driftWatchEvent(now), environment.contextFor('drift-watch'))) as
-        | DriftWatchReport
-        | undefined;
+      const report = (await handler(
+        scheduleEvent('drift-watch', now),
+        environment.contextFor('drift-watch'),
+      )) as DriftWatchReport | undefined;
       const elapsedMs = performance.now() - started;
       const requests = environment.recorder.stop();
       if (run < discarded) continue;

@@ -2,8 +2,8 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { routeFor } from '#functions/routes.ts';
 import type { RuntimeActivity } from '#local/runtime.ts';
 import type { BenchEnvironment } from './environment.ts';
-import { replay } from './recorder.ts';
-import { median } from './stats.ts';
+import { timedReplay } from './recorder.ts';
+import { median, sum } from './stats.ts';
 import { FLOWS, type FlowName, flowEvent } from './workload.ts';
 
 /**
@@ -148,18 +148,14 @@ export async function measureLatency(
       // The invocation finishes its bookkeeping after publishing: wait for it before replaying.
       await environment.runtime.waitForIdle();
       const requests = environment.recorder.stop();
-      const insideWindow = batches.reduce(
-        (sum, batch) =>
-          sum + Math.max(0, Math.min(endedAt, batch.startedAt + batch.durationMs) - batch.startedAt),
-        0,
+      const insideWindow = sum(
+        batches.map((batch) =>
+          Math.max(0, Math.min(endedAt, batch.startedAt + batch.durationMs) - batch.startedAt),
+        ),
       );
-      const invocationMs = batches.reduce((sum, batch) => sum + batch.durationMs, 0);
-      // Recorded too, and the recording thrown away: the recorder's cost weighs on both sides.
-      environment.recorder.start();
-      const replayStarted = performance.now();
-      const outcome = await replay(requests, environment.serviceProxy.url);
-      const callsMs = performance.now() - replayStarted;
-      environment.recorder.stop();
+      const invocationMs = sum(batches.map((batch) => batch.durationMs));
+      const outcome = await timedReplay(environment.recorder, requests, environment.serviceProxy.url);
+      const callsMs = outcome.ms;
       return {
         totalMs: endedAt - startedAt,
         handlerMs: insideWindow,
@@ -222,8 +218,8 @@ export async function measureLatency(
           median(measured.filter((one) => !one.failed).map(ownShareOf)),
         ),
         failures: all.length - ok.length,
-        replayed: ok.reduce((sum, one) => sum + one.replayed, 0),
-        replayedDifferently: ok.reduce((sum, one) => sum + one.replayedDifferently, 0),
+        replayed: sum(ok.map((one) => one.replayed)),
+        replayedDifferently: sum(ok.map((one) => one.replayedDifferently)),
       });
     }
   } finally {

@@ -2,7 +2,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { routeFor } from '#functions/routes.ts';
 import { METRICS_BULK_CHUNK_SIZE } from '#functions/save-budget/save-budget.ts';
 import type { BenchEnvironment } from './environment.ts';
-import { type RecordedRequest, replay } from './recorder.ts';
+import { type RecordedRequest, timedReplay } from './recorder.ts';
 import { median, sum } from './stats.ts';
 import {
   accountCreated,
@@ -118,15 +118,14 @@ export async function measureOverhead(
         counts.push(perEventCounts(measured.requests));
         for (const request of measured.requests)
           operations[request.operation] = (operations[request.operation] ?? 0) + 1;
-        // Recorded too, and the recording thrown away: the recorder's own cost (cloning each
-        // command input, the proxy's bookkeeping) then weighs on both sides alike.
-        environment.recorder.start();
-        const started = performance.now();
-        const outcome = await replay(measured.requests, environment.serviceProxy.url);
-        runBaseline.push(performance.now() - started);
+        const outcome = await timedReplay(
+          environment.recorder,
+          measured.requests,
+          environment.serviceProxy.url,
+        );
+        runBaseline.push(outcome.ms);
         replayed += outcome.sent;
         replayedDifferently += outcome.different;
-        environment.recorder.stop();
       }
       runRatios.push(median(runHandler) / median(runBaseline));
       handlerMs.push(...runHandler);

@@ -427,6 +427,26 @@ export async function replay(
 }
 
 /**
+ * The raw side of a measurement: `requests` replayed and timed while the recorder records (the
+ * recording is thrown away), so the recorder's own cost (cloning each command input, the proxy's
+ * bookkeeping) weighs on both sides alike.
+ */
+export async function timedReplay(
+  recorder: RequestRecorder,
+  requests: readonly RecordedRequest[],
+  serviceUrl: string,
+): Promise<ReplayOutcome & { ms: number }> {
+  recorder.start();
+  try {
+    const started = performance.now();
+    const outcome = await replay(requests, serviceUrl);
+    return { ...outcome, ms: performance.now() - started };
+  } finally {
+    recorder.stop();
+  }
+}
+
+/**
  * How a replay went: a request answered otherwise than the first time (a create the service now
  * refuses as a duplicate, say) did other work than the handler's, and the figure says how many.
  */

@@ -96,51 +96,48 @@ export function coldStartRows(results: readonly ColdStartResult[]): ResultRow[] 
   // The required stack alone against the same two references: what it takes of the goals below
   // before any connector code runs (informational: the stack is given, not ours to cut).
   const stack = byName.get(STACK_FLOOR);
-  const stackRaw = byName.get(`raw-${STACK_FLOOR}`);
-  if (stack && stackRaw) {
-    const first = spreadOf(perRound(stack.readyMs, stackRaw.readyMs));
-    const load = spreadOf(perRound(stack.initMs, floor?.initMs ?? []));
-    rows.push(
-      {
-        section: '1 cold start',
-        item: `${STACK_FLOOR} first invocation / raw`,
-        figure: `${formatSpread(first)}: ${round(stack.readyMsMedian, 0)} vs ${round(stackRaw.readyMsMedian, 0)} ms for the same ${stack.firstInvocationRequests?.length ?? '?'} requests`,
-        goal: `— (the required stack alone; functions: ≤ ${GOALS.firstInvocationRatio})`,
-        pass: undefined,
-      },
-      {
-        section: '1 cold start',
-        item: `${STACK_FLOOR} module load / floor`,
-        figure: `${formatSpread(load)}: ${round(stack.initMsMedian, 0)} vs ${round(floor?.initMsMedian ?? Number.NaN, 0)} ms`,
-        goal: `— (the required stack alone; functions: ≤ ${GOALS.moduleLoadRatio})`,
-        pass: undefined,
-      },
-    );
-  }
+  if (stack) rows.push(...againstReferences(stack, byName.get(`raw-${STACK_FLOOR}`), floor, false));
   for (const fn of results.filter((result) => result.kind === 'function')) {
-    const raw = byName.get(`raw-${fn.name}`);
-    const failed = fn.errors.length > 0 ? `; ${fn.errors.length} failed: ${fn.errors[0]}` : '';
-    const first = spreadOf(perRound(fn.readyMs, raw?.readyMs ?? []));
-    rows.push({
-      section: '1 cold start',
-      item: `${fn.name} first invocation / raw`,
-      figure: `${formatSpread(first)}: ${round(fn.readyMsMedian, 0)} vs ${round(raw?.readyMsMedian ?? Number.NaN, 0)} ms for the same ${fn.firstInvocationRequests?.length ?? '?'} requests${raw?.answeredDifferently ? ` (${raw.answeredDifferently} answered otherwise when replayed)` : ''}${failed}`,
-      goal: `≤ ${GOALS.firstInvocationRatio}`,
-      pass:
-        fn.errors.length === 0 &&
-        (raw?.errors.length ?? 1) === 0 &&
-        first.median <= GOALS.firstInvocationRatio,
-    });
-    const load = spreadOf(perRound(fn.initMs, floor?.initMs ?? []));
-    rows.push({
-      section: '1 cold start',
-      item: `${fn.name} module load / floor`,
-      figure: `${formatSpread(load)}: ${round(fn.initMsMedian, 0)} vs ${round(floor?.initMsMedian ?? Number.NaN, 0)} ms; bundle ${kb(fn.bytes)} = ${round(fn.bytes / (floor?.bytes ?? Number.NaN))} × floor`,
-      goal: `≤ ${GOALS.moduleLoadRatio}`,
-      pass: fn.errors.length === 0 && load.median <= GOALS.moduleLoadRatio,
-    });
+    rows.push(...againstReferences(fn, byName.get(`raw-${fn.name}`), floor, true));
   }
   return rows;
+}
+
+/**
+ * A bundle's first invocation against its raw reference and its module load against the floor:
+ * judged for a function, informational for the stack-floor.
+ */
+function againstReferences(
+  target: ColdStartResult,
+  raw: ColdStartResult | undefined,
+  floor: ColdStartResult | undefined,
+  judged: boolean,
+): ResultRow[] {
+  const failed = target.errors.length > 0 ? `; ${target.errors.length} failed: ${target.errors[0]}` : '';
+  const first = spreadOf(perRound(target.readyMs, raw?.readyMs ?? []));
+  const load = spreadOf(perRound(target.initMs, floor?.initMs ?? []));
+  const goal = (ratio: number) =>
+    judged ? `≤ ${ratio}` : `— (the required stack alone; functions: ≤ ${ratio})`;
+  return [
+    {
+      section: '1 cold start',
+      item: `${target.name} first invocation / raw`,
+      figure: `${formatSpread(first)}: ${round(target.readyMsMedian, 0)} vs ${round(raw?.readyMsMedian ?? Number.NaN, 0)} ms for the same ${target.firstInvocationRequests?.length ?? '?'} requests${raw?.answeredDifferently ? ` (${raw.answeredDifferently} answered otherwise when replayed)` : ''}${failed}`,
+      goal: goal(GOALS.firstInvocationRatio),
+      pass: judged
+        ? target.errors.length === 0 &&
+          (raw?.errors.length ?? 1) === 0 &&
+          first.median <= GOALS.firstInvocationRatio
+        : undefined,
+    },
+    {
+      section: '1 cold start',
+      item: `${target.name} module load / floor`,
+      figure: `${formatSpread(load)}: ${round(target.initMsMedian, 0)} vs ${round(floor?.initMsMedian ?? Number.NaN, 0)} ms; bundle ${kb(target.bytes)} = ${round(target.bytes / (floor?.bytes ?? Number.NaN))} × floor`,
+      goal: goal(GOALS.moduleLoadRatio),
+      pass: judged ? target.errors.length === 0 && load.median <= GOALS.moduleLoadRatio : undefined,
+    },
+  ];
 }
 
 /** Said when a replay was answered otherwise than the handler's requests: it did other work. */

@@ -5,7 +5,7 @@ import { businessKey, trialShardOf } from '#functions/store/keys.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median, sum } from './stats.ts';
-import { trialWatchEvent } from './workload.ts';
+import { scheduleEvent } from './workload.ts';
 
 /**
  * Issue #9 §4: the trial watch with 1k / 10k / 100k tracked businesses, 50 of them due each run.
@@ -130,9 +130,10 @@ export async function measureTrialWatchScale(
       );
       environment.recorder.start();
       const started = performance.now();
-      const report = (await handler(trialWatchEvent(now), environment.contextFor('trial-watch'))) as
-        | TrialWatchReport
-        | undefined;
+      const report = (await handler(
+        scheduleEvent('trial-watch', now),
+        environment.contextFor('trial-watch'),
+      )) as TrialWatchReport | undefined;
       const elapsedMs = performance.now() - started;
       const requests = environment.recorder.stop();
       if (run < discarded) {

@@ -182,7 +182,3 @@ export function scheduleEvent(functionName: string, at: Date) {
     at,
   );
 }
-
-export function trialWatchEvent(at: Date) {
-  return scheduleEvent('trial-watch', at);
-}

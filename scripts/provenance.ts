@@ -24,7 +24,7 @@ export function sourceRevision({ cwd }: { cwd?: string } = {}): string {
     const changes = git([
       'status',
       '--porcelain',
-      '--untracked-files=no',
+      // A new source file a run imported counts as a change too (ignored files do not show).
       '--',
       ':/',
       `:(top,exclude)${RESULTS_PAGES}`,

@@ -706,7 +706,11 @@ export function runChecks(
 
 /** True when every check of `runChecks` holds. */
 export function runPassed(verdict: Parameters<typeof runChecks>[0], rateLimit: number | null): boolean {
-  return Object.values(runChecks(verdict, rateLimit)).every((check) => check.passed);
+  return allPassed(runChecks(verdict, rateLimit));
+}
+
+function allPassed(checks: ReturnType<typeof runChecks>): boolean {
+  return Object.values(checks).every((check) => check.passed);
 }
 
 /** The verdict of a run as one object (`npm run chaos -- --json`): what release checks read. */
@@ -719,9 +723,10 @@ export function verdictSummary(
     readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
   },
 ) {
+  const checks = runChecks(verdict, run.rateLimit);
   return {
-    passed: runPassed(verdict, run.rateLimit),
-    checks: runChecks(verdict, run.rateLimit),
+    passed: allPassed(checks),
+    checks,
     sent: verdict.sent,
     applied: verdict.applied,
     lost: verdict.lost,

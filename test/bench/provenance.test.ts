@@ -49,6 +49,24 @@ describe('the revision a results page names', () => {
     // Assess
     expect(revision).toBe(`commit ${git('rev-parse', '--short', 'HEAD')} with uncommitted changes`);
   });
+  it('says so for a new source file not yet committed, not for an ignored one', async () => {
+    // Prepare
+    await writeFile(join(repo, '.gitignore'), 'out/\n');
+    git('add', '.gitignore');
+    git('commit', '-qm', 'ignore out/');
+    await mkdir(join(repo, 'out'));
+    await writeFile(join(repo, 'out', 'results.json'), '{}\n');
+    const ignoredOnly = sourceRevision({ cwd: repo });
+    await writeFile(join(repo, 'helper.ts'), 'export const b = 1;\n');
+
+    // Act
+    const revision = sourceRevision({ cwd: repo });
+
+    // Assess
+    const commit = git('rev-parse', '--short', 'HEAD');
+    expect(ignoredOnly).toBe(`commit ${commit}`);
+    expect(revision).toBe(`commit ${commit} with uncommitted changes`);
+  });
 });
 
 describe('the command a results page names', () => {
