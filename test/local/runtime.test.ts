@@ -208,6 +208,46 @@ describe('local runtime with stand-in handlers', () => {
     });
   });
 
+  it('invokes on a sample as the event source would: the records name its queue, and a thrown invocation keeps them all', async () => {
+    // Prepare: a two-record sample from another account's queue; the handler throws on the batch.
+    const fixture = (await import(
+      '#test/local/fixtures/echo-handler.ts'
+    )) as typeof import('#test/local/fixtures/echo-handler.ts');
+    const before = fixture.invocations.length;
+    const record = (messageId: string, behaviour: string) => ({
+      messageId,
+      receiptHandle: `sample-${messageId}`,
+      body: JSON.stringify({
+        event: {
+          id: messageId,
+          'detail-type': 'AccountCreated',
+          detail: { accountId: 'acct-sample', behaviour },
+        },
+      }),
+      attributes: { MessageGroupId: 'acct-sample', MessageDeduplicationId: messageId },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-west-1:111111111111:someone-elses-queue.fifo',
+      awsRegion: 'eu-west-1',
+    });
+
+    // Act
+    const report = await runtime.invoke('provision-business', {
+      Records: [record('sample-1', 'ok'), record('sample-2', 'throw')],
+    });
+
+    // Assess
+    const fifo = queueOf('AccountCreated', 'route');
+    const seen = fixture.invocations.slice(before).flatMap((call) => call.records);
+    expect(seen.map((r) => r.eventSourceARN)).toEqual([
+      `arn:aws:sqs:us-east-1:000000000000:${fifo?.name}`,
+      `arn:aws:sqs:us-east-1:000000000000:${fifo?.name}`,
+    ]);
+    expect(report.error).toMatch(/fixture handler refused sample-2/);
+    expect(report.retried?.map((kept) => kept.messageId)).toEqual(['sample-1', 'sample-2']);
+  });
+
   it('keeps the order of one account across many events while other accounts interleave', async () => {
     // Prepare
     const entries = Array.from({ length: 30 }, (_, n) =>

@@ -183,12 +183,14 @@ describe('the synthesized template as the local runtime reads it', () => {
       messageAttributes: {},
       receiveCount: 150,
     });
-    const failedOnce = async () => {
-      while (failedInvocations < 1) {
+    // Until the invocation failed and its poller let the message go (it then waits out its
+    // visibility timeout, 1.8 s or more at this scale): busy() then answers for the queue alone.
+    const failedOnce = async (queue: ReturnType<typeof queueOf>) => {
+      const deadline = Date.now() + 5_000;
+      while (failedInvocations < 1 || queue.heldCount() > 0) {
+        if (Date.now() > deadline) throw new Error('the invocation did not fail and let go in time');
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      // The failed message waits out its visibility timeout (1.8 s or more at this scale): nothing is in flight.
-      await new Promise((resolve) => setTimeout(resolve, 50));
     };
 
     // Act
@@ -197,17 +199,22 @@ describe('the synthesized template as the local runtime reads it', () => {
       { body: '{"event":{}}', groupId: 'acct-1', deduplicationId: 'd-1' },
       { original: receivedOften('r') },
     );
-    await failedOnce();
+    await failedOnce(route);
     const busyOnRouteQueue = deployment.busy();
+    // Received more often than the idle limit: only the redrive policy keeps it counted.
+    const routeWaitsOnlyByRedrive =
+      route.nextVisibleAt(100) === undefined && route.nextVisibleAt() !== undefined;
     route.take('r');
     failedInvocations = 0;
-    queueOf('dead-letter', 'intake').send({ body: '{"id":"parked"}' }, { original: receivedOften('i') });
-    await failedOnce();
+    const intakeDeadLetters = queueOf('dead-letter', 'intake');
+    intakeDeadLetters.send({ body: '{"id":"parked"}' }, { original: receivedOften('i') });
+    await failedOnce(intakeDeadLetters);
     const busyOnIntakeDeadLetters = deployment.busy();
     await deployment.stop();
 
     // Assess
     expect(busyOnRouteQueue).toBe(true);
+    expect(routeWaitsOnlyByRedrive).toBe(true);
     expect(busyOnIntakeDeadLetters).toBe(false);
   });
 
