@@ -129,7 +129,9 @@ export function showHandlerOutput(format: HandlerOutputFormat): () => void {
     }) as typeof stream.write;
     restore.push(() => {
       const rest = partial + decoder.end();
-      if (rest !== '') write(readableLine(rest) ?? '');
+      // What is left unfinished when the run ends: shown as a line would be (an EMF line is dropped).
+      const shownRest = rest === '' ? undefined : readableLine(rest);
+      if (shownRest !== undefined) write(shownRest);
       if (own) Object.defineProperty(stream, 'write', own);
       else delete (stream as { write?: unknown }).write;
     });

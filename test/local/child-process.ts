@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { isTracked, killGroup, trackGroup } from '#test/support/process-groups.ts';
-import { type WatchedChild, watchChild } from '#test/support/watched-child.ts';
+import { isTracked, killGroup } from '#test/support/process-groups.ts';
+import { spawnInGroup, type WatchedChild } from '#test/support/watched-child.ts';
 
 /** The repository's TypeScript commands run directly with tsx, in a child process (npm scripts: test/support/npm-script.ts). */
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 export interface RunningCommand extends Omit<WatchedChild, 'exited'> {
@@ -19,19 +17,9 @@ export interface RunningCommand extends Omit<WatchedChild, 'exited'> {
 }
 
 export function startCommand(script: string, args: readonly string[]): RunningCommand {
-  const watched = watchChild(
-    spawn(TSX, [script, ...args], {
-      cwd: PROJECT_ROOT,
-      // A developer's AWS settings must not reach the local runtime.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // A process group of its own, so killGroup reaches everything it starts; signals sent with
-      // `child.kill` still go to tsx alone.
-      detached: true,
-    }),
-  );
+  // A process group of its own, so killGroup reaches everything it starts (tsx and its node).
+  const watched = spawnInGroup(TSX, [script, ...args]);
   const pgid = watched.child.pid;
-  trackGroup(pgid);
   const exited = watched.exited.then(({ code }) => code);
   return {
     ...watched,

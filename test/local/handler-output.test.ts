@@ -51,6 +51,15 @@ describe("the handlers' output in a local run", () => {
     expect(readableLine('{not json')).toBe('{not json');
     expect(readableLine('{"some":"object"}')).toBe('{"some":"object"}');
   });
+
+  it('keeps an entry with line breaks in its message on one line', () => {
+    // Act
+    const line = readableLine(JSON.stringify({ level: 'ERROR', message: 'two\nlines', function_name: 'x' }));
+
+    // Assess
+    expect(line).toContain('two\\nlines');
+    expect(line).not.toContain('\n');
+  });
 });
 
 describe('showHandlerOutput', () => {
@@ -109,14 +118,5 @@ describe('showHandlerOutput', () => {
     // Assess
     expect(calledBack).toEqual(['first']);
     expect(seen).toEqual(['first\n', 'no newline yet', 'after restore\n']);
-  });
-
-  it('keeps an entry with line breaks in its message on one line', () => {
-    // Act
-    const line = readableLine(JSON.stringify({ level: 'ERROR', message: 'two\nlines', function_name: 'x' }));
-
-    // Assess
-    expect(line).toContain('two\\nlines');
-    expect(line).not.toContain('\n');
   });
 });

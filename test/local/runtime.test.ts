@@ -155,7 +155,7 @@ describe('local runtime with stand-in handlers', () => {
     expect(first).not.toBe(second);
     expect([first, second]).toContain(environmentsOf(['acct-env-3'])[0]);
     // The test process's own import is not one of the function's environments.
-    expect([first, second]).not.toContain(fixture.environmentOfThisInstance);
+    expect([first, second]).not.toContain(fixture.environment);
   });
 
   it('hands the handler the SQS FIFO batch the pipe and event source make, with a Lambda context', async () => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +11,8 @@ import {
   startNpmScript,
   stillRunning,
 } from '#test/support/npm-script.ts';
-import { killGroup, trackGroup } from '#test/support/process-groups.ts';
+import { killGroup } from '#test/support/process-groups.ts';
+import { spawnInGroup } from '#test/support/watched-child.ts';
 
 let child: ChildProcess | undefined;
 afterEach(() => {
@@ -39,28 +40,13 @@ function startCli(args: string[]): {
   output: () => string;
   listening: Promise<string>;
 } {
-  // node --import tsx avoids an extra npx/tsx wrapper process between the test and the signal.
-  const started = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, for afterEach to kill whole; the test's signals still go to the CLI alone.
-    detached: true,
-  });
-  child = started;
-  trackGroup(started.pid);
-  let output = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    started.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split('\n').find((candidate) => candidate.includes('http://127.0.0.1:'));
-      if (line) resolve(line);
-    });
-    started.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    started.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${output}`)));
-  });
-  return { process: started, output: () => output, listening };
+  // node --import tsx avoids an extra npx/tsx wrapper process between the test and the signal; its
+  // own process group, for afterEach to kill whole.
+  const started = spawnInGroup(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', ...args]);
+  child = started.child;
+  // The whole line that names the URL; rejects if the CLI exits first.
+  const listening = started.waitFor(/^.*http:\/\/127\.0\.0\.1:\d+.*(?=\n)/m, 15_000).then(([line]) => line);
+  return { process: started.child, output: started.output, listening };
 }
 
 describe('sandbox CLI', () => {

@@ -1,16 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { killGroup, trackGroup } from './process-groups.ts';
-import { type ChildExit, type WatchedChild, watchChild } from './watched-child.ts';
+import { killGroup } from './process-groups.ts';
+import { type ChildExit, spawnInGroup, type WatchedChild } from './watched-child.ts';
 
 /**
  * An npm script run as a partner runs it (`npm run sandbox -- ...`, `npm start -- ...`), with what it
  * takes to check that a signal to npm stops everything the script started: the process tree under
  * npm, processes by command line, and whether a port still takes connections.
  */
-
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface RunningScript extends WatchedChild {
   /** As `exited`, or 'still running' after `timeoutMs`. */
@@ -23,20 +20,10 @@ export interface RunningScript extends WatchedChild {
 }
 
 export function startNpmScript(script: string, args: readonly string[]): RunningScript {
-  const watched = watchChild(
-    spawn('npm', ['run', script, '--', ...args], {
-      cwd: PROJECT_ROOT,
-      // A developer's AWS settings must not reach the local runtime.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // npm leads a process group of its own: everything under it (sh, node, esbuild) can be killed
-      // together, even once npm is gone and its children were handed to init. Signals the test sends
-      // still go to npm alone (`child.kill`), as a process manager sends them.
-      detached: true,
-    }),
-  );
+  // npm leads a process group of its own: everything under it (sh, node, esbuild) can be killed
+  // together, even once npm is gone and its children were handed to init.
+  const watched = spawnInGroup('npm', ['run', script, '--', ...args]);
   const pgid = watched.child.pid;
-  trackGroup(pgid);
   let npmGone = false;
   void watched.exited.then(() => {
     npmGone = true;

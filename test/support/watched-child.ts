@@ -1,4 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { PROJECT_ROOT } from '#lib/connector-function.ts';
+import { trackGroup } from './process-groups.ts';
 
 /** A child process whose output a test reads and waits on. */
 export interface WatchedChild {
@@ -59,4 +61,24 @@ export function watchChild(child: ChildProcess): WatchedChild {
         check();
       }),
   };
+}
+
+/**
+ * `command` started from the repository root as a partner's shell would start it (no AWS settings
+ * of the developer's), its output watched, leading a process group of its own (tracked: the test
+ * process kills it if a test does not), so everything it starts can be killed together. Signals a
+ * test sends with `child.kill` still go to the command alone, as a process manager sends them.
+ */
+export function spawnInGroup(command: string, args: readonly string[]): WatchedChild {
+  const watched = watchChild(
+    spawn(command, [...args], {
+      cwd: PROJECT_ROOT,
+      // A developer's AWS settings must not reach the local runtime.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    }),
+  );
+  trackGroup(watched.child.pid);
+  return watched;
 }

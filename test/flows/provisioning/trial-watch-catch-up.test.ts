@@ -5,6 +5,7 @@ import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
   flowDependencies,
   provisionAccount,
+  runTrialWatch,
   sandboxNow,
   scheduledEvent,
   uniqueAccountId,
@@ -72,11 +73,7 @@ describe('trial watch catching up', () => {
 
   it('announces only the most urgent threshold crossed, with the real days left, and claims the larger one silently', async () => {
     // Act: the next run finishes the job.
-    const report = (await flow.invoke(
-      'trial-watch',
-      scheduledEvent(await sandboxNow(flow)),
-      lambdaContext('trial-watch', { timeoutMs: 300_000 }),
-    )) as TrialWatchReport;
+    const report = await runTrialWatch(flow, await sandboxNow(flow));
 
     // Assess
     expect(report).toMatchObject({ processed: 5, remaining: 0, complete: true, expiringAnnounced: 3 });
@@ -106,11 +103,7 @@ describe('trial watch catching up', () => {
       { runId: 'broken-run', scheduledTime: now, remainingTimeMs: () => 300_000 },
       brokenBus,
     );
-    const retried = (await flow.invoke(
-      'trial-watch',
-      scheduledEvent(now),
-      lambdaContext('trial-watch', { timeoutMs: 300_000 }),
-    )) as TrialWatchReport;
+    const retried = await runTrialWatch(flow, now);
 
     // Assess
     expect(failed).toMatchObject({ failed: 5, expiringAnnounced: 0 });

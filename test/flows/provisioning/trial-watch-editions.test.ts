@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { getBusiness } from '#functions/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
-import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import {
   provisionAccount,
   provisioningCalls,
-  scheduledEvent,
+  runTrialWatch,
   US_BILLING_ADDRESS,
   uniqueAccountId,
   useFlowHarness,
 } from '#test/flows/support/harness.ts';
-import { lambdaContext } from '#test/support/lambda-context.ts';
 
 const flow = useFlowHarness();
 
@@ -29,11 +27,7 @@ describe('trial watch after the trial end', () => {
     const statusCallsBefore = (await provisioningCalls(flow, 'subscription-status')).length;
 
     // Act
-    const report = (await flow.invoke(
-      'trial-watch',
-      scheduledEvent(now),
-      lambdaContext('trial-watch', { timeoutMs: 300_000 }),
-    )) as TrialWatchReport;
+    const report = await runTrialWatch(flow, now);
 
     // Assess
     expect(report).toMatchObject({ itemsRead: 2, endedAnnounced: 2, failed: 0, complete: true });

@@ -2,9 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { businessKey, trialShardOf } from '#functions/store/keys.ts';
 import { TRIAL_INDEX_NAME } from '#functions/store/table.ts';
-import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
-import { scheduledEvent, useFlowHarness } from '#test/flows/support/harness.ts';
-import { lambdaContext } from '#test/support/lambda-context.ts';
+import { runTrialWatch, useFlowHarness } from '#test/flows/support/harness.ts';
 
 /**
  * 10,000 tracked businesses, 50 of them due: the watch must read the 50 and nothing else.
@@ -123,11 +121,7 @@ describe('trial watch over 10,000 tracked businesses', () => {
     const serviceCallsBefore = (await flow.sandbox<unknown[]>('GET', '/_sandbox/requests')).length;
 
     // Act
-    const report = (await flow.invoke(
-      'trial-watch',
-      scheduledEvent(now),
-      lambdaContext('trial-watch', { timeoutMs: 300_000 }),
-    )) as TrialWatchReport;
+    const report = await runTrialWatch(flow, now);
 
     // Assess
     expect(reads.scans).toBe(0);

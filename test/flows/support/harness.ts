@@ -480,7 +480,7 @@ const PROVISIONING_REGIONS = ['US', 'UK', 'AU'] as const;
  * Every provisioning root's bucket of the shared request budget paused for 10 minutes, as after a
  * 429 with a long Retry-After: no service call can take a request within the in-process wait.
  */
-export async function pauseProvisioningBudget(flow: FlowHarness): Promise<void> {
+async function pauseProvisioningBudget(flow: FlowHarness): Promise<void> {
   const settings = loadConfig(flow.env).requestBudget;
   if (!settings) throw new Error('the flow harness runs with the request budget');
   const budget = createRequestBudget({ store: flow.store, settings });
@@ -489,7 +489,7 @@ export async function pauseProvisioningBudget(flow: FlowHarness): Promise<void> 
   }
 }
 
-export async function clearProvisioningBudget(flow: FlowHarness): Promise<void> {
+async function clearProvisioningBudget(flow: FlowHarness): Promise<void> {
   for (const region of PROVISIONING_REGIONS) {
     await flow.store.doc.send(
       new DeleteCommand({ TableName: flow.store.tableName, Key: requestBudgetKey(`root#${region}`) }),
@@ -516,10 +516,10 @@ export async function sandboxNow(flow: FlowHarness): Promise<string> {
  * Runs a scheduled function once as its schedule does: a scheduled event at `now`, and the 300 s
  * the route table gives the watches.
  */
-export async function runScheduled<Report>(
+async function runScheduled<Report>(
   flow: FlowHarness,
   functionName: 'trial-watch' | 'drift-watch',
-  now: string,
+  now: Date | string,
 ): Promise<Report> {
   return (await flow.invoke(
     functionName,
@@ -528,11 +528,11 @@ export async function runScheduled<Report>(
   )) as Report;
 }
 
-export function runDriftWatch(flow: FlowHarness, now: string): Promise<DriftWatchReport> {
+export function runDriftWatch(flow: FlowHarness, now: Date | string): Promise<DriftWatchReport> {
   return runScheduled<DriftWatchReport>(flow, 'drift-watch', now);
 }
 
-export function runTrialWatch(flow: FlowHarness, now: string): Promise<TrialWatchReport> {
+export function runTrialWatch(flow: FlowHarness, now: Date | string): Promise<TrialWatchReport> {
   return runScheduled<TrialWatchReport>(flow, 'trial-watch', now);
 }
 
@@ -547,8 +547,10 @@ export async function driftChecksDue(store: Store, now = '2999-01-01T00:00:00Z')
 
 /**
  * The collaborators the handlers use (same env, table, sandbox), for running a use case directly.
- * Imported when called, not with this module: the handlers' module-scope logger and metrics are
- * then made with the environment the local runtime gave the functions.
+ * Imported when called, not with this module, for a test file that has not loaded the runtime's
+ * modules yet (trial-watch-catch-up.test.ts): their module-scope logger and metrics are then made
+ * with the environment the local runtime gave the functions. Files that import a use case load
+ * them earlier anyway.
  */
 export async function flowDependencies(): Promise<Dependencies> {
   const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
