@@ -58,7 +58,7 @@ import { toIsoInZone } from './time.ts';
  * has: the JSON is not checked for extra fields, so a misspelt one would otherwise slip in);
  * `strict.add` are records only the strict seed has, after the others.
  */
-interface SeedFile<Row extends { Id: unknown }> {
+export interface SeedFile<Row extends { Id: unknown }> {
   $comment?: string;
   records: Row[];
   strict?: { $comment?: string; change?: Array<Partial<Row> & Pick<Row, 'Id'>>; add?: Row[] };
@@ -78,7 +78,7 @@ function seeded(row: Record<string, unknown>, system: string): InstallRecord {
  * hold only the fields with a value, of any name (custom field data), so a change may name a field
  * no record has.
  */
-function rowsOf<Row extends { Id: SeededId }>(
+export function rowsOf<Row extends { Id: SeededId }>(
   file: SeedFile<Row>,
   strict: boolean,
   name: string,

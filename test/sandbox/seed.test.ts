@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { awardLibrary, createInstall } from '#sandbox/seed.ts';
+import { awardLibrary, createInstall, rowsOf, type SeedFile } from '#sandbox/seed.ts';
 import { formatSnapshot, SNAPSHOT_FILE, seedSnapshot } from './seed-snapshot.ts';
 
 /**
@@ -56,5 +56,29 @@ describe('sandbox seed', () => {
     expect(second.tables.PayRule[0]?.HourlyRate).toBe(18.5);
     expect(second.tables.CustomFieldData[1]?.F01).toBe('Yes, Manager Requested');
     expect(awardLibrary()[0]?.SvcEmploymentContract.Name).toBe('Retail Employee Level 1');
+  });
+});
+
+describe("a seed file's strict changes", () => {
+  const file: SeedFile<{ Id: number; Name?: string; Note?: string }> = {
+    records: [
+      { Id: 1, Name: 'one', Note: 'a' },
+      { Id: 2, Name: 'two' },
+    ],
+    strict: { change: [{ Id: 2, Note: 'b' }] },
+  };
+
+  it("apply only to the strict seed, the change's fields first, the rest as seeded", () => {
+    expect(rowsOf(file, false, 'f')).toEqual(file.records);
+    expect(Object.keys(rowsOf(file, true, 'f')[1] ?? {})).toEqual(['Id', 'Note', 'Name']);
+  });
+
+  it('refuse a field no record of the file has: a misspelt field would otherwise pass unseen', () => {
+    const misspelt = { ...file, strict: { change: [{ Id: 2, Nmae: 'x' } as { Id: number }] } };
+
+    expect(() => rowsOf(misspelt, true, 'f')).toThrow(
+      /strict.change of Id 2 names Nmae, a field no record of the file has/,
+    );
+    expect(rowsOf(misspelt, true, 'f', { anyField: true })[1]).toMatchObject({ Nmae: 'x' });
   });
 });
