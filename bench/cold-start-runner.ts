@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
+import { ownPeakRssKb } from './peak-rss.ts';
 
 /**
  * Runs in a fresh `node` process (bundled by bench/bundle.ts, no tsx): imports one deploy bundle
@@ -22,8 +23,8 @@ export interface ColdStartSample {
   initDoneAtUs?: number;
   /** Highest resident set size sampled during the run, bytes. */
   rssPeakBytes: number;
-  /** process.resourceUsage().maxRSS: the kernel's peak, kilobytes. */
-  maxRssKb: number;
+  /** The process's own peak resident set size, kilobytes (bench/peak-rss.ts; the sampled peak where Linux's figure is missing). */
+  peakRssKb: number;
   /** Records the handler reported as failed (batchItemFailures), -1 when not a batch response. */
   failedRecords: number;
   /** Raw references: requests answered otherwise than when they were recorded (bench/first-invocation.ts). */
@@ -77,7 +78,7 @@ async function main(): Promise<ColdStartSample> {
     invokeMs: readyMs - initDoneMs,
     readyMs,
     rssPeakBytes,
-    maxRssKb: process.resourceUsage().maxRSS,
+    peakRssKb: ownPeakRssKb() ?? rssPeakBytes / 1024,
     failedRecords: failedRecordsOf(response),
     ...rawOutcomeOf(response),
   };

@@ -42,7 +42,7 @@ export interface ColdStartResult {
   readonly errors: readonly string[];
   readonly memorySizeMb?: number;
   /** Peak memory of one invocation with a batch of 10 (functions only). */
-  readonly batchOf10?: { maxRssMb: number; rssPeakMb: number; failedRecords: number; error?: string };
+  readonly batchOf10?: { peakRssMb: number; rssPeakMb: number; failedRecords: number; error?: string };
   /** Functions: the requests of the recorded first invocation its raw reference (`raw-<name>`) replays. */
   readonly firstInvocationRequests?: readonly string[];
   /** Raw references: over the rounds, the most requests answered otherwise than when recorded. */
@@ -104,7 +104,7 @@ function runChild(
           invokeMs: Number.NaN,
           readyMs: Number.NaN,
           rssPeakBytes: 0,
-          maxRssKb: 0,
+          peakRssKb: 0,
           failedRecords: -1,
           error: 'the child wrote no result',
         });
@@ -237,7 +237,7 @@ export async function measureColdStarts(
     if (bundle.kind === 'function') {
       const sample = await runOnce(bundle, 10);
       batchOf10 = {
-        maxRssMb: sample.maxRssKb / 1024,
+        peakRssMb: sample.peakRssKb / 1024,
         rssPeakMb: sample.rssPeakBytes / 1024 / 1024,
         failedRecords: sample.failedRecords,
         ...(sample.error ? { error: sample.error } : {}),

@@ -250,7 +250,7 @@ export function throughputRows(result: Throughput): ResultRow[] {
 export function memoryRows(coldStarts: readonly ColdStartResult[]): ResultRow[] {
   const rows: ResultRow[] = [];
   for (const fn of coldStarts.filter((result) => result.kind === 'function' && result.batchOf10)) {
-    const peak = fn.batchOf10?.maxRssMb ?? Number.NaN;
+    const peak = fn.batchOf10?.peakRssMb ?? Number.NaN;
     const configured = fn.memorySizeMb ?? Number.NaN;
     rows.push({
       section: '5 memory',
