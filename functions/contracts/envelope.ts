@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoDateTime } from './date-time.ts';
 
 /**
  * The body of a route's FIFO message, as the intake pipe writes it: the EventBridge event,
@@ -23,7 +24,7 @@ export const eventBridgeEnvelope = z.looseObject({
   'detail-type': z.string().min(1).max(128),
   source: z.string().min(1).max(256),
   account: z.string(),
-  time: z.iso.datetime({ offset: true }),
+  time: isoDateTime({ offset: true }),
   region: z.string(),
   resources: z.array(z.string()),
   detail: z.record(z.string(), z.unknown()),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoDateTime } from './date-time.ts';
 import { MESSAGE_GROUP_ID_PATTERN, MESSAGE_GROUP_ID_RULE } from './routing.ts';
 
 /**
@@ -21,10 +22,10 @@ export const text = (max: number) => z.string().min(1).max(max);
 export const positiveId = z.int().positive();
 
 /** ISO 8601 timestamp with `Z` or a numeric offset, as the service's records carry them. */
-export const isoTimestamp = z.iso.datetime({ offset: true });
+export const isoTimestamp = isoDateTime({ offset: true });
 
 /** ISO 8601 timestamp in UTC (`Z`); the agreed-hours work period requires this form. */
-export const utcTimestamp = z.iso.datetime();
+export const utcTimestamp = isoDateTime();
 
 /** `YYYY-MM-DD` that exists in the calendar (zod's ISO date rejects 2023-02-29 and 2024-04-31). */
 export const calendarDate = z.iso.date();

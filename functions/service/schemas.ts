@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoDateTime } from '#functions/contracts/date-time.ts';
 import { describeIssues } from '#functions/contracts/issues.ts';
 import { ResponseShapeError } from '#functions/domain/errors.ts';
 
@@ -443,7 +444,7 @@ export const agreedHourWeekSchema = z.lazy(() =>
   }),
 );
 
-const utcTimestamp = z.iso.datetime({ message: 'must be a UTC ISO 8601 timestamp ending in Z' });
+const utcTimestamp = isoDateTime({ error: 'must be a UTC ISO 8601 timestamp ending in Z' });
 
 export const workPeriodSchema = z.lazy(() =>
   z.looseObject({

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoDateTime } from '../date-time.ts';
 import { outboundBase, positiveId } from '../fields.ts';
 import { DEFAULT_OUTBOUND_SOURCE } from '../source.ts';
 
@@ -42,8 +43,8 @@ export const timesheetContext = z.object({
   /** The timesheet's date as the service gives it. */
   date: z.string().optional(),
   /** Start and end of the shift (ISO 8601, from the timesheet's unix times). */
-  start: z.iso.datetime().optional(),
-  end: z.iso.datetime().optional(),
+  start: isoDateTime().optional(),
+  end: isoDateTime().optional(),
   /** The area (operational unit) and its location, with their names when the service gives them. */
   areaId: positiveId.optional(),
   areaName: z.string().optional(),

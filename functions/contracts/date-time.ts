@@ -1,0 +1,37 @@
+import * as z from 'zod';
+
+/**
+ * An ISO 8601 date and time whose seconds may be left out (`2026-03-01T09:00Z`), as ISO 8601's
+ * reduced precision allows. zod's own `z.iso.datetime()` accepted that form until zod 4.5, which
+ * made seconds required (RFC 3339 has them); the connector kept its inputs as they were: a partner
+ * event or a service record written to the minute is not refused because the validator was
+ * upgraded. Everything else is zod's check: a calendar date (no 2023-02-29), `Z` always, a
+ * `±hh:mm` offset when `offset` is set, any number of fractional digits.
+ *
+ * Built as zod's own ISO date-time schema with this pattern, so a refusal reads as before
+ * ("Invalid ISO datetime") and the JSON Schema keeps `format: date-time`.
+ */
+export function isoDateTime({
+  offset = false,
+  error,
+}: {
+  readonly offset?: boolean;
+  readonly error?: string;
+} = {}): z.ZodISODateTime {
+  return new z.ZodISODateTime({
+    type: 'string',
+    format: 'datetime',
+    check: 'string_format',
+    offset,
+    local: false,
+    precision: null,
+    pattern: offset ? WITH_OFFSET : UTC_ONLY,
+    ...(error === undefined ? {} : { error: () => error }),
+  });
+}
+
+const DATE =
+  '(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))';
+const TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?';
+const UTC_ONLY = new RegExp(`^${DATE}T(?:${TIME}(?:Z))$`);
+const WITH_OFFSET = new RegExp(`^${DATE}T(?:${TIME}(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$`);

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { isoDateTime } from '#functions/contracts/date-time.ts';
+import { inboundSamples } from '#functions/contracts/samples.ts';
+import { agreedHourSchema } from '#functions/service/schemas.ts';
+import * as records from '../client/spec-records.ts';
+import { decodeInboundMessage, decodeOptions, eventBody } from './support.ts';
+
+/**
+ * zod 4.5 made `z.iso.datetime()` require seconds; the connector's date-times still accept them
+ * left out, as they did before the upgrade (functions/contracts/date-time.ts).
+ */
+describe('isoDateTime', () => {
+  const utc = isoDateTime();
+  const withOffset = isoDateTime({ offset: true });
+
+  it('accepts a UTC time to the minute, the second or any fraction of it', () => {
+    for (const value of ['2026-03-01T09:00Z', '2026-03-01T09:00:05Z', '2026-03-01T09:00:05.123456Z'])
+      expect(utc.safeParse(value).success, value).toBe(true);
+  });
+
+  it('refuses a time without Z, an offset where only UTC is allowed, and a day the calendar lacks', () => {
+    for (const value of [
+      '2026-03-01T09:00',
+      '2026-03-01T09:00+02:00',
+      '2026-02-29T09:00Z',
+      '2026-03-01 09:00Z',
+    ])
+      expect(utc.safeParse(value).success, value).toBe(false);
+  });
+
+  it('accepts an hh:mm offset with or without seconds when offsets are allowed, and nothing looser', () => {
+    expect(withOffset.safeParse('2026-03-01T09:00+02:00').success).toBe(true);
+    expect(withOffset.safeParse('2026-03-01T09:00:00-05:30').success).toBe(true);
+    expect(withOffset.safeParse('2026-03-01T09:00:00+0200').success).toBe(false);
+    expect(withOffset.safeParse('2026-03-01T09:00:00+24:00').success).toBe(false);
+  });
+
+  it("refuses with zod's own date-time issue, or the message given", () => {
+    const refused = utc.safeParse('soon');
+    expect(refused.error?.issues[0]).toMatchObject({ code: 'invalid_format', format: 'datetime' });
+    expect(isoDateTime({ error: 'say when' }).safeParse('soon').error?.issues[0]?.message).toBe('say when');
+  });
+
+  it('keeps format date-time in the JSON Schema the events/ files are generated from', () => {
+    expect(z.toJSONSchema(withOffset)).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+});
+
+describe('date-times written to the minute', () => {
+  it('pass the inbound contracts: the envelope time and an employee work period', () => {
+    // Prepare
+    const detail = structuredClone(inboundSamples.EmployeeChanged) as {
+      regularHours: { workPeriod: Record<string, unknown> };
+    };
+    detail.regularHours.workPeriod['startDate'] = '2025-03-03T00:00Z';
+
+    // Act
+    const decoded = decodeInboundMessage(
+      eventBody('EmployeeChanged', detail, { time: '2025-03-03T09:00Z' }),
+      decodeOptions,
+    );
+
+    // Assess
+    expect(decoded.ok, decoded.ok ? '' : decoded.message).toBe(true);
+  });
+
+  it("pass the service's agreed-hour record, and a value that is no time names the field's rule", () => {
+    const workPeriod = { ...records.fullAgreedHour.workPeriod, startDate: '2026-01-05T00:00Z' };
+    expect(agreedHourSchema.safeParse({ ...records.fullAgreedHour, workPeriod }).success).toBe(true);
+
+    const refused = agreedHourSchema.safeParse({
+      ...records.fullAgreedHour,
+      workPeriod: { ...workPeriod, startDate: 'next tuesday' },
+    });
+    expect(refused.error?.issues[0]?.message).toBe('must be a UTC ISO 8601 timestamp ending in Z');
+  });
+});
