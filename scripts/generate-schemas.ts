@@ -196,6 +196,8 @@ function catalog(): string {
     'A valid event the intake could not deliver to its route (a deployment problem) is answered with',
     '`SyncFailed` `INTAKE_UNDELIVERABLE` and kept for the operator to redrive once the cause is fixed.',
     'Outbound details carry `accountId`, `hostname` (where known) and `causationId`.',
+    'Date-times are ISO 8601 with `Z` (or a `±hh:mm` offset where a field allows one). The schemas say `format: date-time`, which is RFC 3339 and has seconds; the connector also accepts a time to the minute (`2026-03-01T09:00Z`), so send seconds and either reading holds.',
+    'A `maxLength` counts characters (Unicode code points), as JSON Schema defines it, not UTF-16 units or bytes.',
     '',
     `The samples describe one demo account (\`${demoAccount.accountId}\`, owner \`${demoAccount.ownerEmail}\`,`,
     `employee ${demoAccount.employeeId}, timesheets ${demoAccount.timesheetIds.join(' and ')}), one minute apart in scenario order.`,

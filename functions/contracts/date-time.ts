@@ -9,7 +9,9 @@ import * as z from 'zod';
  * `±hh:mm` offset when `offset` is set, any number of fractional digits.
  *
  * Built as zod's own ISO date-time schema with this pattern, so a refusal reads as before
- * ("Invalid ISO datetime") and the JSON Schema keeps `format: date-time`.
+ * ("Invalid ISO datetime") and the JSON Schema keeps `format: date-time` beside the pattern. That
+ * format is RFC 3339's, with seconds: the published contract is the stricter reading, and the
+ * connector tolerates the other (events/README.md says so to partners).
  */
 export function isoDateTime({
   offset = false,

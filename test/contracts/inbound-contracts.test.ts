@@ -614,6 +614,22 @@ describe('inbound contracts', () => {
     expect(new Set(rejections.map((r) => r.detailType)).size).toBe(Object.keys(inboundSamples).length);
   });
 
+  it('counts a length limit in characters, as the published maxLength does, not in UTF-16 units', () => {
+    // Prepare: a location name of 200 characters outside the Basic Multilingual Plane (400 UTF-16 units)
+    const named = (name: string) => {
+      const detail = sample('LocationCreated');
+      detail.name = name;
+      return eventBody('LocationCreated', detail);
+    };
+
+    // Act
+    const atLimit = decodeInboundMessage(named('🏪'.repeat(200)), decodeOptions);
+    const overLimit = decodeInboundMessage(named('🏪'.repeat(201)), decodeOptions);
+
+    // Assess
+    expect(atLimit.ok, atLimit.ok ? '' : atLimit.message).toBe(true);
+    expect(!overLimit.ok && overLimit.message).toContain('detail.name');
+  });
   it('accepts the simple agreed-hours form with an empty roster', () => {
     const detail = sample('EmployeeChanged');
     detail.regularHours = {
