@@ -2,7 +2,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { routeFor } from '#functions/routes.ts';
 import { METRICS_BULK_CHUNK_SIZE } from '#functions/save-budget/save-budget.ts';
 import type { BenchEnvironment } from './environment.ts';
-import { type RecordedRequest, timedReplay } from './recorder.ts';
+import { type RecordedRequest, type RecordedSystem, requestTimeBySystem, timedReplay } from './recorder.ts';
 import { median, sum } from './stats.ts';
 import {
   accountCreated,
@@ -48,6 +48,14 @@ export interface FlowOverhead {
   readonly putEventsCalls: number;
   readonly publishedEntries: number;
   readonly failures: number;
+  /**
+   * Time inside requests per event, summed per system (requestTimeBySystem), medians over the
+   * measured events: where the handler's time and the raw replay's differ.
+   */
+  readonly requestMs: {
+    readonly handler: Record<RecordedSystem, number>;
+    readonly raw: Record<RecordedSystem, number>;
+  };
   readonly operations: Record<string, number>;
 }
 
@@ -63,6 +71,14 @@ async function runOne(environment: BenchEnvironment, entry: InboundEntry) {
   const elapsedMs = performance.now() - started;
   const requests = environment.recorder.stop();
   return { elapsedMs, requests, failed: response.batchItemFailures.length };
+}
+
+function medianBySystem(perEvent: readonly Record<RecordedSystem, number>[]): Record<RecordedSystem, number> {
+  return {
+    dynamodb: median(perEvent.map((time) => time.dynamodb)),
+    eventbridge: median(perEvent.map((time) => time.eventbridge)),
+    service: median(perEvent.map((time) => time.service)),
+  };
 }
 
 function perEventCounts(requests: readonly RecordedRequest[]) {
@@ -92,6 +108,8 @@ export async function measureOverhead(
     const baselineMs: number[] = [];
     const runRatios: number[] = [];
     const counts: ReturnType<typeof perEventCounts>[] = [];
+    const handlerRequestMs: Record<RecordedSystem, number>[] = [];
+    const rawRequestMs: Record<RecordedSystem, number>[] = [];
     const operations: Record<string, number> = {};
     let failures = 0;
     let replayed = 0;
@@ -124,6 +142,8 @@ export async function measureOverhead(
           environment.serviceProxy.url,
         );
         runBaseline.push(outcome.ms);
+        handlerRequestMs.push(requestTimeBySystem(measured.requests));
+        rawRequestMs.push(requestTimeBySystem(outcome.requests));
         replayed += outcome.sent;
         replayedDifferently += outcome.different;
       }
@@ -152,6 +172,7 @@ export async function measureOverhead(
       putEventsCalls: pick('putEventsCalls'),
       publishedEntries: pick('publishedEntries'),
       failures,
+      requestMs: { handler: medianBySystem(handlerRequestMs), raw: medianBySystem(rawRequestMs) },
       operations: Object.fromEntries(
         Object.entries(operations).map(([name, count]) => [name, count / (eventsPerFlow * runs)]),
       ),

@@ -147,6 +147,28 @@ function replayNote(flow: { replayed: number; replayedDifferently: number }): st
     : '';
 }
 
+/** A difference with its sign: `+0.6`, `-1.9`. */
+function signed(value: number): string {
+  const rounded = round(value, 1);
+  return rounded > 0 ? `+${rounded}` : `${rounded}`;
+}
+
+/** Where the handler's time in requests and the raw replay's differ (FlowOverhead.requestMs). */
+function requestTimeNote(requestMs: FlowOverhead['requestMs']): string {
+  const systems = [
+    ['DynamoDB', 'dynamodb'],
+    ['service', 'service'],
+    ['EventBridge', 'eventbridge'],
+  ] as const;
+  const parts = systems
+    .filter(([, system]) => requestMs.handler[system] > 0 || requestMs.raw[system] > 0)
+    .map(
+      ([label, system]) =>
+        `${label} ${round(requestMs.handler[system], 1)} vs ${round(requestMs.raw[system], 1)}`,
+    );
+  return `time in requests per event, handler vs raw (ms): ${parts.join(', ')}`;
+}
+
 export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
   return results.map((flow) => {
     const runs = spreadOf(flow.runRatios);
@@ -156,7 +178,7 @@ export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
     return {
       section: '2 overhead/event',
       item: flow.flow,
-      figure: `${formatSpread(runs)} over runs: ${round(flow.handlerMsMedian, 1)} vs raw ${round(flow.baselineMsMedian, 1)} ms, +${round(flow.handlerMsMedian - flow.baselineMsMedian, 1)} ms; ${flow.events} events per run${flow.failures ? `, ${flow.failures} failed` : ''}${replayNote(flow)}`,
+      figure: `${formatSpread(runs)} over runs: ${round(flow.handlerMsMedian, 1)} vs raw ${round(flow.baselineMsMedian, 1)} ms, ${signed(flow.handlerMsMedian - flow.baselineMsMedian)} ms; ${flow.events} events per run${flow.failures ? `, ${flow.failures} failed` : ''}${replayNote(flow)}; ${requestTimeNote(flow.requestMs)}`,
       goal: heaviest ? `≤ ${goal} in every run` : `≤ ${goal}`,
       pass: flow.failures === 0 && (heaviest ? runs.max : runs.median) <= goal,
     };

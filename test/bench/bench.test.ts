@@ -7,7 +7,14 @@ import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
 import type { FlowLatency } from '#bench/latency.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
 import type { RecordedRequest } from '#bench/recorder.ts';
-import { driftWatchRows, formatMarkdown, formatTable, latencyRows, trialWatchRows } from '#bench/report.ts';
+import {
+  driftWatchRows,
+  formatMarkdown,
+  formatTable,
+  latencyRows,
+  overheadRows,
+  trialWatchRows,
+} from '#bench/report.ts';
 import { type BenchResults, exitCodeOf, parseBenchArgs, runBench } from '#bench/run.ts';
 import { replaySchedule, runSchedule } from '#bench/schedule.ts';
 import type { TrialWatchScale } from '#bench/trial-watch-scale.ts';
@@ -124,6 +131,35 @@ describe('cost per million events', () => {
     expect(cost?.total).toBeCloseTo(0.33 + 0.2 + 1.5 + 1.6 + 2 + 1.375, 1);
     expect(cost?.eventBridge).toBeCloseTo(2, 5);
     expect(cost?.dynamoDb).toBeCloseTo(2 * 0.625 + 0.125, 5);
+  });
+});
+
+describe('an overhead row', () => {
+  it('signs the difference and says where the time in requests differs', () => {
+    // Prepare: a handler quicker than its raw replay, whose DynamoDB writes took longer.
+    const flow = {
+      flow: 'LocationCreated',
+      events: 40,
+      handlerMsMedian: 24.1,
+      baselineMsMedian: 26,
+      runRatios: [0.93, 0.94, 0.95],
+      replayed: 0,
+      replayedDifferently: 0,
+      failures: 0,
+      requestMs: {
+        handler: { dynamodb: 12.6, service: 1.2, eventbridge: 0.6 },
+        raw: { dynamodb: 16.1, service: 1.2, eventbridge: 0.6 },
+      },
+    } as unknown as FlowOverhead;
+
+    // Act
+    const [row] = overheadRows([flow]);
+
+    // Assess
+    expect(row?.figure).toContain('24.1 vs raw 26 ms, -1.9 ms;');
+    expect(row?.figure).toContain(
+      'time in requests per event, handler vs raw (ms): DynamoDB 12.6 vs 16.1, service 1.2 vs 1.2, EventBridge 0.6 vs 0.6',
+    );
   });
 });
 
@@ -278,6 +314,20 @@ describe('npm run bench in a tiny mode', () => {
     expect(single).toMatchObject({ workers: 1, requestsPerTake: 1 });
     expect(contended?.workers).toBe(5);
     expect(contended?.requestsPerTake).toBeLessThanOrEqual(1.1);
+  });
+
+  it('tells, per flow, the time in requests of the handler and of its raw replay', () => {
+    const overhead = results?.overhead ?? [];
+    expect(overhead.length).toBeGreaterThan(0);
+    for (const flow of overhead) {
+      // Every flow reads or writes the table, on both sides; the raw calls the service when the handler did.
+      expect(flow.requestMs.handler.dynamodb, flow.flow).toBeGreaterThan(0);
+      expect(flow.requestMs.raw.dynamodb, flow.flow).toBeGreaterThan(0);
+      expect(flow.requestMs.raw.service > 0, flow.flow).toBe(flow.requestMs.handler.service > 0);
+    }
+    expect(overheadRows(overhead)[0]?.figure).toMatch(
+      /time in requests per event, handler vs raw \(ms\): DynamoDB [\d.]+ vs [\d.]+/,
+    );
   });
 
   it('finds the connector at the spec minimum of service calls', () => {
