@@ -2,7 +2,13 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { routeFor } from '#functions/routes.ts';
 import type { RuntimeActivity } from '#local/runtime.ts';
 import type { BenchEnvironment } from './environment.ts';
-import { timedReplay } from './recorder.ts';
+import {
+  medianBySystem,
+  type RequestTime,
+  type RequestTimes,
+  requestTimeBySystem,
+  timedReplay,
+} from './recorder.ts';
 import { median, sum } from './stats.ts';
 import { FLOWS, type FlowName, flowEvent } from './workload.ts';
 
@@ -49,6 +55,8 @@ export interface FlowLatency {
   /** Replayed requests answered otherwise than the first time, of all replayed (bench/recorder.ts). */
   readonly replayedDifferently: number;
   readonly replayed: number;
+  /** Time inside requests per event, per system, the handler's and the replay's (medians; bench/recorder.ts). */
+  readonly requestMs: RequestTimes;
 }
 
 function percentiles(values: readonly number[]): Percentiles {
@@ -163,6 +171,8 @@ export async function measureLatency(
         callsMs,
         replayed: outcome.sent,
         replayedDifferently: outcome.different,
+        handlerRequestMs: requestTimeBySystem(requests),
+        rawRequestMs: requestTimeBySystem(outcome.requests),
         failed: false,
       };
     } catch {
@@ -174,6 +184,8 @@ export async function measureLatency(
         callsMs: Number.NaN,
         replayed: 0,
         replayedDifferently: 0,
+        handlerRequestMs: undefined as RequestTime | undefined,
+        rawRequestMs: undefined as RequestTime | undefined,
         failed: true,
       };
     } finally {
@@ -220,6 +232,10 @@ export async function measureLatency(
         failures: all.length - ok.length,
         replayed: sum(ok.map((one) => one.replayed)),
         replayedDifferently: sum(ok.map((one) => one.replayedDifferently)),
+        requestMs: {
+          handler: medianBySystem(ok.flatMap((one) => (one.handlerRequestMs ? [one.handlerRequestMs] : []))),
+          raw: medianBySystem(ok.flatMap((one) => (one.rawRequestMs ? [one.rawRequestMs] : []))),
+        },
       });
     }
   } finally {

@@ -2,7 +2,14 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { routeFor } from '#functions/routes.ts';
 import { METRICS_BULK_CHUNK_SIZE } from '#functions/save-budget/save-budget.ts';
 import type { BenchEnvironment } from './environment.ts';
-import { type RecordedRequest, type RecordedSystem, requestTimeBySystem, timedReplay } from './recorder.ts';
+import {
+  medianBySystem,
+  type RecordedRequest,
+  type RequestTime,
+  type RequestTimes,
+  requestTimeBySystem,
+  timedReplay,
+} from './recorder.ts';
 import { median, sum } from './stats.ts';
 import {
   accountCreated,
@@ -52,10 +59,7 @@ export interface FlowOverhead {
    * Time inside requests per event, summed per system (requestTimeBySystem), medians over the
    * measured events: where the handler's time and the raw replay's differ.
    */
-  readonly requestMs: {
-    readonly handler: Record<RecordedSystem, number>;
-    readonly raw: Record<RecordedSystem, number>;
-  };
+  readonly requestMs: RequestTimes;
   readonly operations: Record<string, number>;
 }
 
@@ -71,14 +75,6 @@ async function runOne(environment: BenchEnvironment, entry: InboundEntry) {
   const elapsedMs = performance.now() - started;
   const requests = environment.recorder.stop();
   return { elapsedMs, requests, failed: response.batchItemFailures.length };
-}
-
-function medianBySystem(perEvent: readonly Record<RecordedSystem, number>[]): Record<RecordedSystem, number> {
-  return {
-    dynamodb: median(perEvent.map((time) => time.dynamodb)),
-    eventbridge: median(perEvent.map((time) => time.eventbridge)),
-    service: median(perEvent.map((time) => time.service)),
-  };
 }
 
 function perEventCounts(requests: readonly RecordedRequest[]) {
@@ -108,8 +104,8 @@ export async function measureOverhead(
     const baselineMs: number[] = [];
     const runRatios: number[] = [];
     const counts: ReturnType<typeof perEventCounts>[] = [];
-    const handlerRequestMs: Record<RecordedSystem, number>[] = [];
-    const rawRequestMs: Record<RecordedSystem, number>[] = [];
+    const handlerRequestMs: RequestTime[] = [];
+    const rawRequestMs: RequestTime[] = [];
     const operations: Record<string, number> = {};
     let failures = 0;
     let replayed = 0;

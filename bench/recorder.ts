@@ -13,6 +13,7 @@ import { PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-ev
 import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
 import { replaySchedule, runSchedule } from './schedule.ts';
+import { median } from './stats.ts';
 
 /**
  * What a handler asked of the outside world while the recorder listened: DynamoDB and EventBridge
@@ -455,10 +456,28 @@ export async function timedReplay(
  * replays onto items the handler has just written, with their conditions held (replayOne), which
  * can cost the table more than the handler's own writes did.
  */
-export function requestTimeBySystem(requests: readonly RecordedRequest[]): Record<RecordedSystem, number> {
-  const time: Record<RecordedSystem, number> = { dynamodb: 0, eventbridge: 0, service: 0 };
+export function requestTimeBySystem(requests: readonly RecordedRequest[]): RequestTime {
+  const time: RequestTime = { dynamodb: 0, eventbridge: 0, service: 0 };
   for (const request of requests) time[request.system] += Math.max(0, request.endedAt - request.startedAt);
   return time;
+}
+
+/** Time inside requests per system, ms (requestTimeBySystem). */
+export type RequestTime = Record<RecordedSystem, number>;
+
+/** Per system, the median over events. */
+export function medianBySystem(perEvent: readonly RequestTime[]): RequestTime {
+  return {
+    dynamodb: median(perEvent.map((time) => time.dynamodb)),
+    eventbridge: median(perEvent.map((time) => time.eventbridge)),
+    service: median(perEvent.map((time) => time.service)),
+  };
+}
+
+/** A measurement's time in requests per event, the handler's and its raw replay's (medians). */
+export interface RequestTimes {
+  readonly handler: RequestTime;
+  readonly raw: RequestTime;
 }
 
 /**

@@ -7,6 +7,7 @@ import { beyond } from './cpu-profile.ts';
 import { DRIFT_DUE_PER_RUN, type DriftWatchScale } from './drift-watch-scale.ts';
 import type { FlowLatency } from './latency.ts';
 import type { CallCount, FlowOverhead } from './overhead.ts';
+import type { RequestTimes } from './recorder.ts';
 import type { BudgetCost } from './request-budget.ts';
 import type { BenchResults } from './run.ts';
 import { median, round } from './stats.ts';
@@ -154,7 +155,7 @@ function signed(value: number): string {
 }
 
 /** Where the handler's time in requests and the raw replay's differ (FlowOverhead.requestMs). */
-function requestTimeNote(requestMs: FlowOverhead['requestMs']): string {
+function requestTimeNote(requestMs: RequestTimes): string {
   const systems = [
     ['DynamoDB', 'dynamodb'],
     ['service', 'service'],
@@ -357,7 +358,7 @@ export function latencyRows(results: readonly FlowLatency[]): ResultRow[] {
       {
         section: '8 latency (local)',
         item: `${flow.flow} handler / its calls made raw`,
-        figure: `p50 ${formatSpread(runs)} over runs (p95 ${round(flow.ownShare.p95)} over all events); the calls alone p50 ${round(flow.callsMs.p50, 1)} ms${replayNote(flow)}${runs.n < 3 ? `; ${runs.n} run(s): not judged, the goal needs 3` : ''}`,
+        figure: `p50 ${formatSpread(runs)} over runs (p95 ${round(flow.ownShare.p95)} over all events); the calls alone p50 ${round(flow.callsMs.p50, 1)} ms${replayNote(flow)}; ${requestTimeNote(flow.requestMs)}${runs.n < 3 ? `; ${runs.n} run(s): not judged, the goal needs 3` : ''}`,
         goal: `p50 ≤ ${GOALS.ownShareOfCalls} (median of runs)`,
         pass: flow.failures === 0 && runs.n >= 3 && runs.median <= GOALS.ownShareOfCalls,
       },

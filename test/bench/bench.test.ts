@@ -227,6 +227,10 @@ describe("the latency goal: the connector's share of an event's time", () => {
       failures: 0,
       replayed: 0,
       replayedDifferently: 0,
+      requestMs: {
+        handler: { dynamodb: 6, service: 2, eventbridge: 0.5 },
+        raw: { dynamodb: 7.5, service: 2, eventbridge: 0.5 },
+      },
       ...overrides,
     } as FlowLatency;
   };
@@ -238,6 +242,7 @@ describe("the latency goal: the connector's share of an event's time", () => {
 
     // Assess
     expect(row?.figure).toMatch(/^p50 1\.08 \(1\.02–1\.14, n=3\) over runs/);
+    expect(row?.figure).toContain('handler vs raw (ms): DynamoDB 6 vs 7.5, service 2 vs 2');
     expect(row?.pass).toBe(true);
   });
 
@@ -316,7 +321,7 @@ describe('npm run bench in a tiny mode', () => {
     expect(contended?.requestsPerTake).toBeLessThanOrEqual(1.1);
   });
 
-  it('tells, per flow, the time in requests of the handler and of its raw replay', () => {
+  it('tells, per flow, the time in requests of the handler and of its raw replay (overhead and latency)', () => {
     const overhead = results?.overhead ?? [];
     expect(overhead.length).toBeGreaterThan(0);
     for (const flow of overhead) {
@@ -328,6 +333,11 @@ describe('npm run bench in a tiny mode', () => {
     expect(overheadRows(overhead)[0]?.figure).toMatch(
       /time in requests per event, handler vs raw \(ms\): DynamoDB [\d.]+ vs [\d.]+/,
     );
+    for (const flow of results?.latency ?? []) {
+      expect(flow.requestMs.handler.dynamodb, flow.flow).toBeGreaterThan(0);
+      expect(flow.requestMs.raw.dynamodb, flow.flow).toBeGreaterThan(0);
+    }
+    expect(results?.latency?.length ?? 0).toBeGreaterThan(0);
   });
 
   it('finds the connector at the spec minimum of service calls', () => {
