@@ -458,7 +458,10 @@ export async function timedReplay(
  */
 export function requestTimeBySystem(requests: readonly RecordedRequest[]): RequestTime {
   const time: RequestTime = { dynamodb: 0, eventbridge: 0, service: 0 };
-  for (const request of requests) time[request.system] += Math.max(0, request.endedAt - request.startedAt);
+  for (const request of requests) {
+    // A request never answered (endedAt still 0) has no duration to add.
+    if (request.endedAt >= request.startedAt) time[request.system] += request.endedAt - request.startedAt;
+  }
   return time;
 }
 

@@ -167,7 +167,7 @@ function requestTimeNote(requestMs: RequestTimes): string {
       ([label, system]) =>
         `${label} ${round(requestMs.handler[system], 1)} vs ${round(requestMs.raw[system], 1)}`,
     );
-  return `time in requests per event, handler vs raw (ms): ${parts.join(', ')}`;
+  return `time in requests per event, handler vs raw (ms): ${parts.length > 0 ? parts.join(', ') : 'n/a (no event measured)'}`;
 }
 
 export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {

@@ -157,6 +157,9 @@ describe('an overhead row', () => {
 
     // Assess
     expect(row?.figure).toContain('24.1 vs raw 26 ms, -1.9 ms;');
+    expect(overheadRows([{ ...flow, handlerMsMedian: 26.6 }])[0]?.figure).toContain(
+      '26.6 vs raw 26 ms, +0.6 ms;',
+    );
     expect(row?.figure).toContain(
       'time in requests per event, handler vs raw (ms): DynamoDB 12.6 vs 16.1, service 1.2 vs 1.2, EventBridge 0.6 vs 0.6',
     );
@@ -235,6 +238,17 @@ describe("the latency goal: the connector's share of an event's time", () => {
     } as FlowLatency;
   };
   const goalRow = (latency: FlowLatency) => latencyRows([latency]).at(-1);
+
+  it('says so when no event gave a time in requests', () => {
+    // Prepare: every event failed, so each system's median is of nothing.
+    const none = { dynamodb: Number.NaN, service: Number.NaN, eventbridge: Number.NaN };
+
+    // Act
+    const row = goalRow(flow([1, 1, 1], { failures: 3, requestMs: { handler: none, raw: none } }));
+
+    // Assess
+    expect(row?.figure).toContain('handler vs raw (ms): n/a (no event measured)');
+  });
 
   it('holds on the median of the runs, one run over it or not, and shows their spread', () => {
     // Act
@@ -322,6 +336,7 @@ describe('npm run bench in a tiny mode', () => {
   });
 
   it('tells, per flow, the time in requests of the handler and of its raw replay (overhead and latency)', () => {
+    // Assess
     const overhead = results?.overhead ?? [];
     expect(overhead.length).toBeGreaterThan(0);
     for (const flow of overhead) {
