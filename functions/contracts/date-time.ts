@@ -32,8 +32,9 @@ export function isoDateTime({
   });
 }
 
-const DATE =
-  '(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))';
-const TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?';
+/** zod's own calendar date and its time with optional seconds (`z.iso.time()`), without anchors. */
+const unanchored = (pattern: RegExp) => pattern.source.slice(1, -1);
+const DATE = unanchored(z.regexes.date);
+const TIME = unanchored(z.regexes.time({}));
 const UTC_ONLY = new RegExp(`^${DATE}T(?:${TIME}(?:Z))$`);
 const WITH_OFFSET = new RegExp(`^${DATE}T(?:${TIME}(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$`);

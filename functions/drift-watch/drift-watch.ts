@@ -127,7 +127,7 @@ export async function driftWatch(
   };
   const notLinkedCodes = dependencies.config.serviceAssumptions.hostnameNotLinkedCodes;
   await runDueItems(
-    driftChecksDueBefore(store, now, { pageSize: options.pageSize ?? 100 }),
+    driftChecksDueBefore(store, now, options),
     report,
     { watch: 'drift watch', concurrency, timeIsShort, logger },
     async (due) => {

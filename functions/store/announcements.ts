@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableKey, writeIfConditionHolds } from './claims.ts';
-import type { Store } from './store.ts';
+import { epochSeconds, type Store } from './store.ts';
 
 /**
  * The exactly-once protocol of the watches' announcements (trial thresholds, drift notices): a
@@ -17,17 +17,25 @@ import type { Store } from './store.ts';
  */
 export const CLAIM_LEASE_MS = 20 * 60_000;
 
-/** Puts `announcement` (its key and fields) as a lease: true for exactly one caller at a time. */
+/**
+ * Puts `announcement` (its key and fields) as a lease at `at`, kept until `expiresAt` (the table's
+ * TTL): true for exactly one caller at a time.
+ */
 export function claimAnnouncement(
   store: Store,
   announcement: TableKey & Record<string, unknown>,
-  at: Date,
+  { at, expiresAt }: { at: Date; expiresAt: Date },
 ): Promise<boolean> {
   return writeIfConditionHolds(() =>
     store.doc.send(
       new PutCommand({
         TableName: store.tableName,
-        Item: { ...announcement, claimState: 'CLAIMED', leaseUntil: at.getTime() + CLAIM_LEASE_MS },
+        Item: {
+          ...announcement,
+          ttl: epochSeconds(expiresAt),
+          claimState: 'CLAIMED',
+          leaseUntil: at.getTime() + CLAIM_LEASE_MS,
+        },
         ConditionExpression: 'attribute_not_exists(pk) OR (claimState = :claimed AND leaseUntil < :now)',
         ExpressionAttributeValues: { ':claimed': 'CLAIMED', ':now': at.getTime() },
       }),

@@ -1,12 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { driftNoticeKey } from './keys.ts';
-import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
+import { DAY_MS, normalizeTimestamp, type Store } from './store.ts';
 
 /** Long enough to stop any late duplicate of a drift announcement, then gone. */
 export const DRIFT_NOTICE_RETENTION_DAYS = 90;
-
-const DAY_MS = 86_400_000;
 
 /**
  * `claimed`: this caller announces now. `published`: announced before (a run died before it
@@ -33,9 +31,8 @@ export async function claimDriftNotice(
       accountId,
       notice,
       announcedAt: normalizeTimestamp(at),
-      ttl: epochSeconds(new Date(at.getTime() + DRIFT_NOTICE_RETENTION_DAYS * DAY_MS)),
     },
-    at,
+    { at, expiresAt: new Date(at.getTime() + DRIFT_NOTICE_RETENTION_DAYS * DAY_MS) },
   );
   if (claimed) return 'claimed';
   const { Item } = await store.doc.send(

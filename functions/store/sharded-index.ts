@@ -28,6 +28,9 @@ interface ShardCursor {
   startKey: Record<string, unknown> | undefined;
 }
 
+/** Index items per shard query, unless a caller says otherwise (both watches take it from here). */
+export const DUE_PAGE_SIZE = 100;
+
 /**
  * The items of `index` due at or before `dueBy`, page by page. Every round queries the next page of
  * every unfinished shard in parallel, so memory stays bounded by shards × pageSize however many
@@ -38,7 +41,7 @@ export async function* dueItems<T>(
   store: Store,
   index: ShardedDueIndex<T>,
   dueBy: string,
-  pageSize = 500,
+  pageSize = DUE_PAGE_SIZE,
 ): AsyncGenerator<DuePage<T>> {
   let cursors: ShardCursor[] = index.shards.map((shard) => ({ shard, startKey: undefined }));
   while (cursors.length > 0) {

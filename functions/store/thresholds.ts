@@ -2,15 +2,13 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
-import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
+import { DAY_MS, normalizeTimestamp, type Store } from './store.ts';
 
 /** Days before the trial end, or the end itself. */
 export type TrialThreshold = number | 'ENDED';
 
 /** Announcement markers outlive the trial long enough to stop late duplicates, then expire. */
 export const TRIAL_NOTICE_RETENTION_DAYS = 90;
-
-const DAY_MS = 86_400_000;
 
 const announcedSchema = z.object({ threshold: z.union([z.number().int(), z.literal('ENDED')]) });
 
@@ -43,9 +41,8 @@ export async function claimThresholdAnnouncement(
       trialEndDate,
       threshold: thresholdDays,
       announcedAt: normalizeTimestamp(at),
-      ttl: epochSeconds(expiresAt),
     },
-    at,
+    { at, expiresAt },
   );
 }
 

@@ -5,6 +5,7 @@ import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import { type DueRunProgress, runDueItems, startedDueRun } from '#functions/runtime/due-run.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
+import { DAY_MS } from '#functions/store/store.ts';
 import {
   claimThresholdAnnouncement,
   confirmThresholdAnnouncement,
@@ -12,8 +13,6 @@ import {
   type TrialThreshold,
 } from '#functions/store/thresholds.ts';
 import { type DueTrial, trialsEndingBefore } from '#functions/store/trial-index.ts';
-
-const DAY_MS = 86_400_000;
 
 export interface TrialWatchInput {
   /** Id of this run (the scheduled event id): every published event's causationId. */
@@ -105,7 +104,7 @@ export async function trialWatch(
   };
   const timeIsShort = () => input.remainingTimeMs() < reserveMs;
   await runDueItems(
-    trialsEndingBefore(store, readUntil, { pageSize: options.pageSize ?? 100 }),
+    trialsEndingBefore(store, readUntil, options),
     report,
     { watch: 'trial watch', concurrency, timeIsShort, logger },
     async (trial) => {
