@@ -267,7 +267,8 @@ export async function measureColdStarts(
       ...(bundle.name.startsWith('raw-')
         ? {
             answeredDifferently: Math.max(0, ...taken.map((sample) => sample.answeredDifferently ?? 0)),
-            replayedRequests: Math.min(...taken.map((sample) => sample.sent ?? 0)),
+            // What every successful run sent at least (0 when none succeeded).
+            replayedRequests: ok.length > 0 ? Math.min(...ok.map((sample) => sample.sent ?? 0)) : 0,
           }
         : {}),
       ...(profileSummary ? { profile: profileSummary } : {}),

@@ -17,7 +17,7 @@ export const PRICES = {
   dynamoReadUnit: 0.125 / 1e6,
 } as const;
 
-/** SQS requests per event: EventBridge's send, the event source's receive and delete, unbatched. */
+/** SQS requests per event on the route FIFO queue: the pipe's send, the event source mapping's receive and delete, unbatched. */
 export const SQS_REQUESTS_PER_EVENT = 3;
 
 /**

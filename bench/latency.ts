@@ -4,12 +4,12 @@ import type { RuntimeActivity } from '#local/runtime.ts';
 import type { BenchEnvironment } from './environment.ts';
 import {
   medianBySystem,
-  type RequestTime,
   type RequestTimes,
   requestTimeBySystem,
   timedReplay,
+  UNMEASURED,
 } from './recorder.ts';
-import { median, sum } from './stats.ts';
+import { MIN_JUDGED_RUNS, median, sum } from './stats.ts';
 import { FLOWS, type FlowName, flowEvent } from './workload.ts';
 
 /**
@@ -72,7 +72,7 @@ export async function measureLatency(
   environment: BenchEnvironment,
   {
     eventsPerFlow,
-    runs = 3,
+    runs = MIN_JUDGED_RUNS,
     warmup = 2,
     resultTimeoutMs = RESULT_TIMEOUT_MS,
   }: { eventsPerFlow: number; runs?: number; warmup?: number; resultTimeoutMs?: number },
@@ -184,8 +184,8 @@ export async function measureLatency(
         callsMs: Number.NaN,
         replayed: 0,
         replayedDifferently: 0,
-        handlerRequestMs: undefined as RequestTime | undefined,
-        rawRequestMs: undefined as RequestTime | undefined,
+        handlerRequestMs: UNMEASURED,
+        rawRequestMs: UNMEASURED,
         failed: true,
       };
     } finally {
@@ -233,8 +233,8 @@ export async function measureLatency(
         replayed: sum(ok.map((one) => one.replayed)),
         replayedDifferently: sum(ok.map((one) => one.replayedDifferently)),
         requestMs: {
-          handler: medianBySystem(ok.flatMap((one) => (one.handlerRequestMs ? [one.handlerRequestMs] : []))),
-          raw: medianBySystem(ok.flatMap((one) => (one.rawRequestMs ? [one.rawRequestMs] : []))),
+          handler: medianBySystem(ok.map((one) => one.handlerRequestMs)),
+          raw: medianBySystem(ok.map((one) => one.rawRequestMs)),
         },
       });
     }

@@ -12,7 +12,7 @@ import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
-import { replaySchedule, runSchedule } from './schedule.ts';
+import { ended, replaySchedule, runSchedule } from './schedule.ts';
 import { median } from './stats.ts';
 
 /**
@@ -438,15 +438,14 @@ export async function timedReplay(
   serviceUrl: string,
 ): Promise<ReplayOutcome & { ms: number; requests: RecordedRequest[] }> {
   recorder.start();
-  let stopped = false;
   try {
     const started = performance.now();
     const outcome = await replay(requests, serviceUrl);
     const ms = performance.now() - started;
-    stopped = true;
     return { ...outcome, ms, requests: recorder.stop() };
-  } finally {
-    if (!stopped) recorder.stop();
+  } catch (error) {
+    recorder.stop();
+    throw error;
   }
 }
 
@@ -458,23 +457,24 @@ export async function timedReplay(
  */
 export function requestTimeBySystem(requests: readonly RecordedRequest[]): RequestTime {
   const time: RequestTime = { dynamodb: 0, eventbridge: 0, service: 0 };
-  for (const request of requests) {
-    // A request never answered (endedAt still 0) has no duration to add.
-    if (request.endedAt >= request.startedAt) time[request.system] += request.endedAt - request.startedAt;
-  }
+  for (const request of requests.filter(ended)) time[request.system] += request.endedAt - request.startedAt;
   return time;
 }
+
+/** The systems a request goes to, in the order rows name them. */
+export const RECORDED_SYSTEMS: readonly RecordedSystem[] = ['dynamodb', 'service', 'eventbridge'];
+
+/** An event with no time in requests (it failed): NaN for every system, left out of medians. */
+export const UNMEASURED: RequestTime = { dynamodb: Number.NaN, eventbridge: Number.NaN, service: Number.NaN };
 
 /** Time inside requests per system, ms (requestTimeBySystem). */
 export type RequestTime = Record<RecordedSystem, number>;
 
 /** Per system, the median over events. */
 export function medianBySystem(perEvent: readonly RequestTime[]): RequestTime {
-  return {
-    dynamodb: median(perEvent.map((time) => time.dynamodb)),
-    eventbridge: median(perEvent.map((time) => time.eventbridge)),
-    service: median(perEvent.map((time) => time.service)),
-  };
+  return Object.fromEntries(
+    RECORDED_SYSTEMS.map((system) => [system, median(perEvent.map((time) => time[system]))]),
+  ) as RequestTime;
 }
 
 /** A measurement's time in requests per event, the handler's and its raw replay's (medians). */

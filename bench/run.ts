@@ -41,6 +41,7 @@ import {
   writeResults,
 } from './report.ts';
 import { type BudgetCost, measureRequestBudgetCost } from './request-budget.ts';
+import { MIN_JUDGED_RUNS } from './stats.ts';
 import { measureThroughput, type Throughput } from './throughput.ts';
 import { measureTrialWatchScale, type TrialWatchScale } from './trial-watch-scale.ts';
 import type { FlowName } from './workload.ts';
@@ -73,7 +74,7 @@ const FULL_SIZES: BenchSizes = {
   overheadWarmup: 3,
   overheadRuns: 5,
   latencyEvents: 40,
-  latencyRuns: 3,
+  latencyRuns: MIN_JUDGED_RUNS,
   trialWatchSizes: [1_000, 10_000, 100_000],
   trialWatchRuns: 3,
   throughputAccounts: 50,
@@ -94,7 +95,7 @@ const QUICK_SIZES: BenchSizes = {
   overheadWarmup: 2,
   overheadRuns: 3,
   latencyEvents: 10,
-  latencyRuns: 3,
+  latencyRuns: MIN_JUDGED_RUNS,
   trialWatchSizes: [1_000, 10_000],
   trialWatchRuns: 2,
   throughputAccounts: 50,

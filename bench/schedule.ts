@@ -18,12 +18,16 @@ export interface ScheduledRequest<T> {
  * timesheets read at once, each a take then a query, went out as four requests at once, quicker
  * than any client that must wait for the take.
  */
+/** A request never answered while recording (endedAt unset, 0) never ended. */
+export function ended(request: { startedAt: number; endedAt: number }): boolean {
+  return request.endedAt >= request.startedAt;
+}
+
 export function replaySchedule<T extends { startedAt: number; endedAt: number }>(
   requests: readonly T[],
 ): ScheduledRequest<T>[] {
   const sorted = [...requests].sort((a, b) => a.startedAt - b.startedAt);
-  // A request never answered while recording (endedAt unset) never ended: nothing waited for it.
-  const ended = (earlier: T) => earlier.endedAt >= earlier.startedAt;
+  // Nothing waited for a request that never ended.
   return sorted.map((request, index) => ({
     request,
     after: sorted.flatMap((earlier, at) =>

@@ -15,3 +15,6 @@ export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** Issue #17 §4: a ratio is judged on the median of at least this many runs, shown with its spread. */
+export const MIN_JUDGED_RUNS = 3;
