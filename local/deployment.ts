@@ -574,7 +574,7 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
  * only the wait for idleness stops counting it. Queues with a redrive policy are left to it (SQS
  * moves a message to the dead-letter queue at maxReceiveCount).
  */
-const IDLE_RECEIVE_LIMIT = 100;
+export const IDLE_RECEIVE_LIMIT = 100;
 
 function queueView(
   queue: SqsQueue,

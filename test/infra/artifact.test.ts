@@ -8,6 +8,7 @@ import type { InboundDetailType } from '#functions/contracts/registry.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { type QueueRoute, queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { EXAMPLE_CONFIG_FILE } from '#lib/config.ts';
+import { PROJECT_ROOT } from '#lib/connector-function.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 
 /**
@@ -34,7 +35,7 @@ const EXPECTED_RESULT: Record<InboundDetailType, string> = {
 
 /**
  * Every route, in the registry's order: every later sample acts on the business the first one
- * provisions (and BudgetSet on the location LocationCreated made).
+ * provisions (BudgetSet's sample names a seeded location, so it does not depend on LocationCreated).
  */
 const SCENARIO_ORDER = INBOUND_DETAIL_TYPES;
 
@@ -59,7 +60,6 @@ interface Invocation {
   readonly output: string;
 }
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface CloudAssembly {
   readonly outdir: string;

@@ -9,7 +9,7 @@ import {
   withImplicitBodyParsing,
 } from '#local/aws/input-template.ts';
 import { TemplateModel, TemplateModelError } from '#local/cloudformation.ts';
-import { deployLocally } from '#local/deployment.ts';
+import { deployLocally, IDLE_RECEIVE_LIMIT } from '#local/deployment.ts';
 import {
   LOCAL_ACCOUNT_ID,
   LOCAL_REGION,
@@ -181,7 +181,7 @@ describe('the synthesized template as the local runtime reads it', () => {
       body: '{"event":{}}',
       sentTimestamp: Date.now(),
       messageAttributes: {},
-      receiveCount: 150,
+      receiveCount: IDLE_RECEIVE_LIMIT + 50,
     });
     // Until the invocation failed and its poller let the message go (it then waits out its
     // visibility timeout, 1.8 s or more at this scale): busy() then answers for the queue alone.
@@ -203,7 +203,7 @@ describe('the synthesized template as the local runtime reads it', () => {
     const busyOnRouteQueue = deployment.busy();
     // Received more often than the idle limit: only the redrive policy keeps it counted.
     const routeWaitsOnlyByRedrive =
-      route.nextVisibleAt(100) === undefined && route.nextVisibleAt() !== undefined;
+      route.nextVisibleAt(IDLE_RECEIVE_LIMIT) === undefined && route.nextVisibleAt() !== undefined;
     route.take('r');
     failedInvocations = 0;
     const intakeDeadLetters = queueOf('dead-letter', 'intake');
