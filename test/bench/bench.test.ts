@@ -394,7 +394,9 @@ describe('npm run bench in a tiny mode', () => {
     const batch = fn?.batchOf10;
     expect(batch?.peakRssMb ?? 0).toBeGreaterThan(20);
     expect(batch?.peakRssMb ?? Number.POSITIVE_INFINITY).toBeLessThan((batch?.rssPeakMb ?? 0) * 1.25 + 5);
-    expect(batch?.peakRssMb ?? 0).toBeGreaterThanOrEqual((batch?.rssPeakMb ?? Number.POSITIVE_INFINITY) * 0.9);
+    expect(batch?.peakRssMb ?? 0).toBeGreaterThanOrEqual(
+      (batch?.rssPeakMb ?? Number.POSITIVE_INFINITY) * 0.9,
+    );
     expect(batch?.peakRssMb ?? Number.POSITIVE_INFINITY).toBeLessThan(PARENT_BALLAST_MB - 100);
   });
 

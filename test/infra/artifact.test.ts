@@ -60,7 +60,6 @@ interface Invocation {
   readonly output: string;
 }
 
-
 interface CloudAssembly {
   readonly outdir: string;
   readonly partnerName: string;
