@@ -16,6 +16,7 @@ import { type ProfileSummary, summarizeProfile } from './cpu-profile.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { buildRawReference, recordFirstInvocation, startAwsWireRecorder } from './first-invocation.ts';
 import { median } from './stats.ts';
+import { type ItemImage, replayedFrom, type TableState } from './table-state.ts';
 import { accountCreated, flowEvent, scheduleEvent, sqsBatch } from './workload.ts';
 
 /**
@@ -170,8 +171,12 @@ export async function measureColdStarts(
   ) => {
     const { eventFile, resultFile } = nextFiles();
     await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, records)));
-    return runChild(runner, bundle, eventFile, resultFile, env, nodeArgs);
+    const run = () => runChild(runner, bundle, eventFile, resultFile, env, nodeArgs);
+    // A raw reference runs from the table state its function's recorded invocation met.
+    const met = metStates.get(bundle.name);
+    return met ? replayedFrom(met.state, met.images, run) : run();
   };
+  const metStates = new Map<string, { state: TableState; images: ItemImage[] }>();
 
   // Each function's first invocation on the wire, and its raw reference built from it.
   const wire = await startAwsWireRecorder(
@@ -192,6 +197,7 @@ export async function measureColdStarts(
     )) {
       const { eventFile, resultFile } = nextFiles();
       await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, 1)));
+      const state = await environment.readTable();
       const requests = await recordFirstInvocation(wire, environment.recorder, async () => {
         const recorded = await runChild(runner, bundle, eventFile, resultFile, recordingEnvironment);
         // A reference built from a first invocation that failed would replay the wrong work.
@@ -205,7 +211,9 @@ export async function measureColdStarts(
         bundle.name,
         requests.map((request) => `${request.system} ${request.operation}`),
       );
-      raws.set(bundle.name, await buildRawReference(bundle.name, requests, outDir));
+      const raw = await buildRawReference(bundle.name, requests, outDir);
+      raws.set(bundle.name, raw);
+      metStates.set(raw.name, { state, images: state.imagesOf(state.keysWrittenBy(requests)) });
     }
   } finally {
     await wire.close();

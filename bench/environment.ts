@@ -1,7 +1,9 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import { instrumentSdkClients, RequestRecorder, type ServiceProxy, startServiceProxy } from './recorder.ts';
+import { TableState } from './table-state.ts';
 import { accountCreated, sqsBatch } from './workload.ts';
 
 /**
@@ -20,6 +22,8 @@ export interface BenchEnvironment {
   contextFor(functionName: string): Context;
   /** Provisions fresh accounts through the real provision-business handler; returns their ids. */
   provisionAccounts(count: number): Promise<string[]>;
+  /** The table as it is now: what a raw replay starts from (bench/table-state.ts). */
+  readTable(): Promise<TableState>;
   /** Hears everything the local runtime does (events put, batches run) until the returned function is called. */
   onActivity(listener: (activity: RuntimeActivity) => void): () => void;
   close(): Promise<void>;
@@ -47,6 +51,13 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const environment = runtime.functionEnvironment('provision-business');
   instrumentSdkClients(recorder);
 
+  // The bench's own client for reading and putting back the table, built here: the handlers' shared
+  // client takes its region from the invocation's variables, which are not set between invocations.
+  const tableClient = new DynamoDBClient({
+    endpoint: runtime.dynamoEndpoint,
+    region: runtime.region,
+    credentials: { accessKeyId: 'AKIABENCHTABLESTATE0', secretAccessKey: 'bench' },
+  });
   const handler = (functionName: string) => runtime.functionNamed(functionName).handler();
   const contextFor = (functionName: string) =>
     createLambdaContext(runtime.functionNamed(functionName).settings);
@@ -75,10 +86,14 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     handler,
     contextFor,
     provisionAccounts,
+    readTable: () => TableState.read(tableClient, runtime.tableName),
     onActivity: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    close: () => runtime.close(),
+    close: async () => {
+      tableClient.destroy();
+      await runtime.close();
+    },
   };
 }

@@ -10,6 +10,7 @@ import {
   UNMEASURED,
 } from './recorder.ts';
 import { MIN_JUDGED_RUNS, median, sum } from './stats.ts';
+import type { TableState } from './table-state.ts';
 import { FLOWS, type FlowName, flowEvent } from './workload.ts';
 
 /**
@@ -26,8 +27,8 @@ import { FLOWS, type FlowName, flowEvent } from './workload.ts';
  *   (the partner's PutEvents request, the local EventBridge, SQS and pipe);
  * - calls: the same requests the handler made (DynamoDB, EventBridge, the service), sent again
  *   raw with the same clients, in the recorded order (bench/recorder.ts `replay`), right after
- *   the event: what any client must spend to make them. The connector's own share is the whole
- *   invocation ÷ that.
+ *   the event, from the table state the event met (bench/table-state.ts): what any client must
+ *   spend to make them. The connector's own share is the whole invocation ÷ that.
  */
 
 export interface Percentiles {
@@ -89,6 +90,8 @@ export async function measureLatency(
   // Only the route's own function: the refusal function sees every inbound event too (and lets a
   // routable one pass), which is no part of this event's path to its result.
   let routeFunction = '';
+  // The table as the event being sent finds it (read at the start of each run).
+  let state: TableState | undefined;
   // The inbound event being sent: its id is taken from the bus's own put activity, which the local
   // EventBridge reports while it handles PutEvents, before it answers and before any target runs.
   // Waiting for the PutEvents answer instead let a fast result arrive before its id was known.
@@ -162,7 +165,8 @@ export async function measureLatency(
         ),
       );
       const invocationMs = sum(batches.map((batch) => batch.durationMs));
-      const outcome = await timedReplay(environment.recorder, requests, environment.serviceProxy.url);
+      if (!state) throw new Error('no table state to replay from');
+      const outcome = await timedReplay(environment.recorder, requests, environment.serviceProxy.url, state);
       const callsMs = outcome.ms;
       return {
         totalMs: endedAt - startedAt,
@@ -205,6 +209,8 @@ export async function measureLatency(
         routeFunction = runtime.functionNamed(routeFor(flow).functionName).name;
         const [accountId] = await environment.provisionAccounts(1);
         if (!accountId) throw new Error('no bench account');
+        // The table as the run's first event finds it; each replay keeps it up to date.
+        state = await environment.readTable();
         for (let index = 0; index < warmup; index++) await sendOne(flow, accountId, index);
         const measured: Measured[] = [];
         for (let index = 0; index < eventsPerFlow; index++) {

@@ -14,6 +14,7 @@ import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
 import { ended, replaySchedule, runSchedule } from './schedule.ts';
 import { median } from './stats.ts';
+import { fromStateMet, type TableState } from './table-state.ts';
 
 /**
  * What a handler asked of the outside world while the recorder listened: DynamoDB and EventBridge
@@ -375,46 +376,14 @@ async function replayOne(request: RecordedRequest, serviceUrl: URL): Promise<boo
   }
   const command = (dynamodb as unknown as Record<string, DynamoCommandClass | undefined>)[request.operation];
   if (!command) throw new Error(`no DynamoDB command ${request.operation}`);
-  // A write that succeeded for the handler must succeed in the replay too: replayed after the
-  // handler's own write, its condition would fail, and a refused write costs the table less
-  // than a stored one, which flattered the baseline. Writes the handler saw refused stay as sent.
-  const input = request.status === 200 ? withConditionsHeld(request.input) : request.input;
+  // Sent as recorded: the bench puts the table back as the handler found it first (bench/table-state.ts).
   const succeeded = await dynamoDbClient()
-    .send(new command(input))
+    .send(new command(request.input))
     .then(
       () => true,
       () => false,
     );
   return succeeded === (request.status === 200);
-}
-
-/** An attribute no item has: `attribute_not_exists` of it is always true. */
-const NEVER_SET = { placeholder: '#benchNeverSet', name: 'benchNeverSetAttribute' };
-
-/** One write (or transaction item) whose condition is evaluated as sent, then made to hold. */
-function holdCondition(write: Record<string, unknown>): Record<string, unknown> {
-  const condition = write['ConditionExpression'];
-  if (typeof condition !== 'string') return write;
-  return {
-    ...write,
-    ConditionExpression: `(${condition}) OR attribute_not_exists(${NEVER_SET.placeholder})`,
-    ExpressionAttributeNames: {
-      ...((write['ExpressionAttributeNames'] as Record<string, string> | undefined) ?? {}),
-      [NEVER_SET.placeholder]: NEVER_SET.name,
-    },
-  };
-}
-
-export function withConditionsHeld(input: unknown): unknown {
-  const write = input as Record<string, unknown>;
-  const items = write['TransactItems'];
-  if (!Array.isArray(items)) return holdCondition(write);
-  return {
-    ...write,
-    TransactItems: items.map((item: Record<string, Record<string, unknown>>) =>
-      Object.fromEntries(Object.entries(item).map(([kind, action]) => [kind, holdCondition(action)])),
-    ),
-  };
 }
 
 /** Sends the recorded requests again, directly: no middy, Powertools, zod or connector code. */
@@ -428,32 +397,36 @@ export async function replay(
 }
 
 /**
- * The raw side of a measurement: `requests` replayed and timed while the recorder records (the
- * recording is thrown away), so the recorder's own cost (cloning each command input, the proxy's
- * bookkeeping) weighs on both sides alike.
+ * The raw side of a measurement: `requests` replayed from the table state the handler met
+ * (`state`, bench/table-state.ts) and timed while the recorder records (the recording is thrown
+ * away), so the recorder's own cost (cloning each command input, the proxy's bookkeeping) weighs on
+ * both sides alike. Putting the table back happens outside the timing and the recording.
  */
-export async function timedReplay(
+export function timedReplay(
   recorder: RequestRecorder,
   requests: readonly RecordedRequest[],
   serviceUrl: string,
+  state: TableState,
 ): Promise<ReplayOutcome & { ms: number; requests: RecordedRequest[] }> {
-  recorder.start();
-  try {
-    const started = performance.now();
-    const outcome = await replay(requests, serviceUrl);
-    const ms = performance.now() - started;
-    return { ...outcome, ms, requests: recorder.stop() };
-  } catch (error) {
-    recorder.stop();
-    throw error;
-  }
+  return fromStateMet(state, requests, async () => {
+    recorder.start();
+    try {
+      const started = performance.now();
+      const outcome = await replay(requests, serviceUrl);
+      const ms = performance.now() - started;
+      return { ...outcome, ms, requests: recorder.stop() };
+    } catch (error) {
+      recorder.stop();
+      throw error;
+    }
+  });
 }
 
 /**
  * Time spent inside requests, summed per system, in ms (requests in flight together each count).
- * Beside a handler-vs-raw ratio it shows where the two differ: the raw side's DynamoDB writes are
- * replays onto items the handler has just written, with their conditions held (replayOne), which
- * can cost the table more than the handler's own writes did.
+ * Beside a handler-vs-raw ratio it shows where the two differ. The handler's requests share the
+ * one thread with its own work (and, here, with dynalite and the sandbox), so they can take longer
+ * inside than the same requests sent raw.
  */
 export function requestTimeBySystem(requests: readonly RecordedRequest[]): RequestTime {
   const time: RequestTime = { dynamodb: 0, eventbridge: 0, service: 0 };

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchEnvironment } from '#bench/environment.ts';
 import { measureLatency } from '#bench/latency.ts';
 import { listenOnLoopback, RequestRecorder, readBody, type ServiceProxy } from '#bench/recorder.ts';
+import { TableState } from '#bench/table-state.ts';
 import { FLOWS } from '#bench/workload.ts';
 import type { RuntimeActivity } from '#local/runtime.ts';
+import { useTestStore } from '#test/store/support.ts';
 
 /**
  * A local EventBridge as fast as it can be: while it handles PutEvents it puts the inbound event on
@@ -18,6 +20,7 @@ describe('end-to-end latency: the result of an event put before PutEvents answer
     for (const listener of listeners) listener(activity as RuntimeActivity);
   };
   let events: ServiceProxy;
+  const store = useTestStore();
 
   beforeAll(async () => {
     events = await listenOnLoopback(
@@ -73,6 +76,7 @@ describe('end-to-end latency: the result of an event put before PutEvents answer
       recorder: new RequestRecorder(),
       serviceProxy: { url: 'http://127.0.0.1:1' },
       provisionAccounts: async (count: number) => Array.from({ length: count }, () => randomUUID()),
+      readTable: () => TableState.read(store.client, store.tableName),
       onActivity: (listener: (activity: RuntimeActivity) => void) => {
         listeners.add(listener);
         return () => listeners.delete(listener);

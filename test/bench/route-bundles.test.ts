@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { deployBuildOptions, esbuildOptionsOf, functionTargets, REPO_ROOT } from '#bench/bundle.ts';
-import { withConditionsHeld } from '#bench/recorder.ts';
 import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
 import { inboundContracts } from '#functions/contracts/registry.ts';
 import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
@@ -194,34 +193,5 @@ describe('bench bundling options', () => {
 
     // Assess
     expect(translate).toThrow(/keepNames/);
-  });
-});
-
-describe('raw replay of conditional writes', () => {
-  it('keeps the condition evaluated but makes it hold, in single writes and transactions', () => {
-    // Prepare
-    const put = {
-      TableName: 't',
-      Item: {},
-      ConditionExpression: 'attribute_not_exists(#pk)',
-      ExpressionAttributeNames: { '#pk': 'pk' },
-    };
-
-    // Act
-    const single = withConditionsHeld(put) as typeof put;
-    const transaction = withConditionsHeld({ TransactItems: [{ Put: put }] }) as {
-      TransactItems: { Put: typeof put }[];
-    };
-
-    // Assess
-    expect(single.ConditionExpression).toBe(
-      '(attribute_not_exists(#pk)) OR attribute_not_exists(#benchNeverSet)',
-    );
-    expect(single.ExpressionAttributeNames).toEqual({
-      '#pk': 'pk',
-      '#benchNeverSet': 'benchNeverSetAttribute',
-    });
-    expect(transaction.TransactItems[0]?.Put.ConditionExpression).toBe(single.ConditionExpression);
-    expect(withConditionsHeld({ TableName: 't', Key: {} })).toEqual({ TableName: 't', Key: {} });
   });
 });
