@@ -2,8 +2,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
-import { instrumentSdkClients, RequestRecorder, type ServiceProxy, startServiceProxy } from './recorder.ts';
-import { TableState } from './table-state.ts';
+import {
+  instrumentSdkClients,
+  type RecordedRequest,
+  RequestRecorder,
+  type ServiceProxy,
+  startServiceProxy,
+} from './recorder.ts';
+import { fromServiceStateMet } from './service-state.ts';
+import { fromStateMet, TableState } from './table-state.ts';
 import { accountCreated, sqsBatch } from './workload.ts';
 
 /**
@@ -22,11 +29,21 @@ export interface BenchEnvironment {
   contextFor(functionName: string): Context;
   /** Provisions fresh accounts through the real provision-business handler; returns their ids. */
   provisionAccounts(count: number): Promise<string[]>;
-  /** The table as it is now: what a raw replay starts from (bench/table-state.ts). */
-  readTable(): Promise<TableState>;
+  /** The table as it is now, and the service: what a raw replay starts from. */
+  readStateMet(): Promise<StateMet>;
   /** Hears everything the local runtime does (events put, batches run) until the returned function is called. */
   onActivity(listener: (activity: RuntimeActivity) => void): () => void;
   close(): Promise<void>;
+}
+
+/**
+ * What a raw replay starts from: the table (read once, then kept up to date by each replay) and the
+ * service, as the recorded handler met them.
+ */
+export interface StateMet {
+  readonly table: TableState;
+  /** Runs `replay` from the state `handlerRequests` met (bench/table-state.ts, bench/service-state.ts). */
+  replay<T>(handlerRequests: readonly RecordedRequest[], replay: () => Promise<T>): Promise<T>;
 }
 
 export async function startBenchEnvironment(): Promise<BenchEnvironment> {
@@ -86,7 +103,14 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     handler,
     contextFor,
     provisionAccounts,
-    readTable: () => TableState.read(tableClient, runtime.tableName),
+    readStateMet: async () => {
+      const table = await TableState.read(tableClient, runtime.tableName);
+      return {
+        table,
+        replay: (requests, replay) =>
+          fromStateMet(table, requests, () => fromServiceStateMet(runtime.sandboxUrl, requests, replay)),
+      };
+    },
     onActivity: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -222,8 +222,15 @@ function sendService(http) {
       { host: serviceUrl.hostname, port: serviceUrl.port, method: http.method, path: http.path, agent,
         headers: { ...http.headers, 'content-length': String(Buffer.byteLength(http.body)) } },
       (answer) => {
-        answer.on('data', () => undefined);
-        answer.on('end', () => resolve(answer.statusCode));
+        // Read as any client of a JSON API must: the bytes, then JSON (as bench/recorder.ts).
+        const chunks = [];
+        answer.on('data', (chunk) => chunks.push(chunk));
+        answer.on('end', () => {
+          try {
+            JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {}
+          resolve(answer.statusCode);
+        });
         answer.on('error', () => resolve(0));
       },
     );

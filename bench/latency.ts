@@ -1,7 +1,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { routeFor } from '#functions/routes.ts';
 import type { RuntimeActivity } from '#local/runtime.ts';
-import type { BenchEnvironment } from './environment.ts';
+import type { BenchEnvironment, StateMet } from './environment.ts';
 import {
   medianBySystem,
   type RequestTimes,
@@ -10,7 +10,6 @@ import {
   UNMEASURED,
 } from './recorder.ts';
 import { MIN_JUDGED_RUNS, median, sum } from './stats.ts';
-import type { TableState } from './table-state.ts';
 import { FLOWS, type FlowName, flowEvent } from './workload.ts';
 
 /**
@@ -27,7 +26,7 @@ import { FLOWS, type FlowName, flowEvent } from './workload.ts';
  *   (the partner's PutEvents request, the local EventBridge, SQS and pipe);
  * - calls: the same requests the handler made (DynamoDB, EventBridge, the service), sent again
  *   raw with the same clients, in the recorded order (bench/recorder.ts `replay`), right after
- *   the event, from the table state the event met (bench/table-state.ts): what any client must
+ *   the event, from the table and service state the event met (bench/environment.ts `StateMet`): what any client must
  *   spend to make them. The connector's own share is the whole invocation ÷ that.
  */
 
@@ -91,7 +90,7 @@ export async function measureLatency(
   // routable one pass), which is no part of this event's path to its result.
   let routeFunction = '';
   // The table as the event being sent finds it (read at the start of each run).
-  let state: TableState | undefined;
+  let state: StateMet | undefined;
   // The inbound event being sent: its id is taken from the bus's own put activity, which the local
   // EventBridge reports while it handles PutEvents, before it answers and before any target runs.
   // Waiting for the PutEvents answer instead let a fast result arrive before its id was known.
@@ -210,7 +209,7 @@ export async function measureLatency(
         const [accountId] = await environment.provisionAccounts(1);
         if (!accountId) throw new Error('no bench account');
         // The table as the run's first event finds it; each replay keeps it up to date.
-        state = await environment.readTable();
+        state = await environment.readStateMet();
         for (let index = 0; index < warmup; index++) await sendOne(flow, accountId, index);
         const measured: Measured[] = [];
         for (let index = 0; index < eventsPerFlow; index++) {

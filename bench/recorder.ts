@@ -12,9 +12,9 @@ import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
+import type { StateMet } from './environment.ts';
 import { ended, replaySchedule, runSchedule } from './schedule.ts';
 import { median } from './stats.ts';
-import { fromStateMet, type TableState } from './table-state.ts';
 
 /**
  * What a handler asked of the outside world while the recorder listened: DynamoDB and EventBridge
@@ -334,6 +334,15 @@ export async function listenOnLoopback(server: Server): Promise<ServiceProxy> {
   };
 }
 
+/** What a raw client does with a service answer: parse it (a blank or non-JSON body is left as text). */
+function readJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** The baseline's own keep-alive pool for service calls, sized like the service client's. */
 const baselineAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
 
@@ -349,8 +358,14 @@ function sendService(baseUrl: URL, http: NonNullable<RecordedRequest['http']>): 
         headers: { ...http.headers, 'content-length': String(http.body.length) },
       },
       (answer) => {
-        answer.on('data', () => undefined);
-        answer.on('end', () => resolve(answer.statusCode ?? 0));
+        // Read as any client of a JSON API must: the bytes, then JSON (the SDK clients parse
+        // their AWS answers on both sides; this is the same for the service's).
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          readJson(Buffer.concat(chunks).toString('utf8'));
+          resolve(answer.statusCode ?? 0);
+        });
         answer.on('error', reject);
       },
     );
@@ -397,18 +412,18 @@ export async function replay(
 }
 
 /**
- * The raw side of a measurement: `requests` replayed from the table state the handler met
- * (`state`, bench/table-state.ts) and timed while the recorder records (the recording is thrown
+ * The raw side of a measurement: `requests` replayed from the state the handler met (`met`: the
+ * table and the service, bench/environment.ts) and timed while the recorder records (the recording is thrown
  * away), so the recorder's own cost (cloning each command input, the proxy's bookkeeping) weighs on
- * both sides alike. Putting the table back happens outside the timing and the recording.
+ * both sides alike. Putting the state back happens outside the timing and the recording.
  */
 export function timedReplay(
   recorder: RequestRecorder,
   requests: readonly RecordedRequest[],
   serviceUrl: string,
-  state: TableState,
+  met: StateMet,
 ): Promise<ReplayOutcome & { ms: number; requests: RecordedRequest[] }> {
-  return fromStateMet(state, requests, async () => {
+  return met.replay(requests, async () => {
     recorder.start();
     try {
       const started = performance.now();

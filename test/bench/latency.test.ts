@@ -3,8 +3,14 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchEnvironment } from '#bench/environment.ts';
 import { measureLatency } from '#bench/latency.ts';
-import { listenOnLoopback, RequestRecorder, readBody, type ServiceProxy } from '#bench/recorder.ts';
-import { TableState } from '#bench/table-state.ts';
+import {
+  listenOnLoopback,
+  type RecordedRequest,
+  RequestRecorder,
+  readBody,
+  type ServiceProxy,
+} from '#bench/recorder.ts';
+import { fromStateMet, TableState } from '#bench/table-state.ts';
 import { FLOWS } from '#bench/workload.ts';
 import type { RuntimeActivity } from '#local/runtime.ts';
 import { useTestStore } from '#test/store/support.ts';
@@ -76,7 +82,14 @@ describe('end-to-end latency: the result of an event put before PutEvents answer
       recorder: new RequestRecorder(),
       serviceProxy: { url: 'http://127.0.0.1:1' },
       provisionAccounts: async (count: number) => Array.from({ length: count }, () => randomUUID()),
-      readTable: () => TableState.read(store.client, store.tableName),
+      readStateMet: async () => {
+        const table = await TableState.read(store.client, store.tableName);
+        return {
+          table,
+          replay: (requests: readonly RecordedRequest[], replay: () => Promise<unknown>) =>
+            fromStateMet(table, requests, replay),
+        };
+      },
       onActivity: (listener: (activity: RuntimeActivity) => void) => {
         listeners.add(listener);
         return () => listeners.delete(listener);
