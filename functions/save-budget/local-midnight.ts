@@ -39,11 +39,27 @@ function localTimeAt(instantMs: number, timeZone: string): LocalTime {
   };
 }
 
+/**
+ * Offsets already computed, by zone and instant. `formatToParts` is the costliest step of a budget
+ * (two per day), consecutive days share an instant (a day's "after" is the next day's midnight
+ * less a day), and partners send the same weeks again as budgets change. An offset at an instant
+ * never changes while the process runs (its time-zone data is fixed), so the memo cannot go stale.
+ * Bounded: cleared when full.
+ */
+const offsets = new Map<string, number>();
+const MAX_REMEMBERED_OFFSETS = 4096;
+
 /** Local wall time minus UTC at that instant, in milliseconds (UTC-5 → -18 000 000). */
 export function utcOffsetMs(instantMs: number, timeZone: string): number {
+  const key = `${timeZone} ${instantMs}`;
+  const known = offsets.get(key);
+  if (known !== undefined) return known;
   const local = localTimeAt(instantMs, timeZone);
   const wallAsUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
-  return wallAsUtc - Math.floor(instantMs / 1000) * 1000;
+  const offset = wallAsUtc - Math.floor(instantMs / 1000) * 1000;
+  if (offsets.size >= MAX_REMEMBERED_OFFSETS) offsets.clear();
+  offsets.set(key, offset);
+  return offset;
 }
 
 const DAY_MS = 86_400_000;

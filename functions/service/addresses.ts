@@ -58,9 +58,17 @@ export function createAddresses(config: AddressConfig): Addresses {
   );
   const partner = encodeURIComponent(config.partnerName);
 
+  // Checked and built once per hostname: every service call builds its URL, and a function talks
+  // to few installs. Only accepted hostnames are kept (a refused one throws each time). Bounded.
+  const bases = new Map<string, string>();
   const installBaseUrl = (hostname: string): string => {
+    const known = bases.get(hostname);
+    if (known !== undefined) return known;
     assertPlainHostname(hostname, suffixes);
-    return template.replaceAll('{hostname}', hostname).replace(/\/+$/, '');
+    const base = template.replaceAll('{hostname}', hostname).replace(/\/+$/, '');
+    if (bases.size >= MAX_REMEMBERED_INSTALLS) bases.clear();
+    bases.set(hostname, base);
+    return base;
   };
 
   return {
@@ -82,26 +90,30 @@ export function createAddresses(config: AddressConfig): Addresses {
  * URL that carries the token, so anything other than a plain DNS name (scheme, port, path,
  * userinfo, IP literal, upper case) is refused before a request is built.
  */
+/** Install base URLs kept by one address book before it starts again. */
+const MAX_REMEMBERED_INSTALLS = 1024;
+
 export function assertPlainHostname(hostname: string, allowedSuffixes: readonly string[] = []): void {
-  const shown = JSON.stringify(hostname.length > 80 ? `${hostname.slice(0, 80)}...` : hostname);
+  // Only a refusal shows the hostname, so it is quoted then.
+  const shown = () => JSON.stringify(hostname.length > 80 ? `${hostname.slice(0, 80)}...` : hostname);
   if (hostname.length === 0 || hostname.length > 253) {
-    throw new InvalidHostnameError(`hostname ${shown} must be 1 to 253 characters long`);
+    throw new InvalidHostnameError(`hostname ${shown()} must be 1 to 253 characters long`);
   }
   const labels = hostname.split('.');
-  if (labels.length < 2) throw new InvalidHostnameError(`hostname ${shown} must have at least two labels`);
+  if (labels.length < 2) throw new InvalidHostnameError(`hostname ${shown()} must have at least two labels`);
   for (const label of labels) {
     if (!LABEL.test(label)) {
       throw new InvalidHostnameError(
-        `hostname ${shown} is not a plain DNS name (labels of 1-63 lower-case letters, digits or inner hyphens)`,
+        `hostname ${shown()} is not a plain DNS name (labels of 1-63 lower-case letters, digits or inner hyphens)`,
       );
     }
   }
   if (/^\d+$/.test(labels[labels.length - 1] ?? '')) {
-    throw new InvalidHostnameError(`hostname ${shown} looks like an IP address`);
+    throw new InvalidHostnameError(`hostname ${shown()} looks like an IP address`);
   }
   if (allowedSuffixes.length > 0 && !allowedSuffixes.some((suffix) => hostname.endsWith(`.${suffix}`))) {
     throw new InvalidHostnameError(
-      `hostname ${shown} is not under an allowed domain (${allowedSuffixes.join(', ')})`,
+      `hostname ${shown()} is not under an allowed domain (${allowedSuffixes.join(', ')})`,
     );
   }
 }

@@ -84,6 +84,28 @@ describe('install addresses', () => {
     expect(() => addresses.installBaseUrl('shop.example.org')).toThrow(InvalidHostnameError);
     expect(() => addresses.installBaseUrl('evilexample.com')).toThrow(InvalidHostnameError);
   });
+
+  it('refuses a bad hostname every time it is asked, and answers a good one alike every time', () => {
+    // Prepare
+    const addresses = createAddresses({ ...usOnly, allowedHostnameSuffixes: ['example.com'] });
+    const asked = () => [
+      addresses.installUrl('shop.example.com', '/api/v2/resource/Employee'),
+      addresses.installBaseUrl('shop.example.com'),
+    ];
+
+    // Act
+    const first = asked();
+    const again = asked();
+
+    // Assess
+    expect(again).toEqual(first);
+    expect(first).toEqual(['https://shop.example.com/api/v2/resource/Employee', 'https://shop.example.com']);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(() => addresses.installUrl('shop.example.org', '/api')).toThrow(
+        'hostname "shop.example.org" is not under an allowed domain (example.com)',
+      );
+    }
+  });
 });
 
 describe('hostname validation', () => {
