@@ -42,7 +42,6 @@ import {
   normalizeCycle,
   parseResponse,
   payReturnLineSchema,
-  payRuleObjectSchema,
   type State,
   slotField,
   stateSchema,
@@ -470,29 +469,19 @@ export function createInstallClient(
         },
         payReturnLineSchema,
       );
-      // Every line joins the timesheet asked for, and the lines paid under one pay rule join that
-      // same rule: each distinct object is checked once and shared by the lines that carry it; a
-      // line joined to another one is checked on its own.
-      const timesheets = new Map<number, JoinedTimesheetPayReturn['TimesheetObject']>();
-      const payRules = new Map<string | number, JoinedTimesheetPayReturn['PayRuleObject']>();
+      // Every line joins the timesheet asked for: its object is checked once and shared by the
+      // lines that carry that same timesheet; a line joined to another one is checked on its own.
+      const checked = new Map<number, JoinedTimesheetPayReturn['TimesheetObject']>();
       return lines.map((line, index) => {
-        let timesheet = timesheets.get(line.TimesheetObject.Id);
+        let timesheet = checked.get(line.TimesheetObject.Id);
         if (!timesheet) {
           timesheet = parseResponse(timesheetObjectSchema, line.TimesheetObject, 'QUERY TimesheetPayReturn', [
             index,
             'TimesheetObject',
           ]);
-          timesheets.set(timesheet.Id, timesheet);
+          checked.set(timesheet.Id, timesheet);
         }
-        let payRule = payRules.get(line.PayRuleObject.Id);
-        if (!payRule) {
-          payRule = parseResponse(payRuleObjectSchema, line.PayRuleObject, 'QUERY TimesheetPayReturn', [
-            index,
-            'PayRuleObject',
-          ]);
-          payRules.set(line.PayRuleObject.Id, payRule);
-        }
-        return { ...line, TimesheetObject: timesheet, PayRuleObject: payRule };
+        return { ...line, TimesheetObject: timesheet };
       });
     },
   };

@@ -839,12 +839,11 @@ export type JoinedTimesheetPayReturn = z.infer<typeof joinedTimesheetPayReturnSc
 
 /**
  * A pay line as getPayReturns first reads it: the joined TimesheetObject is the same timesheet on
- * every line of the answer, and a joined PayRuleObject repeats on every line paid under that rule,
- * so each distinct one is checked once per answer (install.ts), not once per line.
+ * every line of the answer, so it is checked once per answer (install.ts), not once per line.
  */
 export const payReturnLineSchema = z.lazy(() =>
   timesheetPayReturnObject().extend({
     TimesheetObject: z.looseObject({ Id: int }),
-    PayRuleObject: z.looseObject({ Id: flexibleId }),
+    PayRuleObject: payRuleObjectSchema,
   }),
 );

@@ -5,8 +5,8 @@ import { type FakeService, replyJson, startFakeService } from './fake-service.ts
 import { joinedPayReturn } from './spec-records.ts';
 
 /**
- * getPayReturns checks each answer's lines, then each distinct joined TimesheetObject and
- * PayRuleObject once (install.ts). A refusal must still name the field by its path in the whole answer: that text
+ * getPayReturns checks each answer's lines, then each distinct joined TimesheetObject once
+ * (install.ts). A refusal must still name the field by its path in the whole answer: that text
  * reaches the partner in SyncFailed UNEXPECTED_RESPONSE.
  */
 
@@ -70,43 +70,5 @@ describe('pay returns with a timesheet the service answered otherwise', () => {
     expect(message).toMatch(
       /^QUERY TimesheetPayReturn: unexpected response: \[1\]\.TimesheetObject\.Employee: /,
     );
-  });
-});
-
-describe('pay returns with a pay rule the service answered otherwise', () => {
-  const withRule = (id: number, payRule: Record<string, unknown>) => ({
-    ...line(id, joinedPayReturn.TimesheetObject),
-    PayRule: payRule['Id'],
-    PayRuleObject: payRule,
-  });
-
-  it('names the later line that joins another, malformed pay rule', async () => {
-    // Prepare
-    const other = { ...joinedPayReturn.PayRuleObject, Id: 'rule-other', HourlyRate: 'twelve' };
-    answer = [withRule(1, joinedPayReturn.PayRuleObject), withRule(2, other)];
-
-    // Act
-    const message = await refusal();
-
-    // Assess
-    expect(message).toMatch(
-      /^QUERY TimesheetPayReturn: unexpected response: \[1\]\.PayRuleObject\.HourlyRate: /,
-    );
-  });
-
-  it('gives every line that joins one pay rule the checked rule, its Config decoded', async () => {
-    // Prepare
-    const rule = { ...joinedPayReturn.PayRuleObject, Config: '{"eventTypes":["TIME_ADDED"]}' };
-    answer = [withRule(1, rule), withRule(2, rule), withRule(3, { ...rule })];
-
-    // Act
-    const lines = await install().getPayReturns(joinedPayReturn.Timesheet);
-
-    // Assess
-    expect(lines.map((one) => one.PayRuleObject.Config)).toEqual([
-      { eventTypes: ['TIME_ADDED'] },
-      { eventTypes: ['TIME_ADDED'] },
-      { eventTypes: ['TIME_ADDED'] },
-    ]);
   });
 });
