@@ -66,7 +66,7 @@ const NODE_AREAS: readonly [RegExp, string][] = [
 ];
 
 /** A source file's npm package, or the connector's functions/ folder it belongs to. */
-function consumerOf(source: string): string {
+export function consumerOf(source: string): string {
   const npmPackage = packageOf(source);
   if (npmPackage !== undefined) return npmPackage;
   const connector = source.match(/functions\/([^/]+)\//);

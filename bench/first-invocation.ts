@@ -165,7 +165,7 @@ function replayInput(request: WireRequest): unknown {
  * The raw handler for one recorded first invocation: the same SDK clients, constructed at module
  * scope with the same (default) configuration as the connector's, and node:http with a keep-alive
  * agent for the service, as the connector's client; the handler sends the recorded requests again,
- * each once those it waited for in the recording are answered, and nothing else. Answers and errors are read and dropped.
+ * each once those it waited for in the recording are answered, and nothing else. Service answers are read as JSON (as any client must); the rest are dropped.
  */
 function rawReferenceSource(name: string, requests: readonly WireRequest[]): string {
   const systems = [...new Set(requests.map((request) => request.system))].filter(

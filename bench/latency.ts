@@ -179,7 +179,9 @@ export async function measureLatency(
         failed: false,
       };
     } catch {
-      environment.recorder.stop();
+      // No replay for a failed event, but what its handler wrote is the table's state from now on.
+      const requests = environment.recorder.stop();
+      if (state) state.table.remember(await state.table.current(state.table.keysWrittenBy(requests)));
       return {
         totalMs: Number.NaN,
         handlerMs: Number.NaN,

@@ -13,6 +13,7 @@ import type { BenchResults } from './run.ts';
 import { MIN_JUDGED_RUNS, median, round } from './stats.ts';
 import type { Throughput } from './throughput.ts';
 import { DUE_PER_RUN, type TrialWatchScale } from './trial-watch-scale.ts';
+import type { WarmProfile } from './warm-profile.ts';
 
 /** One row of the single table `npm run bench` prints: a figure, its goal, and whether it holds. */
 export interface ResultRow {
@@ -186,6 +187,16 @@ export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
       pass: flow.failures === 0 && (heaviest ? runs.max : runs.median) <= goal,
     };
   });
+}
+
+export function warmProfileRows(results: readonly WarmProfile[]): ResultRow[] {
+  return results.map((flow) => ({
+    section: '2c warm profile',
+    item: flow.flow,
+    figure: `CPU per event beyond the raw ${round(flow.handlerCpuMs - flow.rawCpuMs, 2)} ms (handler ${flow.handlerCpuMs}, its replay ${flow.rawCpuMs}; ${flow.events} profiled events), most in: ${flow.beyond.map((entry) => `${entry.what} ${entry.ms}`).join(', ') || 'nothing'}`,
+    goal: "— (where the overhead rows' difference goes)",
+    pass: undefined,
+  }));
 }
 
 export function callRows(results: readonly CallCount[]): ResultRow[] {

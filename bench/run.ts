@@ -38,12 +38,14 @@ import {
   requestBudgetRows,
   throughputRows,
   trialWatchRows,
+  warmProfileRows,
   writeResults,
 } from './report.ts';
 import { type BudgetCost, measureRequestBudgetCost } from './request-budget.ts';
 import { MIN_JUDGED_RUNS } from './stats.ts';
 import { measureThroughput, type Throughput } from './throughput.ts';
 import { measureTrialWatchScale, type TrialWatchScale } from './trial-watch-scale.ts';
+import { profileWarmFlows, type WarmProfile } from './warm-profile.ts';
 import type { FlowName } from './workload.ts';
 
 export interface BenchSizes {
@@ -55,6 +57,8 @@ export interface BenchSizes {
   readonly overheadWarmup: number;
   /** Independent runs of each flow's overhead measurement (the heaviest flow's goal holds in each). */
   readonly overheadRuns: number;
+  /** Events per flow of the profiled warm pass (section 2c: where the CPU goes, no ratio). */
+  readonly warmProfileEvents: number;
   /** Events per flow and run of the end-to-end latency measurement. */
   readonly latencyEvents: number;
   /** Runs of the latency measurement: its goal is the median of the runs' p50 (at least 3). */
@@ -73,6 +77,7 @@ const FULL_SIZES: BenchSizes = {
   overheadEvents: 40,
   overheadWarmup: 3,
   overheadRuns: 5,
+  warmProfileEvents: 60,
   latencyEvents: 40,
   latencyRuns: MIN_JUDGED_RUNS,
   trialWatchSizes: [1_000, 10_000, 100_000],
@@ -94,6 +99,7 @@ const QUICK_SIZES: BenchSizes = {
   overheadEvents: 8,
   overheadWarmup: 2,
   overheadRuns: 3,
+  warmProfileEvents: 10,
   latencyEvents: 10,
   latencyRuns: MIN_JUDGED_RUNS,
   trialWatchSizes: [1_000, 10_000],
@@ -106,6 +112,7 @@ const QUICK_SIZES: BenchSizes = {
 export type BenchSection =
   | 'cold-start'
   | 'overhead'
+  | 'warm-profile'
   | 'calls'
   | 'trial-watch'
   | 'drift-watch'
@@ -115,6 +122,7 @@ export type BenchSection =
 export const ALL_SECTIONS: readonly BenchSection[] = [
   'cold-start',
   'overhead',
+  'warm-profile',
   'latency',
   'calls',
   'trial-watch',
@@ -143,6 +151,7 @@ export interface BenchResults {
   readonly prices?: typeof PRICES;
   readonly coldStarts?: readonly ColdStartResult[];
   readonly overhead?: readonly FlowOverhead[];
+  readonly warmProfile?: readonly WarmProfile[];
   readonly calls?: readonly CallCount[];
   readonly trialWatch?: readonly TrialWatchScale[];
   readonly driftWatch?: readonly DriftWatchScale[];
@@ -209,6 +218,9 @@ export async function runBench(
         runs: sizes.overheadRuns,
       }),
     );
+    const warmProfile = await timed('warm-profile', 'where a warm handler spends its CPU (profiled)', () =>
+      profileWarmFlows(environment, { events: sizes.warmProfileEvents }),
+    );
     const latency = await timed('latency', 'end-to-end latency through the local runtime', () =>
       measureLatency(environment, { eventsPerFlow: sizes.latencyEvents, runs: sizes.latencyRuns }),
     );
@@ -240,6 +252,7 @@ export async function runBench(
     const costs = overhead ? costPerMillionEvents(overhead, trialWatch) : undefined;
     if (coldStarts) rows.push(...coldStartRows(coldStarts));
     if (overhead) rows.push(...overheadRows(overhead));
+    if (warmProfile) rows.push(...warmProfileRows(warmProfile));
     if (latency) rows.push(...latencyRows(latency));
     if (calls) rows.push(...callRows(calls));
     if (trialWatch) rows.push(...trialWatchRows(trialWatch));
@@ -251,6 +264,7 @@ export async function runBench(
     results = {
       ...(coldStarts ? { coldStarts } : {}),
       ...(overhead ? { overhead } : {}),
+      ...(warmProfile ? { warmProfile } : {}),
       ...(latency ? { latency } : {}),
       ...(calls ? { calls } : {}),
       ...(trialWatch ? { trialWatch } : {}),

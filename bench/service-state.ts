@@ -11,7 +11,10 @@
  * hostname: the sandbox numbers them; the bench never uses a signed-up account again), and a
  * business whose plan changed is put back on a plan the change moves it from (the sandbox does the
  * same work from a trial as from the free plan). After the replay, a changed plan is set to what
- * the handler left. Outside the timing and the recording; nothing else of the service is touched.
+ * the handler left (its edition; a cancel's start of the free period is the replay's). Outside the
+ * timing and the recording. Nothing else of the service is put back: a create the service accepts
+ * again (a location and its areas, an employee) adds its records a second time, which costs the
+ * replay what it cost the handler, and later events of the run find one more record.
  */
 
 /** A service request as the bench recorded it (bench/recorder.ts, bench/first-invocation.ts). */
@@ -94,27 +97,40 @@ export async function fromServiceStateMet<T>(
 ): Promise<T> {
   const { signups, planChanges } = unrepeatableWrites(handlerRequests);
   if (signups.length === 0 && planChanges.length === 0) return replay();
-  if (signups.length > 0) {
-    const businesses = (await control(sandboxUrl, 'GET', '/_sandbox/businesses')) as BusinessView[];
-    for (const business of businesses.filter((one) => signups.includes(one.externalId))) {
-      await control(sandboxUrl, 'DELETE', `/_sandbox/businesses/${encodeURIComponent(business.hostname)}`);
-    }
-  }
   const left = new Map<string, string>();
-  for (const { hostname, action } of planChanges) {
-    const path = `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`;
-    const answer = (await control(sandboxUrl, 'POST', path, { edition: EDITION_BEFORE[action] })) as {
-      previousEdition: string;
-    };
-    if (!left.has(hostname)) left.set(hostname, answer.previousEdition);
-  }
+  let failure: { error: unknown } | undefined;
   try {
+    if (signups.length > 0) {
+      const businesses = (await control(sandboxUrl, 'GET', '/_sandbox/businesses')) as BusinessView[];
+      for (const business of businesses.filter((one) => signups.includes(one.externalId))) {
+        await control(sandboxUrl, 'DELETE', `/_sandbox/businesses/${encodeURIComponent(business.hostname)}`);
+      }
+    }
+    for (const { hostname, action } of planChanges) {
+      // Only a business's first change is put back: it is the plan the handler found.
+      if (left.has(hostname)) continue;
+      const path = `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`;
+      const answer = (await control(sandboxUrl, 'POST', path, { edition: EDITION_BEFORE[action] })) as {
+        previousEdition: string;
+      };
+      left.set(hostname, answer.previousEdition);
+    }
     return await replay();
+  } catch (error) {
+    failure = { error };
+    throw error;
   } finally {
-    for (const [hostname, edition] of left) {
-      await control(sandboxUrl, 'POST', `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`, {
-        edition,
-      });
+    try {
+      for (const [hostname, edition] of left) {
+        await control(sandboxUrl, 'POST', `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`, {
+          edition,
+        });
+      }
+    } catch (restoring) {
+      // biome-ignore lint/correctness/noUnsafeFinally: both failures are reported together
+      throw failure
+        ? new AggregateError([failure.error, restoring], 'the replay and putting the plans back both failed')
+        : restoring;
     }
   }
 }

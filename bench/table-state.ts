@@ -167,12 +167,24 @@ export async function replayedFrom<T>(
   replay: () => Promise<T>,
 ): Promise<T> {
   const left = await state.current(images.map((image) => image.key));
-  await state.putBack(images);
+  let failure: { error: unknown } | undefined;
   try {
+    await state.putBack(images);
     return await replay();
+  } catch (error) {
+    failure = { error };
+    throw error;
   } finally {
-    await state.putBack(left);
-    state.remember(left);
+    // Whatever failed, the table is put back as it was; a failure here does not hide the first.
+    try {
+      await state.putBack(left);
+      state.remember(left);
+    } catch (restoring) {
+      // biome-ignore lint/correctness/noUnsafeFinally: both failures are reported together
+      throw failure
+        ? new AggregateError([failure.error, restoring], 'the replay and putting the table back both failed')
+        : restoring;
+    }
   }
 }
 

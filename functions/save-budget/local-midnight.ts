@@ -41,8 +41,9 @@ function localTimeAt(instantMs: number, timeZone: string): LocalTime {
 
 /**
  * Offsets already computed, by zone and instant. `formatToParts` is the costliest step of a budget
- * (two per day), consecutive days share an instant (a day's "after" is the next day's midnight
- * less a day), and partners send the same weeks again as budgets change. An offset at an instant
+ * (two per day); the days of one budget share instants (a day's "after", the wall midnight of the
+ * next day, is the "before" of the day after that: a week asks 9 instants, not 14), and partners
+ * send the same weeks again as budgets change. An offset at an instant
  * never changes while the process runs (its time-zone data is fixed), so the memo cannot go stale.
  * Bounded: cleared when full.
  */

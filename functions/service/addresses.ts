@@ -34,6 +34,9 @@ export interface Addresses {
 
 export const DEFAULT_INSTALL_URL_TEMPLATE = 'https://{hostname}';
 
+/** Install base URLs kept by one address book before it starts again. */
+const MAX_REMEMBERED_INSTALLS = 1024;
+
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function createAddresses(config: AddressConfig): Addresses {
@@ -90,9 +93,6 @@ export function createAddresses(config: AddressConfig): Addresses {
  * URL that carries the token, so anything other than a plain DNS name (scheme, port, path,
  * userinfo, IP literal, upper case) is refused before a request is built.
  */
-/** Install base URLs kept by one address book before it starts again. */
-const MAX_REMEMBERED_INSTALLS = 1024;
-
 export function assertPlainHostname(hostname: string, allowedSuffixes: readonly string[] = []): void {
   // Only a refusal shows the hostname, so it is quoted then.
   const shown = () => JSON.stringify(hostname.length > 80 ? `${hostname.slice(0, 80)}...` : hostname);

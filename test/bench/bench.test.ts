@@ -18,6 +18,7 @@ import {
 import { type BenchResults, exitCodeOf, parseBenchArgs, runBench } from '#bench/run.ts';
 import { replaySchedule, runSchedule } from '#bench/schedule.ts';
 import type { TrialWatchScale } from '#bench/trial-watch-scale.ts';
+import { FLOWS } from '#bench/workload.ts';
 
 function request(startedAt: number, endedAt: number): RecordedRequest {
   return {
@@ -296,6 +297,7 @@ describe('npm run bench in a tiny mode', () => {
         overheadEvents: 2,
         overheadWarmup: 1,
         overheadRuns: 1,
+        warmProfileEvents: 2,
         latencyEvents: 2,
         latencyRuns: 1,
         trialWatchSizes: [100, 200],
@@ -313,6 +315,7 @@ describe('npm run bench in a tiny mode', () => {
     expect([...sections]).toEqual([
       '1 cold start',
       '2 overhead/event',
+      '2c warm profile',
       '8 latency (local)',
       '3 calls/event',
       '4 trial watch',
@@ -353,6 +356,39 @@ describe('npm run bench in a tiny mode', () => {
       expect(flow.requestMs.raw.dynamodb, flow.flow).toBeGreaterThan(0);
     }
     expect(results?.latency?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it('replays every request from the state its handler met, so each is answered as the first time', () => {
+    // Assess: a conditional write replayed onto what the handler left, a signup or a plan change
+    // sent twice, would be answered otherwise (bench/table-state.ts, bench/service-state.ts).
+    const answeredOtherwise = [...(results?.overhead ?? []), ...(results?.latency ?? [])].map((flow) => ({
+      flow: flow.flow,
+      replayed: flow.replayed > 0,
+      answeredOtherwise: flow.replayedDifferently,
+    }));
+    expect(answeredOtherwise).toEqual(
+      answeredOtherwise.map(({ flow }) => ({ flow, replayed: true, answeredOtherwise: 0 })),
+    );
+  });
+
+  it('profiles every flow warm, its handler against its replay, and names where the handler spends more', () => {
+    // Assess
+    const profiles = results?.warmProfile ?? [];
+    expect(profiles.map((profile) => profile.flow)).toEqual([...FLOWS]);
+    for (const profile of profiles) {
+      // Both windows were sampled: a window attributed to neither would leave one side at 0.
+      expect(profile.handlerCpuMs, profile.flow).toBeGreaterThan(0);
+      expect(profile.rawCpuMs, profile.flow).toBeGreaterThan(0);
+    }
+    // Only the handler runs the connector's code (its replay sends requests with SDK clients); two
+    // events sample it thinly, so it must show among the largest differences of some flow.
+    expect(
+      profiles.some((profile) =>
+        profile.beyond.some(
+          (entry) => entry.what.startsWith('connector: functions/') || entry.what === 'zod',
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('finds the connector at the spec minimum of service calls', () => {

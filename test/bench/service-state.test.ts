@@ -62,6 +62,7 @@ describe('the service a raw replay starts from', () => {
       [recorded(CHANGE_PLAN, upgrade, upgraded.status)],
       () => call('POST', CHANGE_PLAN, upgrade),
     );
+    const afterUpgrade = await editionOf(hostname);
     const cancelled = await call('POST', CHANGE_PLAN, cancel);
     const cancelledAgain = await fromServiceStateMet(
       sandbox.url,
@@ -75,6 +76,7 @@ describe('the service a raw replay starts from', () => {
 
     // Assess
     expect([upgraded.status, upgradedAgain.status]).toEqual([200, 200]);
+    expect(afterUpgrade).toBe('SUBSCRIPTION_PAID_PRO_PREMIUM');
     expect([cancelled.status, cancelledAgain.status]).toEqual([200, 200]);
     expect(await editionOf(hostname)).toBe('SUBSCRIPTION_FREE');
   });
@@ -84,10 +86,13 @@ describe('the service a raw replay starts from', () => {
     const signedUp = await call('POST', SIGNUP, signupBody('acct-untouched'));
     const hostname = signedUp.body.data.hostname as string;
     const refusedCancel = recorded(CHANGE_PLAN, { data: { hostname, action: 'cancel' } }, 409);
+    const refusedSignup = recorded(SIGNUP, signupBody('acct-untouched'), 409);
     const status = recorded('/connect/v1/partner/acme/subscription-status', { hostname }, 200);
 
     // Act
-    const during = await fromServiceStateMet(sandbox.url, [refusedCancel, status], () => editionOf(hostname));
+    const during = await fromServiceStateMet(sandbox.url, [refusedCancel, refusedSignup, status], () =>
+      editionOf(hostname),
+    );
 
     // Assess
     expect(during).toBe('SUBSCRIPTION_PRO_TRIAL');
