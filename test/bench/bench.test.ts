@@ -165,6 +165,31 @@ describe('an overhead row', () => {
       'time in requests per event, handler vs raw (ms): DynamoDB 12.6 vs 16.1, service 1.2 vs 1.2, EventBridge 0.6 vs 0.6',
     );
   });
+
+  it('prints a ratio that misses its goal by less than a hundredth so it reads as missed', () => {
+    // Prepare: PayReturnsRequested holds ≤ 1.15 in every run; its worst run is 1.154.
+    const flow = {
+      flow: 'PayReturnsRequested',
+      events: 40,
+      handlerMsMedian: 14.3,
+      baselineMsMedian: 12.5,
+      runRatios: [1.121, 1.154, 1.136],
+      replayed: 0,
+      replayedDifferently: 0,
+      failures: 0,
+      requestMs: {
+        handler: { dynamodb: 12.6, service: 1.2, eventbridge: 0.6 },
+        raw: { dynamodb: 11.8, service: 1.2, eventbridge: 0.6 },
+      },
+    } as unknown as FlowOverhead;
+
+    // Act
+    const [row] = overheadRows([flow]);
+
+    // Assess
+    expect(row?.figure).toMatch(/^1\.136 \(1\.121–1\.154, n=3\) over runs/);
+    expect(row?.pass).toBe(false);
+  });
 });
 
 describe("the watches' time ratio", () => {
