@@ -1,4 +1,4 @@
-import type { SQSBatchResponse } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { routeFor } from '#functions/routes.ts';
 import { METRICS_BULK_CHUNK_SIZE } from '#functions/save-budget/save-budget.ts';
 import type { BenchEnvironment } from './environment.ts';
@@ -10,6 +10,7 @@ import {
   requestTimeBySystem,
   timedReplay,
 } from './recorder.ts';
+import { stackFloorWarmHandler } from './stack-floor-warm.ts';
 import { median, sum } from './stats.ts';
 import {
   accountCreated,
@@ -63,12 +64,30 @@ export interface FlowOverhead {
   readonly operations: Record<string, number>;
 }
 
-async function runOne(environment: BenchEnvironment, entry: InboundEntry) {
-  const route = routeFor(entry.detailType);
-  const handler = await environment.handler(route.functionName);
+/** What section 2 measures: a flow's route function, or the warm stack floor. */
+interface Subject {
+  handler(): Promise<(event: SQSEvent, context: Context) => Promise<unknown>>;
+  context(): Context;
+  entry(accountId: string, index: number): InboundEntry;
+}
+
+function flowSubject(environment: BenchEnvironment, flow: FlowName): Subject {
+  const route = routeFor(flow);
+  return {
+    handler: async () => {
+      const handler = await environment.handler(route.functionName);
+      return (event, context) => Promise.resolve(handler(event, context));
+    },
+    context: () => environment.contextFor(route.functionName),
+    entry: (accountId, index) => flowEvent(flow, accountId, index),
+  };
+}
+
+async function runOne(environment: BenchEnvironment, subject: Subject, entry: InboundEntry) {
+  const handler = await subject.handler();
   // The batch and the context are the caller's (Lambda's) work: built before the clock starts.
   const batch = sqsBatch([entry]);
-  const context = environment.contextFor(route.functionName);
+  const context = subject.context();
   environment.recorder.start();
   const started = performance.now();
   const response = (await handler(batch, context)) as SQSBatchResponse;
@@ -96,88 +115,118 @@ function perEventCounts(requests: readonly RecordedRequest[]) {
 
 export async function measureOverhead(
   environment: BenchEnvironment,
-  { eventsPerFlow, warmup, runs = 3 }: { eventsPerFlow: number; warmup: number; runs?: number },
+  sizes: { eventsPerFlow: number; warmup: number; runs?: number },
 ): Promise<FlowOverhead[]> {
   const results: FlowOverhead[] = [];
   for (const flow of FLOWS) {
-    const handlerMs: number[] = [];
-    const baselineMs: number[] = [];
-    const runRatios: number[] = [];
-    const counts: ReturnType<typeof perEventCounts>[] = [];
-    const handlerRequestMs: RequestTime[] = [];
-    const rawRequestMs: RequestTime[] = [];
-    const operations: Record<string, number> = {};
-    let failures = 0;
-    let replayed = 0;
-    let replayedDifferently = 0;
-    // Warm the flow's code once before its first run (the JIT compiles on first use), so every
-    // run measures the steady state a warm Lambda is in; cold starts are section 1's.
-    const [warmAccount] = await environment.provisionAccounts(1);
-    if (!warmAccount) throw new Error('no bench account');
-    for (let index = 0; index < warmup * 5; index++) {
-      await runOne(environment, flowEvent(flow, warmAccount, index));
-    }
-    for (let run = 0; run < runs; run++) {
-      const [accountId] = await environment.provisionAccounts(1);
-      if (!accountId) throw new Error('no bench account');
-      for (let index = 0; index < warmup; index++)
-        await runOne(environment, flowEvent(flow, accountId, index));
-      // The table as the run's first event finds it; each replay keeps it up to date.
-      const state = await environment.readStateMet();
-      const runHandler: number[] = [];
-      const runBaseline: number[] = [];
-      for (let index = 0; index < eventsPerFlow; index++) {
-        const entry = flowEvent(flow, accountId, warmup + index);
-        const measured = await runOne(environment, entry);
-        failures += measured.failed;
-        runHandler.push(measured.elapsedMs);
-        counts.push(perEventCounts(measured.requests));
-        for (const request of measured.requests)
-          operations[request.operation] = (operations[request.operation] ?? 0) + 1;
-        const outcome = await timedReplay(
-          environment.recorder,
-          measured.requests,
-          environment.serviceProxy.url,
-          state,
-        );
-        runBaseline.push(outcome.ms);
-        handlerRequestMs.push(requestTimeBySystem(measured.requests));
-        rawRequestMs.push(requestTimeBySystem(outcome.requests));
-        replayed += outcome.sent;
-        replayedDifferently += outcome.different;
-      }
-      runRatios.push(median(runHandler) / median(runBaseline));
-      handlerMs.push(...runHandler);
-      baselineMs.push(...runBaseline);
-    }
-    const pick = (key: keyof ReturnType<typeof perEventCounts>) => median(counts.map((count) => count[key]));
-    const handlerMsMedian = median(handlerMs);
-    const baselineMsMedian = median(baselineMs);
-    results.push({
-      flow,
-      events: eventsPerFlow,
-      handlerMsMedian,
-      baselineMsMedian,
-      ratio: handlerMsMedian / baselineMsMedian,
-      runRatios,
-      replayed,
-      replayedDifferently,
-      serviceCalls: pick('serviceCalls'),
-      dynamoRequests: pick('dynamoRequests'),
-      dynamoItemsRead: pick('dynamoItemsRead'),
-      dynamoItemsWritten: pick('dynamoItemsWritten'),
-      readUnits: pick('readUnits'),
-      writeUnits: pick('writeUnits'),
-      putEventsCalls: pick('putEventsCalls'),
-      publishedEntries: pick('publishedEntries'),
-      failures,
-      requestMs: { handler: medianBySystem(handlerRequestMs), raw: medianBySystem(rawRequestMs) },
-      operations: Object.fromEntries(
-        Object.entries(operations).map(([name, count]) => [name, count / (eventsPerFlow * runs)]),
-      ),
-    });
+    results.push({ flow, ...(await measureSubject(environment, flowSubject(environment, flow), sizes)) });
   }
   return results;
+}
+
+/**
+ * The required stack alone on the warm path (bench/stack-floor-warm.ts), measured as a flow is:
+ * how much of a flow's goal the stack uses up before any connector code runs.
+ */
+export function measureStackFloorOverhead(
+  environment: BenchEnvironment,
+  sizes: { eventsPerFlow: number; warmup: number; runs?: number },
+): Promise<Omit<FlowOverhead, 'flow'>> {
+  const handler = stackFloorWarmHandler({
+    tableName: environment.runtime.tableName,
+    busName: environment.runtime.busName,
+  });
+  return measureSubject(
+    environment,
+    {
+      handler: async () => handler,
+      context: () => environment.contextFor('provision-business'),
+      entry: (accountId) => subscriptionStatusRequested(accountId),
+    },
+    sizes,
+  );
+}
+
+async function measureSubject(
+  environment: BenchEnvironment,
+  subject: Subject,
+  { eventsPerFlow, warmup, runs = 3 }: { eventsPerFlow: number; warmup: number; runs?: number },
+): Promise<Omit<FlowOverhead, 'flow'>> {
+  const handlerMs: number[] = [];
+  const baselineMs: number[] = [];
+  const runRatios: number[] = [];
+  const counts: ReturnType<typeof perEventCounts>[] = [];
+  const handlerRequestMs: RequestTime[] = [];
+  const rawRequestMs: RequestTime[] = [];
+  const operations: Record<string, number> = {};
+  let failures = 0;
+  let replayed = 0;
+  let replayedDifferently = 0;
+  // Warm the flow's code once before its first run (the JIT compiles on first use), so every
+  // run measures the steady state a warm Lambda is in; cold starts are section 1's.
+  const [warmAccount] = await environment.provisionAccounts(1);
+  if (!warmAccount) throw new Error('no bench account');
+  for (let index = 0; index < warmup * 5; index++) {
+    await runOne(environment, subject, subject.entry(warmAccount, index));
+  }
+  for (let run = 0; run < runs; run++) {
+    const [accountId] = await environment.provisionAccounts(1);
+    if (!accountId) throw new Error('no bench account');
+    for (let index = 0; index < warmup; index++)
+      await runOne(environment, subject, subject.entry(accountId, index));
+    // The table as the run's first event finds it; each replay keeps it up to date.
+    const state = await environment.readStateMet();
+    const runHandler: number[] = [];
+    const runBaseline: number[] = [];
+    for (let index = 0; index < eventsPerFlow; index++) {
+      const entry = subject.entry(accountId, warmup + index);
+      const measured = await runOne(environment, subject, entry);
+      failures += measured.failed;
+      runHandler.push(measured.elapsedMs);
+      counts.push(perEventCounts(measured.requests));
+      for (const request of measured.requests)
+        operations[request.operation] = (operations[request.operation] ?? 0) + 1;
+      const outcome = await timedReplay(
+        environment.recorder,
+        measured.requests,
+        environment.serviceProxy.url,
+        state,
+      );
+      runBaseline.push(outcome.ms);
+      handlerRequestMs.push(requestTimeBySystem(measured.requests));
+      rawRequestMs.push(requestTimeBySystem(outcome.requests));
+      replayed += outcome.sent;
+      replayedDifferently += outcome.different;
+    }
+    runRatios.push(median(runHandler) / median(runBaseline));
+    handlerMs.push(...runHandler);
+    baselineMs.push(...runBaseline);
+  }
+  const pick = (key: keyof ReturnType<typeof perEventCounts>) => median(counts.map((count) => count[key]));
+  const handlerMsMedian = median(handlerMs);
+  const baselineMsMedian = median(baselineMs);
+  return {
+    events: eventsPerFlow,
+    handlerMsMedian,
+    baselineMsMedian,
+    ratio: handlerMsMedian / baselineMsMedian,
+    runRatios,
+    replayed,
+    replayedDifferently,
+    serviceCalls: pick('serviceCalls'),
+    dynamoRequests: pick('dynamoRequests'),
+    dynamoItemsRead: pick('dynamoItemsRead'),
+    dynamoItemsWritten: pick('dynamoItemsWritten'),
+    readUnits: pick('readUnits'),
+    writeUnits: pick('writeUnits'),
+    putEventsCalls: pick('putEventsCalls'),
+    publishedEntries: pick('publishedEntries'),
+    failures,
+    requestMs: { handler: medianBySystem(handlerRequestMs), raw: medianBySystem(rawRequestMs) },
+    operations: Object.fromEntries(
+      Object.entries(operations).map(([name, count]) => [name, count / (eventsPerFlow * runs)]),
+    ),
+  };
 }
 
 export interface CallCount {
@@ -195,8 +244,10 @@ export async function measureCallsPerEvent(
   { budgetDays }: { budgetDays: readonly number[] },
 ): Promise<CallCount[]> {
   const results: CallCount[] = [];
+  const subjectOf = (entry: InboundEntry) => flowSubject(environment, entry.detailType as FlowName);
+  const runEntry = (entry: InboundEntry) => runOne(environment, subjectOf(entry), entry);
   const count = async (label: string, minimum: number, entry: InboundEntry) => {
-    const run = await runOne(environment, entry);
+    const run = await runOne(environment, subjectOf(entry), entry);
     const service = run.requests.filter((request) => request.system === 'service');
     results.push({
       case: label,
@@ -213,10 +264,10 @@ export async function measureCallsPerEvent(
   await count('plan already there', 0, planChosen(accountId, 'PREMIUM'));
   await count('subscription status', 1, subscriptionStatusRequested(accountId));
   // First sync of a field allocates its slot; the second finds it in the table.
-  await runOne(environment, employeeChanged(accountId, { customFields: { badgeNumber: 'B-1' } }));
+  await runEntry(employeeChanged(accountId, { customFields: { badgeNumber: 'B-1' } }));
   await count('known custom field', 1, employeeChanged(accountId, { customFields: { badgeNumber: 'B-2' } }));
   const payRate = { awardCode: 'RetailAssoc2024x', countryCode: 'us', hourlyRate: 24.5 };
-  await runOne(environment, employeeChanged(accountId, { payRate }));
+  await runEntry(employeeChanged(accountId, { payRate }));
   await count('cached award', 1, employeeChanged(accountId, { payRate: { ...payRate, hourlyRate: 25.75 } }));
   await count('location, 3 areas', 4, locationCreated(accountId, 3));
   for (const days of budgetDays) {

@@ -177,6 +177,11 @@ function requestTimeNote(requestMs: RequestTimes): string {
   return `time in requests per event, handler vs raw (ms): ${parts.join(', ')}`;
 }
 
+/** A section-2 figure: the ratio over runs, both medians and their difference, replay and request-time notes. */
+function overheadFigure(flow: Omit<FlowOverhead, 'flow'>, runs: Spread): string {
+  return `${formatSpread(runs)} over runs: ${round(flow.handlerMsMedian, 1)} vs raw ${round(flow.baselineMsMedian, 1)} ms, ${signed(flow.handlerMsMedian - flow.baselineMsMedian)} ms; ${flow.events} events per run${flow.failures ? `, ${flow.failures} failed` : ''}${replayNote(flow)}; ${requestTimeNote(flow.requestMs)}`;
+}
+
 export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
   return results.map((flow) => {
     const runs = spreadOf(flow.runRatios);
@@ -186,11 +191,23 @@ export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
     return {
       section: '2 overhead/event',
       item: flow.flow,
-      figure: `${formatSpread(runs)} over runs: ${round(flow.handlerMsMedian, 1)} vs raw ${round(flow.baselineMsMedian, 1)} ms, ${signed(flow.handlerMsMedian - flow.baselineMsMedian)} ms; ${flow.events} events per run${flow.failures ? `, ${flow.failures} failed` : ''}${replayNote(flow)}; ${requestTimeNote(flow.requestMs)}`,
+      figure: overheadFigure(flow, runs),
       goal: heaviest ? `≤ ${goal} in every run` : `≤ ${goal}`,
       pass: flow.failures === 0 && (heaviest ? runs.max : runs.median) <= goal,
     };
   });
+}
+
+/** The required stack alone, warm: how much of each flow's goal it uses up (info, no goal of its own). */
+export function stackFloorOverheadRow(result: Omit<FlowOverhead, 'flow'>): ResultRow {
+  const runs = spreadOf(result.runRatios);
+  return {
+    section: '2 overhead/event',
+    item: 'stack-floor (the required stack alone)',
+    figure: overheadFigure(result, runs),
+    goal: `— (the stack alone; flows: ≤ ${GOALS.overheadRatio}, PayReturnsRequested ≤ ${GOALS.payReturnsOverheadRatio})`,
+    pass: undefined,
+  };
 }
 
 export function warmProfileRows(results: readonly WarmProfile[]): ResultRow[] {

@@ -22,7 +22,13 @@ import { type CostPerMillion, costPerMillionEvents, PRICES } from './cost.ts';
 import { type DriftWatchScale, measureDriftWatchScale } from './drift-watch-scale.ts';
 import { startBenchEnvironment } from './environment.ts';
 import { type FlowLatency, measureLatency } from './latency.ts';
-import { type CallCount, type FlowOverhead, measureCallsPerEvent, measureOverhead } from './overhead.ts';
+import {
+  type CallCount,
+  type FlowOverhead,
+  measureCallsPerEvent,
+  measureOverhead,
+  measureStackFloorOverhead,
+} from './overhead.ts';
 import {
   callRows,
   coldStartRows,
@@ -36,6 +42,7 @@ import {
   overheadRows,
   type ResultRow,
   requestBudgetRows,
+  stackFloorOverheadRow,
   throughputRows,
   trialWatchRows,
   warmProfileRows,
@@ -151,6 +158,8 @@ export interface BenchResults {
   readonly prices?: typeof PRICES;
   readonly coldStarts?: readonly ColdStartResult[];
   readonly overhead?: readonly FlowOverhead[];
+  /** The required stack alone on the warm path (bench/stack-floor-warm.ts), measured as a flow is. */
+  readonly stackFloorOverhead?: Omit<FlowOverhead, 'flow'>;
   readonly warmProfile?: readonly WarmProfile[];
   readonly calls?: readonly CallCount[];
   readonly trialWatch?: readonly TrialWatchScale[];
@@ -211,13 +220,18 @@ export async function runBench(
         ...(bundleDir ? { outDir: bundleDir } : {}),
       }),
     );
+    const overheadSizes = {
+      eventsPerFlow: sizes.overheadEvents,
+      warmup: sizes.overheadWarmup,
+      runs: sizes.overheadRuns,
+    };
     const overhead = await timed('overhead', 'overhead per event', () =>
-      measureOverhead(environment, {
-        eventsPerFlow: sizes.overheadEvents,
-        warmup: sizes.overheadWarmup,
-        runs: sizes.overheadRuns,
-      }),
+      measureOverhead(environment, overheadSizes),
     );
+    // After the flows: their handlers have set the functions' variables the shared clients read.
+    const stackFloorOverhead = overhead
+      ? await measureStackFloorOverhead(environment, overheadSizes)
+      : undefined;
     const warmProfile = await timed('warm-profile', 'where a warm handler spends its CPU (profiled)', () =>
       profileWarmFlows(environment, { events: sizes.warmProfileEvents }),
     );
@@ -252,6 +266,7 @@ export async function runBench(
     const costs = overhead ? costPerMillionEvents(overhead, trialWatch) : undefined;
     if (coldStarts) rows.push(...coldStartRows(coldStarts));
     if (overhead) rows.push(...overheadRows(overhead));
+    if (stackFloorOverhead) rows.push(stackFloorOverheadRow(stackFloorOverhead));
     if (warmProfile) rows.push(...warmProfileRows(warmProfile));
     if (latency) rows.push(...latencyRows(latency));
     if (calls) rows.push(...callRows(calls));
@@ -264,6 +279,7 @@ export async function runBench(
     results = {
       ...(coldStarts ? { coldStarts } : {}),
       ...(overhead ? { overhead } : {}),
+      ...(stackFloorOverhead ? { stackFloorOverhead } : {}),
       ...(warmProfile ? { warmProfile } : {}),
       ...(latency ? { latency } : {}),
       ...(calls ? { calls } : {}),

@@ -396,6 +396,22 @@ describe('npm run bench in a tiny mode', () => {
     );
   });
 
+  it('measures the required stack alone on the warm path as it measures a flow, beside the flows', () => {
+    // Assess
+    const floor = results?.stackFloorOverhead;
+    expect(floor?.failures).toBe(0);
+    // Its idempotency record and its PutEvents, replayed and answered alike.
+    expect(floor?.requestMs.handler.dynamodb ?? 0).toBeGreaterThan(0);
+    expect(floor?.requestMs.handler.eventbridge ?? 0).toBeGreaterThan(0);
+    expect(floor?.requestMs.handler.service).toBe(0);
+    expect({ replayed: (floor?.replayed ?? 0) > 0, otherwise: floor?.replayedDifferently }).toEqual({
+      replayed: true,
+      otherwise: 0,
+    });
+    const row = results?.rows.find((one) => one.item.startsWith('stack-floor (the required stack alone)'));
+    expect(row).toMatchObject({ section: '2 overhead/event', pass: undefined });
+  });
+
   it('profiles every flow warm, its handler against its replay, and names where the handler spends more', () => {
     // Assess
     const profiles = results?.warmProfile ?? [];
