@@ -244,7 +244,7 @@ export async function measureCallsPerEvent(
   { budgetDays }: { budgetDays: readonly number[] },
 ): Promise<CallCount[]> {
   const results: CallCount[] = [];
-  const subjectOf = (entry: InboundEntry) => flowSubject(environment, entry.detailType as FlowName);
+  const subjectOf = (entry: InboundEntry) => flowSubject(environment, entry.detailType);
   const runEntry = (entry: InboundEntry) => runOne(environment, subjectOf(entry), entry);
   const count = async (label: string, minimum: number, entry: InboundEntry) => {
     const run = await runOne(environment, subjectOf(entry), entry);

@@ -225,13 +225,13 @@ export async function runBench(
       warmup: sizes.overheadWarmup,
       runs: sizes.overheadRuns,
     };
-    const overhead = await timed('overhead', 'overhead per event', () =>
-      measureOverhead(environment, overheadSizes),
-    );
-    // After the flows: their handlers have set the functions' variables the shared clients read.
-    const stackFloorOverhead = overhead
-      ? await measureStackFloorOverhead(environment, overheadSizes)
-      : undefined;
+    const measured = await timed('overhead', 'overhead per event (and the stack alone)', async () => ({
+      flows: await measureOverhead(environment, overheadSizes),
+      // After the flows: their handlers have set the functions' variables the shared clients read.
+      stackFloor: await measureStackFloorOverhead(environment, overheadSizes),
+    }));
+    const overhead = measured?.flows;
+    const stackFloorOverhead = measured?.stackFloor;
     const warmProfile = await timed('warm-profile', 'where a warm handler spends its CPU (profiled)', () =>
       profileWarmFlows(environment, { events: sizes.warmProfileEvents }),
     );

@@ -12,6 +12,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as z from 'zod';
 import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
+import { idempotencyPersistenceOptions } from '#functions/store/table.ts';
 
 /**
  * The warm-path reference "stack floor" (issue #17 §2–§3): the required stack alone, warm, with
@@ -19,9 +20,12 @@ import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
  * a first invocation. middy, Powertools logger (with the Lambda context), metrics (one metric,
  * flushed per invocation), the FIFO batch processor and idempotency (a key by JMESPath and a
  * payload hash, as the connector configures it), one record parsed by one small zod schema, and
- * one PutEvents. It runs in the bench's process on the clients the handlers share, so the
- * recorder sees its requests and section 2 measures it against their raw replay like a flow: its
- * ratio is how much of a flow's goal the stack uses up before any connector code runs.
+ * one PutEvents, configured as the connector's route handler configures them. It runs in the
+ * bench's process on the clients the handlers share, so the recorder sees its requests and
+ * section 2 measures it against their raw replay like a flow. Its difference in ms, beside a
+ * flow's, is what the stack alone adds per event before any connector code runs (its ratio is to
+ * its own few requests, not to a flow's). Its detail is small: the payload hash grows with a
+ * flow's detail, a stack cost this reference does not show.
  */
 
 const envelope = z.object({
@@ -41,6 +45,7 @@ export function stackFloorWarmHandler(options: {
     eventKeyJmesPath: 'id',
     payloadValidationJmesPath: 'detail',
     throwOnNoIdempotencyKey: true,
+    expiresAfterSeconds: 3600,
   });
   const work = makeIdempotent(
     async (event: z.infer<typeof envelope>) => {
@@ -60,26 +65,34 @@ export function stackFloorWarmHandler(options: {
       return { published: 1 };
     },
     {
-      persistenceStore: new DynamoDBPersistenceLayer({
-        tableName: options.tableName,
-        awsSdkV3Client: dynamoDbDocumentClient() as unknown as DynamoDBClient,
-        keyAttr: 'pk',
-        sortKeyAttr: 'sk',
-      }),
+      // The connector's own persistence options, under a scope of its own (no collision).
+      persistenceStore: new DynamoDBPersistenceLayer(
+        idempotencyPersistenceOptions(
+          options.tableName,
+          'BenchStackFloor',
+          dynamoDbDocumentClient() as unknown as DynamoDBClient,
+        ),
+      ),
       config: idempotencyConfig,
       keyPrefix: 'BenchStackFloor',
     },
   );
-  return middy(async (event: SQSEvent, context: Context) => {
-    idempotencyConfig.registerLambdaContext(context);
-    return processPartialResponse(
-      event,
-      async (record: SQSRecord) =>
-        work(envelope.parse((JSON.parse(record.body) as { event: unknown }).event)),
-      new SqsFifoPartialProcessorAsync(),
-      { context, skipGroupOnError: true },
-    );
-  })
-    .use(injectLambdaContext(logger))
-    .use(logMetrics(metrics)) as unknown as (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+  return (
+    middy(async (event: SQSEvent, context: Context) => {
+      idempotencyConfig.registerLambdaContext(context);
+      return processPartialResponse(
+        event,
+        async (record: SQSRecord) =>
+          work(envelope.parse((JSON.parse(record.body) as { event: unknown }).event)),
+        new SqsFifoPartialProcessorAsync(),
+        { context, skipGroupOnError: true, throwOnFullBatchFailure: false },
+      );
+    })
+      // As the connector's route handler uses them (functions/runtime/route-handler.ts).
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(logMetrics(metrics, { captureColdStartMetric: true })) as unknown as (
+      event: SQSEvent,
+      context: Context,
+    ) => Promise<SQSBatchResponse>
+  );
 }

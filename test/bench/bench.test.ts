@@ -281,7 +281,7 @@ describe("the latency goal: the connector's share of an event's time", () => {
     const row = goalRow(flow([1.14, 1.02, 1.08]));
 
     // Assess
-    expect(row?.figure).toMatch(/^p50 1\.08 \(1\.02–1\.14, n=3\) over runs/);
+    expect(row?.figure).toMatch(/^p50 1\.080 \(1\.020–1\.140, n=3\) over runs/);
     expect(row?.figure).toContain('handler vs raw (ms): DynamoDB 6 vs 7.5, service 2 vs 2');
     expect(row?.pass).toBe(true);
   });
