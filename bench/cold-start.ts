@@ -13,16 +13,15 @@ import {
 } from './bundle.ts';
 import type { ColdStartSample } from './cold-start-runner.ts';
 import { type ProfileSummary, summarizeProfile } from './cpu-profile.ts';
-import type { BenchEnvironment } from './environment.ts';
+import type { BenchEnvironment, StateMet } from './environment.ts';
 import {
   buildRawReference,
   recordFirstInvocation,
   startAwsWireRecorder,
   type WireRequest,
 } from './first-invocation.ts';
-import { fromServiceStateMet } from './service-state.ts';
 import { median } from './stats.ts';
-import { type ItemImage, replayedFrom, type TableState } from './table-state.ts';
+import type { ItemImage } from './table-state.ts';
 import { accountCreated, flowEvent, scheduleEvent, sqsBatch } from './workload.ts';
 
 /**
@@ -180,13 +179,9 @@ export async function measureColdStarts(
     const run = () => runChild(runner, bundle, eventFile, resultFile, env, nodeArgs);
     // A raw reference runs from the table and service state its function's recorded invocation met.
     const met = metStates.get(bundle.name);
-    return met
-      ? replayedFrom(met.state, met.images, () =>
-          fromServiceStateMet(environment.runtime.sandboxUrl, met.requests, run),
-        )
-      : run();
+    return met ? met.state.replayFrom(met.images, met.requests, run) : run();
   };
-  const metStates = new Map<string, { state: TableState; images: ItemImage[]; requests: WireRequest[] }>();
+  const metStates = new Map<string, { state: StateMet; images: ItemImage[]; requests: WireRequest[] }>();
 
   // Each function's first invocation on the wire, and its raw reference built from it.
   const wire = await startAwsWireRecorder(
@@ -207,7 +202,7 @@ export async function measureColdStarts(
     )) {
       const { eventFile, resultFile } = nextFiles();
       await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, 1)));
-      const { table: state } = await environment.readStateMet();
+      const state = await environment.readStateMet();
       const requests = await recordFirstInvocation(wire, environment.recorder, async () => {
         const recorded = await runChild(runner, bundle, eventFile, resultFile, recordingEnvironment);
         // A reference built from a first invocation that failed would replay the wrong work.
@@ -223,7 +218,8 @@ export async function measureColdStarts(
       );
       const raw = await buildRawReference(bundle.name, requests, outDir);
       raws.set(bundle.name, raw);
-      metStates.set(raw.name, { state, images: state.imagesOf(state.keysWrittenBy(requests)), requests });
+      const images = state.table.imagesOf(state.table.keysWrittenBy(requests));
+      metStates.set(raw.name, { state, images, requests });
     }
   } finally {
     await wire.close();

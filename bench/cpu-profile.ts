@@ -4,19 +4,20 @@ import { packageOf } from './bundle.ts';
 import { round, sum } from './stats.ts';
 
 /**
- * What one profile spends beyond another, by consumer: the largest positive differences, largest
- * first, and the difference of the totals. A function against its raw reference: what the
- * connector's code and libraries add to a first invocation that makes the same requests.
+ * What one profile spends beyond another, by consumer (ms per consumer): the largest positive
+ * differences, largest first, and the difference of the totals. A function against its raw
+ * reference: what the connector's code and libraries add to a first invocation that makes the same
+ * requests; a warm handler against its replay (bench/warm-profile.ts).
  */
 export function beyond(
-  profile: ProfileSummary,
-  reference: ProfileSummary,
-  top = 5,
+  total: Readonly<Record<string, number>>,
+  reference: Readonly<Record<string, number>>,
+  { top = 5, digits = 1 }: { top?: number; digits?: number } = {},
 ): { totalMs: number; largest: { what: string; ms: number }[] } {
-  const consumers = new Set([...Object.keys(profile.total), ...Object.keys(reference.total)]);
+  const consumers = new Set([...Object.keys(total), ...Object.keys(reference)]);
   const differences = [...consumers].map((what) => ({
     what,
-    ms: (profile.total[what] ?? 0) - (reference.total[what] ?? 0),
+    ms: (total[what] ?? 0) - (reference[what] ?? 0),
   }));
   return {
     totalMs: round(sum(differences.map((entry) => entry.ms)), 0),
@@ -24,7 +25,7 @@ export function beyond(
       .filter((entry) => entry.ms > 0)
       .sort((a, b) => b.ms - a.ms)
       .slice(0, top)
-      .map((entry) => ({ what: entry.what, ms: round(entry.ms, 1) })),
+      .map((entry) => ({ what: entry.what, ms: round(entry.ms, digits) })),
   };
 }
 

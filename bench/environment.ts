@@ -9,8 +9,8 @@ import {
   type ServiceProxy,
   startServiceProxy,
 } from './recorder.ts';
-import { fromServiceStateMet } from './service-state.ts';
-import { fromStateMet, TableState } from './table-state.ts';
+import { fromServiceStateMet, type ServiceRequestLike } from './service-state.ts';
+import { fromStateMet, type ItemImage, replayedFrom, TableState } from './table-state.ts';
 import { accountCreated, sqsBatch } from './workload.ts';
 
 /**
@@ -44,6 +44,12 @@ export interface StateMet {
   readonly table: TableState;
   /** Runs `replay` from the state `handlerRequests` met (bench/table-state.ts, bench/service-state.ts). */
   replay<T>(handlerRequests: readonly RecordedRequest[], replay: () => Promise<T>): Promise<T>;
+  /** The same from before-images taken earlier (a cold start's recorded invocation, replayed each round). */
+  replayFrom<T>(
+    images: readonly ItemImage[],
+    handlerRequests: readonly ServiceRequestLike[],
+    replay: () => Promise<T>,
+  ): Promise<T>;
 }
 
 export async function startBenchEnvironment(): Promise<BenchEnvironment> {
@@ -105,10 +111,14 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     provisionAccounts,
     readStateMet: async () => {
       const table = await TableState.read(tableClient, runtime.tableName);
+      const withService =
+        <T>(requests: readonly ServiceRequestLike[], replay: () => Promise<T>) =>
+        () =>
+          fromServiceStateMet(runtime.sandboxUrl, requests, replay);
       return {
         table,
-        replay: (requests, replay) =>
-          fromStateMet(table, requests, () => fromServiceStateMet(runtime.sandboxUrl, requests, replay)),
+        replay: (requests, replay) => fromStateMet(table, requests, withService(requests, replay)),
+        replayFrom: (images, requests, replay) => replayedFrom(table, images, withService(requests, replay)),
       };
     },
     onActivity: (listener) => {

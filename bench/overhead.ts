@@ -65,13 +65,13 @@ export interface FlowOverhead {
 }
 
 /** What section 2 measures: a flow's route function, or the warm stack floor. */
-interface Subject {
+export interface Subject {
   handler(): Promise<(event: SQSEvent, context: Context) => Promise<unknown>>;
   context(): Context;
   entry(accountId: string, index: number): InboundEntry;
 }
 
-function flowSubject(environment: BenchEnvironment, flow: FlowName): Subject {
+export function flowSubject(environment: BenchEnvironment, flow: FlowName): Subject {
   const route = routeFor(flow);
   return {
     handler: async () => {
@@ -83,7 +83,8 @@ function flowSubject(environment: BenchEnvironment, flow: FlowName): Subject {
   };
 }
 
-async function runOne(environment: BenchEnvironment, subject: Subject, entry: InboundEntry) {
+/** One event through `subject`'s handler, recorded and timed (`startedAt`: performance.now()). */
+export async function runOne(environment: BenchEnvironment, subject: Subject, entry: InboundEntry) {
   const handler = await subject.handler();
   // The batch and the context are the caller's (Lambda's) work: built before the clock starts.
   const batch = sqsBatch([entry]);
@@ -93,7 +94,7 @@ async function runOne(environment: BenchEnvironment, subject: Subject, entry: In
   const response = (await handler(batch, context)) as SQSBatchResponse;
   const elapsedMs = performance.now() - started;
   const requests = environment.recorder.stop();
-  return { elapsedMs, requests, failed: response.batchItemFailures.length };
+  return { startedAt: started, elapsedMs, requests, failed: response.batchItemFailures.length };
 }
 
 function perEventCounts(requests: readonly RecordedRequest[]) {
@@ -126,7 +127,7 @@ export async function measureOverhead(
 
 /**
  * The required stack alone on the warm path (bench/stack-floor-warm.ts), measured as a flow is:
- * how much of a flow's goal the stack uses up before any connector code runs.
+ * its difference in ms is what the stack adds per event before any connector code runs.
  */
 export function measureStackFloorOverhead(
   environment: BenchEnvironment,
@@ -244,10 +245,10 @@ export async function measureCallsPerEvent(
   { budgetDays }: { budgetDays: readonly number[] },
 ): Promise<CallCount[]> {
   const results: CallCount[] = [];
-  const subjectOf = (entry: InboundEntry) => flowSubject(environment, entry.detailType);
-  const runEntry = (entry: InboundEntry) => runOne(environment, subjectOf(entry), entry);
+  const runEntry = (entry: InboundEntry) =>
+    runOne(environment, flowSubject(environment, entry.detailType), entry);
   const count = async (label: string, minimum: number, entry: InboundEntry) => {
-    const run = await runOne(environment, subjectOf(entry), entry);
+    const run = await runEntry(entry);
     const service = run.requests.filter((request) => request.system === 'service');
     results.push({
       case: label,

@@ -422,14 +422,14 @@ export function timedReplay(
   requests: readonly RecordedRequest[],
   serviceUrl: string,
   met: StateMet,
-): Promise<ReplayOutcome & { ms: number; requests: RecordedRequest[] }> {
+): Promise<ReplayOutcome & { startedAt: number; ms: number; requests: RecordedRequest[] }> {
   return met.replay(requests, async () => {
     recorder.start();
     try {
-      const started = performance.now();
+      const startedAt = performance.now();
       const outcome = await replay(requests, serviceUrl);
-      const ms = performance.now() - started;
-      return { ...outcome, ms, requests: recorder.stop() };
+      const ms = performance.now() - startedAt;
+      return { ...outcome, startedAt, ms, requests: recorder.stop() };
     } catch (error) {
       recorder.stop();
       throw error;

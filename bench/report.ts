@@ -199,7 +199,7 @@ export function overheadRows(results: readonly FlowOverhead[]): ResultRow[] {
   });
 }
 
-/** The required stack alone, warm: how much of each flow's goal it uses up (info, no goal of its own). */
+/** The required stack alone, warm: its difference in ms beside the flows' (info, no goal of its own). */
 export function stackFloorOverheadRow(result: Omit<FlowOverhead, 'flow'>): ResultRow {
   const runs = spreadOf(result.runRatios);
   return {
@@ -456,7 +456,7 @@ export function formatMarkdown(results: BenchResults, command: string): string {
       ...profiled.map((result) => {
         const profile = result.profile;
         const rawProfile = byName.get(`raw-${result.name}`)?.profile;
-        const extra = profile && rawProfile ? beyond(profile, rawProfile) : undefined;
+        const extra = profile && rawProfile ? beyond(profile.total, rawProfile.total) : undefined;
         const extraCell = extra ? `${extra.totalMs}: ${markdownCell(part(extra.largest))}` : '—';
         return `| ${result.name} | ${profile?.loadMs}: ${markdownCell(part(profile?.load ?? []))} | ${profile?.invokeMs}: ${markdownCell(part(profile?.invoke ?? []))} | ${extraCell} |`;
       }),

@@ -10,6 +10,11 @@ export interface ScheduledRequest<T> {
   readonly after: readonly number[];
 }
 
+/** A request never answered while recording (endedAt unset, 0) never ended. */
+export function ended(request: { startedAt: number; endedAt: number }): boolean {
+  return request.endedAt >= request.startedAt;
+}
+
 /**
  * The order a replay keeps: by start time, each request waiting for every request that had ended
  * when it started in the recording (it may have needed its answer: a budget take before its service
@@ -18,11 +23,6 @@ export interface ScheduledRequest<T> {
  * timesheets read at once, each a take then a query, went out as four requests at once, quicker
  * than any client that must wait for the take.
  */
-/** A request never answered while recording (endedAt unset, 0) never ended. */
-export function ended(request: { startedAt: number; endedAt: number }): boolean {
-  return request.endedAt >= request.startedAt;
-}
-
 export function replaySchedule<T extends { startedAt: number; endedAt: number }>(
   requests: readonly T[],
 ): ScheduledRequest<T>[] {

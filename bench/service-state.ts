@@ -1,3 +1,5 @@
+import { withPutBack } from './put-back.ts';
+
 /**
  * The service as a handler found it, where its raw replay would otherwise be refused.
  *
@@ -98,39 +100,32 @@ export async function fromServiceStateMet<T>(
   const { signups, planChanges } = unrepeatableWrites(handlerRequests);
   if (signups.length === 0 && planChanges.length === 0) return replay();
   const left = new Map<string, string>();
-  let failure: { error: unknown } | undefined;
-  try {
-    if (signups.length > 0) {
-      const businesses = (await control(sandboxUrl, 'GET', '/_sandbox/businesses')) as BusinessView[];
-      for (const business of businesses.filter((one) => signups.includes(one.externalId))) {
-        await control(sandboxUrl, 'DELETE', `/_sandbox/businesses/${encodeURIComponent(business.hostname)}`);
+  const editionPath = (hostname: string) => `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`;
+  return withPutBack('the replay and putting the plans back', {
+    setUp: async () => {
+      if (signups.length > 0) {
+        const businesses = (await control(sandboxUrl, 'GET', '/_sandbox/businesses')) as BusinessView[];
+        for (const business of businesses.filter((one) => signups.includes(one.externalId))) {
+          await control(
+            sandboxUrl,
+            'DELETE',
+            `/_sandbox/businesses/${encodeURIComponent(business.hostname)}`,
+          );
+        }
       }
-    }
-    for (const { hostname, action } of planChanges) {
-      // Only a business's first change is put back: it is the plan the handler found.
-      if (left.has(hostname)) continue;
-      const path = `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`;
-      const answer = (await control(sandboxUrl, 'POST', path, { edition: EDITION_BEFORE[action] })) as {
-        previousEdition: string;
-      };
-      left.set(hostname, answer.previousEdition);
-    }
-    return await replay();
-  } catch (error) {
-    failure = { error };
-    throw error;
-  } finally {
-    try {
-      for (const [hostname, edition] of left) {
-        await control(sandboxUrl, 'POST', `/_sandbox/businesses/${encodeURIComponent(hostname)}/edition`, {
-          edition,
-        });
+      for (const { hostname, action } of planChanges) {
+        // Only a business's first change is put back: it is the plan the handler found.
+        if (left.has(hostname)) continue;
+        const answer = (await control(sandboxUrl, 'POST', editionPath(hostname), {
+          edition: EDITION_BEFORE[action],
+        })) as { previousEdition: string };
+        left.set(hostname, answer.previousEdition);
       }
-    } catch (restoring) {
-      // biome-ignore lint/correctness/noUnsafeFinally: both failures are reported together
-      throw failure
-        ? new AggregateError([failure.error, restoring], 'the replay and putting the plans back both failed')
-        : restoring;
-    }
-  }
+    },
+    run: replay,
+    restore: async () => {
+      for (const [hostname, edition] of left)
+        await control(sandboxUrl, 'POST', editionPath(hostname), { edition });
+    },
+  });
 }

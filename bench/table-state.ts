@@ -1,12 +1,13 @@
 import {
   type AttributeValue,
   DeleteItemCommand,
-  DescribeTableCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
+import { tableDefinition } from '#functions/store/table.ts';
+import { withPutBack } from './put-back.ts';
 
 /**
  * The table as a handler found it, so its raw replay can start from the same state.
@@ -80,10 +81,9 @@ export class TableState {
     this.#items = items;
   }
 
-  /** The whole table, read now (a consistent scan). */
+  /** The whole table, read now (a consistent scan); its key is the connector's (`tableDefinition`). */
   static async read(client: DynamoDBClient, tableName: string): Promise<TableState> {
-    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const keyNames = (described.Table?.KeySchema ?? []).map((key) => key.AttributeName ?? '');
+    const keyNames = [tableDefinition.partitionKey.name, tableDefinition.sortKey.name];
     const state = new TableState(client, tableName, keyNames, new Map());
     let start: Item | undefined;
     do {
@@ -94,11 +94,6 @@ export class TableState {
       start = page.LastEvaluatedKey;
     } while (start);
     return state;
-  }
-
-  /** How many items the state holds. */
-  get size(): number {
-    return this.#items.size;
   }
 
   #identity(item: Item): string {
@@ -167,25 +162,14 @@ export async function replayedFrom<T>(
   replay: () => Promise<T>,
 ): Promise<T> {
   const left = await state.current(images.map((image) => image.key));
-  let failure: { error: unknown } | undefined;
-  try {
-    await state.putBack(images);
-    return await replay();
-  } catch (error) {
-    failure = { error };
-    throw error;
-  } finally {
-    // Whatever failed, the table is put back as it was; a failure here does not hide the first.
-    try {
+  return withPutBack('the replay and putting the table back', {
+    setUp: () => state.putBack(images),
+    run: replay,
+    restore: async () => {
       await state.putBack(left);
       state.remember(left);
-    } catch (restoring) {
-      // biome-ignore lint/correctness/noUnsafeFinally: both failures are reported together
-      throw failure
-        ? new AggregateError([failure.error, restoring], 'the replay and putting the table back both failed')
-        : restoring;
-    }
-  }
+    },
+  });
 }
 
 /**

@@ -1,11 +1,10 @@
 import { Session } from 'node:inspector/promises';
-import type { SQSBatchResponse } from 'aws-lambda';
-import { routeFor } from '#functions/routes.ts';
-import { consumerOf } from './cpu-profile.ts';
+import { beyond, consumerOf } from './cpu-profile.ts';
 import type { BenchEnvironment } from './environment.ts';
-import { replay } from './recorder.ts';
+import { flowSubject, runOne } from './overhead.ts';
+import { timedReplay } from './recorder.ts';
 import { round, sum } from './stats.ts';
-import { FLOWS, type FlowName, flowEvent, sqsBatch } from './workload.ts';
+import { FLOWS, type FlowName } from './workload.ts';
 
 /**
  * Issue #17 §1–§3 on the warm path: where a warm handler spends its CPU beyond the same requests
@@ -13,7 +12,8 @@ import { FLOWS, type FlowName, flowEvent, sqsBatch } from './workload.ts';
  * pass per flow after the measured ones (profiling slows everything, so no ratio is taken from
  * it): events one at a time, each handler invocation followed by its raw replay from the state it
  * met, as in section 2, with V8's sampling profiler running in this process. Each sample goes to the
- * window it fell in (the handler's or the replay's, by the monotonic clock both use) and to what
+ * window it fell in (the handler's or the replay's, as section 2 times them, moved onto the
+ * profiler's clock, which is `process.hrtime`'s; the tiny-run test fails if no sample lands) and to what
  * its frame belongs to: a package, the connector's functions/ folder, Node itself, or the bench's
  * own process (the local runtime, the sandbox and dynalite run here too, on both sides).
  */
@@ -73,7 +73,10 @@ export function cpuByConsumer(profile: SampledProfile, windows: readonly Window[
   return spent;
 }
 
-const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+/** The profiler's clock (microseconds, as `process.hrtime`) less `performance.now()`'s, in µs. */
+function profilerClockOffsetUs(): number {
+  return Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
+}
 
 export async function profileWarmFlows(
   environment: BenchEnvironment,
@@ -81,17 +84,19 @@ export async function profileWarmFlows(
 ): Promise<WarmProfile[]> {
   const results: WarmProfile[] = [];
   for (const flow of FLOWS) {
-    const route = routeFor(flow);
-    const handler = await environment.handler(route.functionName);
+    // The same steps as section 2 (bench/overhead.ts), under the profiler.
+    const subject = flowSubject(environment, flow);
     const [accountId] = await environment.provisionAccounts(1);
     if (!accountId) throw new Error('no bench account');
     for (let index = 0; index < warmup; index++) {
-      await handler(
-        sqsBatch([flowEvent(flow, accountId, index)]),
-        environment.contextFor(route.functionName),
-      );
+      await runOne(environment, subject, subject.entry(accountId, index));
     }
     const met = await environment.readStateMet();
+    const offsetUs = profilerClockOffsetUs();
+    const window = (startedAt: number, ms: number): Window => [
+      startedAt * 1000 + offsetUs,
+      (startedAt + ms) * 1000 + offsetUs,
+    ];
     const handlerWindows: Window[] = [];
     const rawWindows: Window[] = [];
     const session = new Session();
@@ -101,40 +106,28 @@ export async function profileWarmFlows(
       await session.post('Profiler.setSamplingInterval', { interval: 100 });
       await session.post('Profiler.start');
       for (let index = warmup; index < warmup + events; index++) {
-        const batch = sqsBatch([flowEvent(flow, accountId, index)]);
-        const context = environment.contextFor(route.functionName);
-        environment.recorder.start();
-        const started = nowUs();
-        const response = (await handler(batch, context)) as SQSBatchResponse;
-        handlerWindows.push([started, nowUs()]);
-        const requests = environment.recorder.stop();
-        if (response.batchItemFailures.length > 0) throw new Error(`${flow}: a profiled event failed`);
-        await met.replay(requests, async () => {
-          environment.recorder.start();
-          const replayStarted = nowUs();
-          try {
-            await replay(requests, environment.serviceProxy.url);
-          } finally {
-            rawWindows.push([replayStarted, nowUs()]);
-            environment.recorder.stop();
-          }
-        });
+        const measured = await runOne(environment, subject, subject.entry(accountId, index));
+        if (measured.failed > 0) throw new Error(`${flow}: a profiled event failed`);
+        handlerWindows.push(window(measured.startedAt, measured.elapsedMs));
+        const replayed = await timedReplay(
+          environment.recorder,
+          measured.requests,
+          environment.serviceProxy.url,
+          met,
+        );
+        rawWindows.push(window(replayed.startedAt, replayed.ms));
       }
       const { profile } = await session.post('Profiler.stop');
-      const handlerCpu = cpuByConsumer(profile, handlerWindows);
-      const rawCpu = cpuByConsumer(profile, rawWindows);
-      const consumers = new Set([...handlerCpu.keys(), ...rawCpu.keys()]);
+      const perEvent = (spent: Map<string, number>) =>
+        Object.fromEntries([...spent].map(([what, ms]) => [what, ms / events]));
+      const handlerCpu = perEvent(cpuByConsumer(profile, handlerWindows));
+      const rawCpu = perEvent(cpuByConsumer(profile, rawWindows));
       results.push({
         flow,
         events,
-        handlerCpuMs: round(sum([...handlerCpu.values()]) / events, 2),
-        rawCpuMs: round(sum([...rawCpu.values()]) / events, 2),
-        beyond: [...consumers]
-          .map((what) => ({ what, ms: ((handlerCpu.get(what) ?? 0) - (rawCpu.get(what) ?? 0)) / events }))
-          .filter((entry) => entry.ms > 0)
-          .sort((a, b) => b.ms - a.ms)
-          .slice(0, top)
-          .map((entry) => ({ what: entry.what, ms: round(entry.ms, 2) })),
+        handlerCpuMs: round(sum(Object.values(handlerCpu)), 2),
+        rawCpuMs: round(sum(Object.values(rawCpu)), 2),
+        beyond: beyond(handlerCpu, rawCpu, { top, digits: 2 }).largest,
       });
     } finally {
       session.disconnect();

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { costPerMillionEvents, PRICES, SQS_REQUESTS_PER_EVENT } from '#bench/cost.ts';
-import { beyond, type ProfileSummary } from '#bench/cpu-profile.ts';
+import { beyond } from '#bench/cpu-profile.ts';
 import type { DriftWatchScale } from '#bench/drift-watch-scale.ts';
 import type { FlowLatency } from '#bench/latency.ts';
 import type { FlowOverhead } from '#bench/overhead.ts';
@@ -136,22 +136,31 @@ describe('cost per million events', () => {
 });
 
 describe('an overhead row', () => {
-  it('signs the difference and says where the time in requests differs', () => {
-    // Prepare: a handler quicker than its raw replay, whose DynamoDB writes took longer.
-    const flow = {
-      flow: 'LocationCreated',
+  const flowOverhead = (fields: Partial<FlowOverhead>) =>
+    ({
       events: 40,
-      handlerMsMedian: 24.1,
-      baselineMsMedian: 26,
-      runRatios: [0.93, 0.94, 0.95],
       replayed: 0,
       replayedDifferently: 0,
       failures: 0,
       requestMs: {
         handler: { dynamodb: 12.6, service: 1.2, eventbridge: 0.6 },
+        raw: { dynamodb: 12.6, service: 1.2, eventbridge: 0.6 },
+      },
+      ...fields,
+    }) as FlowOverhead;
+
+  it('signs the difference and says where the time in requests differs', () => {
+    // Prepare: a handler quicker than its raw replay, whose DynamoDB writes took longer.
+    const flow = flowOverhead({
+      flow: 'LocationCreated',
+      handlerMsMedian: 24.1,
+      baselineMsMedian: 26,
+      runRatios: [0.93, 0.94, 0.95],
+      requestMs: {
+        handler: { dynamodb: 12.6, service: 1.2, eventbridge: 0.6 },
         raw: { dynamodb: 16.1, service: 1.2, eventbridge: 0.6 },
       },
-    } as unknown as FlowOverhead;
+    });
 
     // Act
     const [row] = overheadRows([flow]);
@@ -168,20 +177,12 @@ describe('an overhead row', () => {
 
   it('prints a ratio that misses its goal by less than a hundredth so it reads as missed', () => {
     // Prepare: PayReturnsRequested holds ≤ 1.15 in every run; its worst run is 1.154.
-    const flow = {
+    const flow = flowOverhead({
       flow: 'PayReturnsRequested',
-      events: 40,
       handlerMsMedian: 14.3,
       baselineMsMedian: 12.5,
       runRatios: [1.121, 1.154, 1.136],
-      replayed: 0,
-      replayedDifferently: 0,
-      failures: 0,
-      requestMs: {
-        handler: { dynamodb: 12.6, service: 1.2, eventbridge: 0.6 },
-        raw: { dynamodb: 11.8, service: 1.2, eventbridge: 0.6 },
-      },
-    } as unknown as FlowOverhead;
+    });
 
     // Act
     const [row] = overheadRows([flow]);
@@ -221,13 +222,11 @@ describe("the watches' time ratio", () => {
 });
 
 describe('a cold start profile beyond its raw reference', () => {
-  const summary = (total: Record<string, number>) => ({ total }) as unknown as ProfileSummary;
-
   it("names what the function spends that the raw reference does not, largest first, and the totals' difference", () => {
     // Act
     const extra = beyond(
-      summary({ zod: 12, '@smithy/core': 30, 'node: network': 9, 'connector: functions/runtime/': 4 }),
-      summary({ '@smithy/core': 28, 'node: network': 11, gc: 1 }),
+      { zod: 12, '@smithy/core': 30, 'node: network': 9, 'connector: functions/runtime/': 4 },
+      { '@smithy/core': 28, 'node: network': 11, gc: 1 },
     );
 
     // Assess
