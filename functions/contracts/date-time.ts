@@ -32,9 +32,12 @@ export function isoDateTime({
   });
 }
 
-/** zod's own calendar date and its time with optional seconds (`z.iso.time()`), without anchors. */
-const unanchored = (pattern: RegExp) => pattern.source.slice(1, -1);
-const DATE = unanchored(z.regexes.date);
-const TIME = unanchored(z.regexes.time({}));
-const UTC_ONLY = new RegExp(`^${DATE}T(?:${TIME}(?:Z))$`);
-const WITH_OFFSET = new RegExp(`^${DATE}T(?:${TIME}(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$`);
+/** zod's own date-time patterns, to the second (and fraction) or to the minute. */
+const toSecondOrMinute = (offset: boolean) =>
+  new RegExp(
+    [z.regexes.datetime({ offset }), z.regexes.datetime({ offset, precision: -1 })]
+      .map((pattern) => `(?:${pattern.source})`)
+      .join('|'),
+  );
+const UTC_ONLY = toSecondOrMinute(false);
+const WITH_OFFSET = toSecondOrMinute(true);

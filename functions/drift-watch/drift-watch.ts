@@ -41,7 +41,7 @@ export interface DriftWatchInput {
 }
 
 export interface DriftWatchOptions {
-  /** Index items per shard query. @default 100 */
+  /** Index items per shard query. @default DUE_PAGE_SIZE (functions/store/sharded-index.ts) */
   pageSize?: number;
   /** Businesses checked at once (each calls subscription-status). @default 8 */
   concurrency?: number;

@@ -7,6 +7,7 @@
  */
 
 import { timeZoneFormatter } from '#functions/contracts/time-zone.ts';
+import { DAY_MS } from '#functions/domain/time.ts';
 
 /** The zone's formatter; the BudgetSet contract has already refused an unknown zone. */
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
@@ -62,8 +63,6 @@ export function utcOffsetMs(instantMs: number, timeZone: string): number {
   offsets.set(key, offset);
   return offset;
 }
-
-const DAY_MS = 86_400_000;
 
 /** `date` is YYYY-MM-DD (already validated by the inbound contract). */
 export function localMidnightUnixSeconds(date: string, timeZone: string): number {

@@ -94,26 +94,25 @@ export function createAddresses(config: AddressConfig): Addresses {
  * userinfo, IP literal, upper case) is refused before a request is built.
  */
 export function assertPlainHostname(hostname: string, allowedSuffixes: readonly string[] = []): void {
-  // Only a refusal shows the hostname, so it is quoted then.
-  const shown = () => JSON.stringify(hostname.length > 80 ? `${hostname.slice(0, 80)}...` : hostname);
+  const shown = JSON.stringify(hostname.length > 80 ? `${hostname.slice(0, 80)}...` : hostname);
   if (hostname.length === 0 || hostname.length > 253) {
-    throw new InvalidHostnameError(`hostname ${shown()} must be 1 to 253 characters long`);
+    throw new InvalidHostnameError(`hostname ${shown} must be 1 to 253 characters long`);
   }
   const labels = hostname.split('.');
-  if (labels.length < 2) throw new InvalidHostnameError(`hostname ${shown()} must have at least two labels`);
+  if (labels.length < 2) throw new InvalidHostnameError(`hostname ${shown} must have at least two labels`);
   for (const label of labels) {
     if (!LABEL.test(label)) {
       throw new InvalidHostnameError(
-        `hostname ${shown()} is not a plain DNS name (labels of 1-63 lower-case letters, digits or inner hyphens)`,
+        `hostname ${shown} is not a plain DNS name (labels of 1-63 lower-case letters, digits or inner hyphens)`,
       );
     }
   }
   if (/^\d+$/.test(labels[labels.length - 1] ?? '')) {
-    throw new InvalidHostnameError(`hostname ${shown()} looks like an IP address`);
+    throw new InvalidHostnameError(`hostname ${shown} looks like an IP address`);
   }
   if (allowedSuffixes.length > 0 && !allowedSuffixes.some((suffix) => hostname.endsWith(`.${suffix}`))) {
     throw new InvalidHostnameError(
-      `hostname ${shown()} is not under an allowed domain (${allowedSuffixes.join(', ')})`,
+      `hostname ${shown} is not under an allowed domain (${allowedSuffixes.join(', ')})`,
     );
   }
 }

@@ -3,7 +3,7 @@ import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import { getBusiness, type SyncError } from './business.ts';
 import { allDriftShards, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
 import { queryAll } from './query-all.ts';
-import { type DuePage, dueItems, type ShardedDueIndex } from './sharded-index.ts';
+import { type DuePage, type DueQueryOptions, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { DRIFT_INDEX_NAME } from './table.ts';
 
@@ -36,7 +36,7 @@ const driftIndex: ShardedDueIndex<DueDriftCheck> = {
 export function driftChecksDueBefore(
   store: Store,
   isoTime: string | Date,
-  options: { pageSize?: number } = {},
+  options: DueQueryOptions = {},
 ): AsyncGenerator<DueDriftPage> {
   return dueItems(store, driftIndex, normalizeTimestamp(isoTime), options.pageSize);
 }

@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DAY_MS } from '#functions/domain/time.ts';
 import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { driftNoticeKey } from './keys.ts';
-import { DAY_MS, normalizeTimestamp, type Store } from './store.ts';
+import { normalizeTimestamp, type Store } from './store.ts';
 
 /** Long enough to stop any late duplicate of a drift announcement, then gone. */
 export const DRIFT_NOTICE_RETENTION_DAYS = 90;

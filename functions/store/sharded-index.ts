@@ -31,6 +31,12 @@ interface ShardCursor {
 /** Index items per shard query, unless a caller says otherwise (both watches take it from here). */
 export const DUE_PAGE_SIZE = 100;
 
+/** How a due index is read. */
+export interface DueQueryOptions {
+  /** Items per shard query. @default {@link DUE_PAGE_SIZE} */
+  pageSize?: number;
+}
+
 /**
  * The items of `index` due at or before `dueBy`, page by page. Every round queries the next page of
  * every unfinished shard in parallel, so memory stays bounded by shards × pageSize however many

@@ -56,8 +56,6 @@ export function cancellationReasons(error: unknown): CancellationReason[] | unde
 
 export const CONDITIONAL_CHECK_FAILED = 'ConditionalCheckFailed';
 
-export const DAY_MS = 86_400_000;
-
 /** DynamoDB TTL works in epoch seconds. */
 export function epochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);

@@ -1,8 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { DAY_MS } from '#functions/domain/time.ts';
 import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
-import { DAY_MS, normalizeTimestamp, type Store } from './store.ts';
+import { normalizeTimestamp, type Store } from './store.ts';
 
 /** Days before the trial end, or the end itself. */
 export type TrialThreshold = number | 'ENDED';

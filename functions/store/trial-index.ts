@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { allTrialShards } from './keys.ts';
-import { type DuePage, dueItems, type ShardedDueIndex } from './sharded-index.ts';
+import { type DuePage, type DueQueryOptions, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 import { TRIAL_INDEX_NAME } from './table.ts';
 
@@ -22,11 +22,6 @@ export interface DueTrial {
 
 export type DueTrialPage = DuePage<DueTrial>;
 
-export interface TrialQueryOptions {
-  /** Items per shard query. @default 500 */
-  pageSize?: number;
-}
-
 const trialIndex: ShardedDueIndex<DueTrial> = {
   indexName: TRIAL_INDEX_NAME,
   shardAttribute: 'trialShard',
@@ -46,7 +41,7 @@ const trialIndex: ShardedDueIndex<DueTrial> = {
 export function trialsEndingBefore(
   store: Store,
   isoTime: string | Date,
-  options: TrialQueryOptions = {},
+  options: DueQueryOptions = {},
 ): AsyncGenerator<DueTrialPage> {
   return dueItems(store, trialIndex, normalizeTimestamp(isoTime), options.pageSize);
 }
@@ -55,7 +50,7 @@ export function trialsEndingBefore(
 export async function findTrialsEndingBefore(
   store: Store,
   isoTime: string | Date,
-  options: TrialQueryOptions = {},
+  options: DueQueryOptions = {},
 ): Promise<DueTrialPage> {
   const items: DueTrial[] = [];
   let itemsRead = 0;

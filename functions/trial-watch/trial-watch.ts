@@ -1,11 +1,11 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { region as regionSchema } from '#functions/contracts/fields.ts';
+import { DAY_MS } from '#functions/domain/time.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import { type DueRunProgress, runDueItems, startedDueRun } from '#functions/runtime/due-run.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
-import { DAY_MS } from '#functions/store/store.ts';
 import {
   claimThresholdAnnouncement,
   confirmThresholdAnnouncement,
@@ -27,7 +27,7 @@ export interface TrialWatchInput {
 }
 
 export interface TrialWatchOptions {
-  /** Index items per shard query. @default 100 */
+  /** Index items per shard query. @default DUE_PAGE_SIZE (functions/store/sharded-index.ts) */
   pageSize?: number;
   /** Businesses handled at once (each may call subscription-status). @default 8 */
   concurrency?: number;

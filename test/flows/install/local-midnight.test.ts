@@ -76,4 +76,23 @@ describe('localMidnightUnixSeconds', () => {
       { numRuns: 300 },
     );
   });
+
+  it("remembers an offset by zone and instant: the same instant in two zones, asked in turn, past the memo's bound", () => {
+    // Prepare: one instant, two zones whose offsets differ; then enough other instants to clear the memo.
+    const instant = Date.UTC(2026, 5, 1);
+    const asked = () => [utcOffsetMs(instant, 'Asia/Kolkata'), utcOffsetMs(instant, 'America/New_York')];
+
+    // Act
+    const first = asked();
+    const again = asked();
+    for (let day = 0; day < 5_000; day++) utcOffsetMs(instant + day * 86_400_000, 'UTC');
+    const afterClearing = asked();
+
+    // Assess: +5:30 and -4:00 every time.
+    expect([first, again, afterClearing]).toEqual([
+      [19_800_000, -14_400_000],
+      [19_800_000, -14_400_000],
+      [19_800_000, -14_400_000],
+    ]);
+  });
 });
