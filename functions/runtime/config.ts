@@ -1,8 +1,16 @@
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
-import { PARSED_ONCE, wholeNumberText } from '#functions/runtime/env-text.ts';
-import { type ServiceAssumptions, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
-import { type RequestBudgetSettings, requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
+import { EnvironmentReader, PARSED_ONCE } from '#functions/runtime/env-text.ts';
+import {
+  defaultServiceAssumptions,
+  type ServiceAssumptions,
+  serviceAssumptionsSchema,
+} from '#functions/service/assumptions.ts';
+import {
+  defaultRequestBudgetSettings,
+  type RequestBudgetSettings,
+  requestBudgetSettingsSchema,
+} from '#functions/store/request-budget.ts';
 
 /**
  * Settings every function reads from its environment at cold start. `loadConfig()` is called at
@@ -68,189 +76,92 @@ function isSafeServiceUrl(raw: string): boolean {
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
-// Unset and empty are the same thing for an env var: infrastructure templates often emit "".
-const optionalEnv = z
-  .string()
-  .optional()
-  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const PROVISIONING_URLS_HELP = 'JSON object {"US": url, "UK"?: url, "AU"?: url}';
+const SAFE_URL_MESSAGE = 'must be an https URL (http only for 127.0.0.1/localhost)';
 
-const requiredText = (description: string) =>
-  optionalEnv.pipe(z.string({ error: `is required (${description})` }));
-
-const positiveInt = (fallback: number, max: number) =>
-  optionalEnv.pipe(
-    wholeNumberText(max)
-      .optional()
-      .transform((value) => value ?? fallback),
-  );
-
-const serviceUrl = z.string().refine(isSafeServiceUrl, {
-  error: 'must be an https URL (http only for 127.0.0.1/localhost)',
+/** The provisioning roots: a small JSON document, checked by its schema (built on first use). */
+const provisioningUrlsSchema = z.lazy(() => {
+  const serviceUrl = z.string().refine(isSafeServiceUrl, { error: SAFE_URL_MESSAGE });
+  return z.strictObject({ US: serviceUrl, UK: serviceUrl.optional(), AU: serviceUrl.optional() });
 });
 
-const provisioningUrlsSchema = z.strictObject({
-  US: serviceUrl,
-  UK: serviceUrl.optional(),
-  AU: serviceUrl.optional(),
-});
+const PARTNER_NAME_SHAPE = /^[A-Za-z0-9._-]+$/;
+const WHOLE_DAYS = /^\d+$/;
+const RESOURCE_NAME = /^([A-Za-z][A-Za-z0-9_]*)?$/;
+const HOUR_BUDGET_TYPES = ['budget_StaffHour', 'budget_hour'] as const;
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 
-const provisioningUrls = optionalEnv.pipe(
-  z
-    .string({ error: 'is required (JSON object {"US": url, "UK"?: url, "AU"?: url})' })
-    .transform((raw, ctx) => {
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(provisioningUrlsSchema),
-);
+function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}
 
-const installUrlTemplate = optionalEnv.pipe(
-  z
-    .string()
-    .optional()
-    .transform((value) => value ?? 'https://{hostname}')
-    .refine((value) => value.includes('{hostname}'), { error: 'must contain {hostname}' })
-    .refine((value) => isSafeServiceUrl(value.replaceAll('{hostname}', 'install.example')), {
-      error: 'must give an https URL (http only for 127.0.0.1/localhost) once {hostname} is filled in',
-    }),
-);
+/**
+ * A JSON document in `name`, checked by `schema`; each issue is named by its path in the document.
+ * undefined when it is not valid (the reader then has a problem).
+ */
+function jsonSetting<T extends z.ZodType>(
+  reader: EnvironmentReader,
+  name: string,
+  text: string,
+  schema: T,
+): z.output<T> | undefined {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    reader.problem(name, 'is not valid JSON');
+    return undefined;
+  }
+  const parsed = schema.safeParse(document, PARSED_ONCE);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) {
+    const where = issue.path
+      .map((segment) => (typeof segment === 'number' ? `item ${segment + 1}` : String(segment)))
+      .join('.');
+    reader.problem(name, issue.message, where === '' ? undefined : where);
+  }
+  return undefined;
+}
 
-const hostnameSuffixes = optionalEnv.transform((value) =>
-  value === undefined
-    ? undefined
-    : value
-        .split(',')
-        .map((suffix) => suffix.trim().toLowerCase())
-        .filter((suffix) => suffix !== ''),
-);
-
-const trialThresholds = optionalEnv.pipe(
-  z
-    .string()
-    .optional()
-    .transform((value) => value ?? '7,3,1')
-    .transform((value) => value.split(',').map((part) => part.trim()))
-    .pipe(
-      z
-        .array(
-          z
-            .string()
-            .regex(/^\d+$/, { error: 'must be a comma-separated list of whole days' })
-            .transform(Number)
-            .pipe(z.number().int().min(1, { error: 'days must be at least 1' }).max(365)),
-        )
-        .min(1),
-    )
-    // Thresholds are announced from the largest down; duplicates would announce twice.
-    .transform((days) => [...new Set(days)].sort((a, b) => b - a)),
-);
+/** TRIAL_THRESHOLDS_DAYS: whole days from 1 to 365, announced from the largest down, once each. */
+function trialThresholds(reader: EnvironmentReader, name: string): number[] {
+  const parts = (reader.text(name) ?? '7,3,1').split(',').map((part) => part.trim());
+  const days: number[] = [];
+  for (const [index, part] of parts.entries()) {
+    const where = `item ${index + 1}`;
+    if (!WHOLE_DAYS.test(part)) reader.problem(name, 'must be a comma-separated list of whole days', where);
+    else if (Number(part) < 1) reader.problem(name, 'days must be at least 1', where);
+    else if (Number(part) > 365) reader.problem(name, 'must be at most 365 days', where);
+    else days.push(Number(part));
+  }
+  // Thresholds are announced from the largest down; duplicates would announce twice.
+  return [...new Set(days)].sort((a, b) => b - a);
+}
 
 /**
  * A QUERY resource used to find out whether a create whose answer was lost was applied. The spec
  * names reading locations and areas without a path, so the resource is configurable: unset → the
  * default, set to the empty string → no lookup (an unknown outcome then fails the event).
  */
-const lookupResource = (fallback: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value) => (value === undefined ? fallback : value.trim()))
-    .pipe(
-      z
-        .string()
-        .regex(/^([A-Za-z][A-Za-z0-9_]*)?$/, {
-          error: 'must be a resource name (letters, digits, "_") or empty to disable the lookup',
-        })
-        .transform((value) => (value === '' ? null : value)),
+function lookupResource(reader: EnvironmentReader, name: string, fallback: string): string | null {
+  const value = reader.raw(name) ?? fallback;
+  if (!RESOURCE_NAME.test(value)) {
+    reader.problem(name, 'must be a resource name (letters, digits, "_") or empty to disable the lookup');
+  }
+  return value === '' ? null : value;
+}
+
+function installUrlTemplate(reader: EnvironmentReader, name: string): string {
+  const template = reader.text(name) ?? 'https://{hostname}';
+  if (!template.includes('{hostname}')) reader.problem(name, 'must contain {hostname}');
+  if (!isSafeServiceUrl(template.replaceAll('{hostname}', 'install.example'))) {
+    reader.problem(
+      name,
+      'must give an https URL (http only for 127.0.0.1/localhost) once {hostname} is filled in',
     );
-
-const logLevel = optionalEnv.pipe(
-  z
-    .string()
-    .optional()
-    .transform((value) => (value ?? 'INFO').toUpperCase())
-    .pipe(z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'])),
-);
-
-const envSchema = z.object({
-  TABLE_NAME: requiredText('DynamoDB table name'),
-  EVENT_BUS_NAME: requiredText('EventBridge bus name or ARN'),
-  INBOUND_SOURCE: optionalEnv.transform((value) => value ?? 'partner.app'),
-  OUTBOUND_SOURCE: optionalEnv.transform((value) => value ?? 'workforce.connector'),
-  TOKEN_SECRET_ID: requiredText('Secrets Manager secret name or ARN holding the bearer token'),
-  PARTNER_NAME: optionalEnv.pipe(
-    z
-      .string({ error: 'is required (the partner name assigned by the service)' })
-      .regex(/^[A-Za-z0-9._-]+$/, { error: 'may hold only letters, digits, ".", "_" and "-"' }),
-  ),
-  PROVISIONING_URLS: provisioningUrls,
-  INSTALL_URL_TEMPLATE: installUrlTemplate,
-  ALLOWED_HOSTNAME_SUFFIXES: hostnameSuffixes,
-  HOUR_BUDGET_TYPE: optionalEnv.pipe(
-    z
-      .enum(['budget_StaffHour', 'budget_hour'], { error: 'must be budget_StaffHour or budget_hour' })
-      .optional()
-      .transform((value) => value ?? 'budget_StaffHour'),
-  ),
-  TRIAL_THRESHOLDS_DAYS: trialThresholds,
-  // How often the drift watch compares every tracked business with the service (store/drift-schedule.ts).
-  DRIFT_CHECK_EVERY_HOURS: positiveInt(24, 24 * 31),
-  HTTP_TIMEOUT_MS: positiveInt(5000, 900_000),
-  IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400, 31_536_000),
-  // JSON of the shared request budget (store/request-budget.ts); unset: the defaults; "off": none.
-  REQUEST_BUDGET: optionalEnv.pipe(
-    z
-      .string()
-      .optional()
-      .transform((raw, ctx) => {
-        if (raw === undefined) return {};
-        if (raw === 'off') return null;
-        try {
-          return JSON.parse(raw) as unknown;
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'is not valid JSON (or "off")' });
-          return z.NEVER;
-        }
-      })
-      .pipe(requestBudgetSettingsSchema.nullable()),
-  ),
-  // JSON of the open behaviours the client assumes (service/assumptions.ts); unset: the defaults.
-  SERVICE_ASSUMPTIONS: optionalEnv.pipe(
-    z
-      .string()
-      .optional()
-      .transform((raw, ctx) => {
-        if (raw === undefined) return {};
-        try {
-          return JSON.parse(raw) as unknown;
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-          return z.NEVER;
-        }
-      })
-      .pipe(serviceAssumptionsSchema),
-  ),
-  // Unset: no archive to replay from, so no markers (store/applied-events.ts).
-  REPLAY_MARKER_TTL_SECONDS: optionalEnv.pipe(
-    z
-      .string()
-      .regex(/^\d+$/, { error: 'must be a whole number of seconds' })
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(315_360_000, { error: 'must be at most 10 years' }))
-      .optional(),
-  ),
-  METRICS_BULK_THRESHOLD: positiveInt(31, 366),
-  REFERENCE_CACHE_MAX_AGE_SECONDS: positiveInt(DEFAULT_REFERENCE_CACHE_MAX_AGE_SECONDS, 31_536_000),
-  LOCATION_LOOKUP_RESOURCE: lookupResource(DEFAULT_LOCATION_LOOKUP_RESOURCE),
-  AREA_LOOKUP_RESOURCE: lookupResource(DEFAULT_AREA_LOOKUP_RESOURCE),
-  POWERTOOLS_SERVICE_NAME: optionalEnv.transform((value) => value ?? 'workforce-connector'),
-  POWERTOOLS_METRICS_NAMESPACE: optionalEnv.transform((value) => value ?? 'WorkforceConnector'),
-  POWERTOOLS_LOG_LEVEL: logLevel,
-});
+  }
+  return template;
+}
 
 export type ConnectorConfig = {
   tableName: string;
@@ -286,65 +197,133 @@ export type ConnectorConfig = {
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
 };
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const byVariable = new Map<string, string[]>();
-  for (const issue of issues) {
-    const [variable, ...rest] = issue.path.map((segment) =>
-      typeof segment === 'number' ? `item ${segment + 1}` : String(segment),
-    );
-    const name = variable ?? '(environment)';
-    const where = rest.length > 0 ? `${rest.join('.')}: ` : '';
-    const messages = byVariable.get(name) ?? [];
-    messages.push(where + issue.message);
-    byVariable.set(name, messages);
-  }
-  return [...byVariable.entries()].map(([name, messages]) => `${name} ${messages.join('; ')}`).join('\n  - ');
-}
-
 /**
  * Reads and checks every setting. Throws a `ConfigurationError` listing each bad variable; values
  * are never echoed, since a misplaced secret in the wrong variable must not reach the logs.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfig {
-  const picked = Object.fromEntries(CONFIG_ENV_VARS.map((name) => [name, env[name]]));
-  const parsed = envSchema.safeParse(picked, PARSED_ONCE);
-  if (!parsed.success) {
+  const reader = new EnvironmentReader(env);
+  const tableName = reader.required('TABLE_NAME', 'DynamoDB table name');
+  const eventBusName = reader.required('EVENT_BUS_NAME', 'EventBridge bus name or ARN');
+  const inboundSource = reader.text('INBOUND_SOURCE') ?? 'partner.app';
+  const outboundSource = reader.text('OUTBOUND_SOURCE') ?? 'workforce.connector';
+  const tokenSecretId = reader.required(
+    'TOKEN_SECRET_ID',
+    'Secrets Manager secret name or ARN holding the bearer token',
+  );
+  const partnerName = reader.required('PARTNER_NAME', 'the partner name assigned by the service');
+  if (partnerName !== '' && !PARTNER_NAME_SHAPE.test(partnerName)) {
+    reader.problem('PARTNER_NAME', 'may hold only letters, digits, ".", "_" and "-"');
+  }
+  const provisioningText = reader.required('PROVISIONING_URLS', PROVISIONING_URLS_HELP);
+  const provisioningUrls =
+    provisioningText === ''
+      ? undefined
+      : jsonSetting(reader, 'PROVISIONING_URLS', provisioningText, provisioningUrlsSchema);
+  const installUrl = installUrlTemplate(reader, 'INSTALL_URL_TEMPLATE');
+  const allowedHostnameSuffixes = reader
+    .text('ALLOWED_HOSTNAME_SUFFIXES')
+    ?.split(',')
+    .map((suffix) => suffix.trim().toLowerCase())
+    .filter((suffix) => suffix !== '');
+  const hourBudgetType = reader.text('HOUR_BUDGET_TYPE') ?? 'budget_StaffHour';
+  if (!isOneOf(HOUR_BUDGET_TYPES, hourBudgetType)) {
+    reader.problem('HOUR_BUDGET_TYPE', 'must be budget_StaffHour or budget_hour');
+  }
+  const trialThresholdsDays = trialThresholds(reader, 'TRIAL_THRESHOLDS_DAYS');
+  // How often the drift watch compares every tracked business with the service (store/drift-schedule.ts).
+  const driftCheckEveryHours = reader.wholeNumber('DRIFT_CHECK_EVERY_HOURS', 24, 24 * 31);
+  const httpTimeoutMs = reader.wholeNumber('HTTP_TIMEOUT_MS', 5000, 900_000);
+  const idempotencyTtlSeconds = reader.wholeNumber('IDEMPOTENCY_TTL_SECONDS', 86_400, 31_536_000);
+  // JSON of the shared request budget (store/request-budget.ts); unset: the defaults; "off": none.
+  const budgetText = reader.text('REQUEST_BUDGET');
+  const requestBudget: RequestBudgetSettings | null | undefined =
+    budgetText === undefined
+      ? defaultRequestBudgetSettings()
+      : budgetText === 'off'
+        ? null
+        : jsonSetting(reader, 'REQUEST_BUDGET', budgetText, requestBudgetSettingsSchema);
+  // JSON of the open behaviours the client assumes (service/assumptions.ts); unset: the defaults.
+  const assumptionsText = reader.text('SERVICE_ASSUMPTIONS');
+  const serviceAssumptions =
+    assumptionsText === undefined
+      ? defaultServiceAssumptions
+      : jsonSetting(reader, 'SERVICE_ASSUMPTIONS', assumptionsText, serviceAssumptionsSchema);
+  // Unset: no archive to replay from, so no markers (store/applied-events.ts).
+  const markerText = reader.text('REPLAY_MARKER_TTL_SECONDS');
+  let replayMarkerTtlSeconds: number | undefined;
+  if (markerText !== undefined) {
+    if (!/^\d+$/.test(markerText)) {
+      reader.problem('REPLAY_MARKER_TTL_SECONDS', 'must be a whole number of seconds');
+    } else if (Number(markerText) < 1) {
+      reader.problem('REPLAY_MARKER_TTL_SECONDS', 'must be at least 1 second');
+    } else if (Number(markerText) > 315_360_000) {
+      reader.problem('REPLAY_MARKER_TTL_SECONDS', 'must be at most 10 years');
+    } else {
+      replayMarkerTtlSeconds = Number(markerText);
+    }
+  }
+  const metricsBulkThreshold = reader.wholeNumber('METRICS_BULK_THRESHOLD', 31, 366);
+  const referenceCacheMaxAgeSeconds = reader.wholeNumber(
+    'REFERENCE_CACHE_MAX_AGE_SECONDS',
+    DEFAULT_REFERENCE_CACHE_MAX_AGE_SECONDS,
+    31_536_000,
+  );
+  const locationLookupResource = lookupResource(
+    reader,
+    'LOCATION_LOOKUP_RESOURCE',
+    DEFAULT_LOCATION_LOOKUP_RESOURCE,
+  );
+  const areaLookupResource = lookupResource(reader, 'AREA_LOOKUP_RESOURCE', DEFAULT_AREA_LOOKUP_RESOURCE);
+  const serviceName = reader.text('POWERTOOLS_SERVICE_NAME') ?? 'workforce-connector';
+  const metricsNamespace = reader.text('POWERTOOLS_METRICS_NAMESPACE') ?? 'WorkforceConnector';
+  const logLevel = (reader.text('POWERTOOLS_LOG_LEVEL') ?? 'INFO').toUpperCase();
+  if (!isOneOf(LOG_LEVELS, logLevel)) {
+    reader.problem('POWERTOOLS_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  if (
+    !reader.ok ||
+    provisioningUrls === undefined ||
+    requestBudget === undefined ||
+    serviceAssumptions === undefined ||
+    !isOneOf(HOUR_BUDGET_TYPES, hourBudgetType) ||
+    !isOneOf(LOG_LEVELS, logLevel)
+  ) {
     throw new ConfigurationError(
-      `invalid function configuration, cold start aborted:\n  - ${describeIssues(parsed.error.issues)}`,
+      `invalid function configuration, cold start aborted:\n  - ${reader.describe('\n  - ')}`,
     );
   }
-  const vars = parsed.data;
-  const provisioning: ConnectorConfig['provisioningUrls'] = { US: vars.PROVISIONING_URLS.US };
-  if (vars.PROVISIONING_URLS.UK !== undefined) provisioning.UK = vars.PROVISIONING_URLS.UK;
-  if (vars.PROVISIONING_URLS.AU !== undefined) provisioning.AU = vars.PROVISIONING_URLS.AU;
+  const provisioning: ConnectorConfig['provisioningUrls'] = { US: provisioningUrls.US };
+  if (provisioningUrls.UK !== undefined) provisioning.UK = provisioningUrls.UK;
+  if (provisioningUrls.AU !== undefined) provisioning.AU = provisioningUrls.AU;
   const config: ConnectorConfig = {
-    tableName: vars.TABLE_NAME,
-    eventBusName: vars.EVENT_BUS_NAME,
-    inboundSource: vars.INBOUND_SOURCE,
-    outboundSource: vars.OUTBOUND_SOURCE,
-    tokenSecretId: vars.TOKEN_SECRET_ID,
-    partnerName: vars.PARTNER_NAME,
+    tableName,
+    eventBusName,
+    inboundSource,
+    outboundSource,
+    tokenSecretId,
+    partnerName,
     provisioningUrls: provisioning,
-    installUrlTemplate: vars.INSTALL_URL_TEMPLATE,
-    hourBudgetType: vars.HOUR_BUDGET_TYPE,
-    trialThresholdsDays: vars.TRIAL_THRESHOLDS_DAYS,
-    driftCheckEveryHours: vars.DRIFT_CHECK_EVERY_HOURS,
-    httpTimeoutMs: vars.HTTP_TIMEOUT_MS,
-    idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
-    serviceAssumptions: vars.SERVICE_ASSUMPTIONS,
-    requestBudget: vars.REQUEST_BUDGET,
-    metricsBulkThreshold: vars.METRICS_BULK_THRESHOLD,
-    referenceCacheMaxAgeSeconds: vars.REFERENCE_CACHE_MAX_AGE_SECONDS,
-    locationLookupResource: vars.LOCATION_LOOKUP_RESOURCE,
-    areaLookupResource: vars.AREA_LOOKUP_RESOURCE,
-    serviceName: vars.POWERTOOLS_SERVICE_NAME,
-    metricsNamespace: vars.POWERTOOLS_METRICS_NAMESPACE,
-    logLevel: vars.POWERTOOLS_LOG_LEVEL,
+    installUrlTemplate: installUrl,
+    hourBudgetType,
+    trialThresholdsDays,
+    driftCheckEveryHours,
+    httpTimeoutMs,
+    idempotencyTtlSeconds,
+    serviceAssumptions,
+    requestBudget,
+    metricsBulkThreshold,
+    referenceCacheMaxAgeSeconds,
+    locationLookupResource,
+    areaLookupResource,
+    serviceName,
+    metricsNamespace,
+    logLevel,
   };
-  if (vars.REPLAY_MARKER_TTL_SECONDS !== undefined)
-    config.replayMarkerTtlSeconds = vars.REPLAY_MARKER_TTL_SECONDS;
-  if (vars.ALLOWED_HOSTNAME_SUFFIXES !== undefined && vars.ALLOWED_HOSTNAME_SUFFIXES.length > 0) {
-    config.allowedHostnameSuffixes = vars.ALLOWED_HOSTNAME_SUFFIXES;
+  if (replayMarkerTtlSeconds !== undefined) config.replayMarkerTtlSeconds = replayMarkerTtlSeconds;
+  if (allowedHostnameSuffixes !== undefined && allowedHostnameSuffixes.length > 0) {
+    config.allowedHostnameSuffixes = allowedHostnameSuffixes;
   }
   return Object.freeze(config);
 }

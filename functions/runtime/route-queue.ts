@@ -1,7 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
-import { PARSED_ONCE, wholeNumberText } from './env-text.ts';
+import { EnvironmentReader } from './env-text.ts';
 
 /**
  * The route's own queue, as its handler acts on it beyond what the event source mapping does:
@@ -43,39 +42,37 @@ export interface RouteQueueSettings {
   readonly retentionSeconds: number;
 }
 
-const count = (name: string, max: number) =>
-  wholeNumberText(max, z.string({ error: `is required (${name})` }));
-
-const queueUrl = (what: string) =>
-  z.string({ error: `is required (${what})` }).regex(/^https?:\/\/\S+$/, { error: 'must be a queue URL' });
-
-const envSchema = z.object({
-  QUEUE_URL: queueUrl('URL of the route FIFO queue'),
-  DEAD_LETTER_QUEUE_URL: queueUrl('URL of the route dead-letter queue'),
-  MAX_RECEIVE_COUNT: count("the queue redrive policy's maxReceiveCount", 1000),
-  MAX_ATTEMPTS: count('counted failures before a record gives up', 100),
-  QUEUE_RETENTION_SECONDS: count("the queue's MessageRetentionPeriod in seconds", 1_209_600),
-});
+const QUEUE_URL_SHAPE = /^https?:\/\/\S+$/;
 
 /** Reads the route's queue settings at cold start; every bad variable is named in one error. */
 export function routeQueueSettings(env: NodeJS.ProcessEnv = process.env): RouteQueueSettings {
-  const parsed = envSchema.safeParse(
-    Object.fromEntries(ROUTE_QUEUE_ENV_VARS.map((name) => [name, env[name]?.trim() || undefined])),
-    PARSED_ONCE,
-  );
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+  const reader = new EnvironmentReader(env);
+  const queueUrl = (name: string, what: string) => {
+    const url = reader.required(name, what);
+    if (url !== '' && !QUEUE_URL_SHAPE.test(url)) reader.problem(name, 'must be a queue URL');
+    return url;
+  };
+  const settings: RouteQueueSettings = {
+    queueUrl: queueUrl('QUEUE_URL', 'URL of the route FIFO queue'),
+    deadLetterQueueUrl: queueUrl('DEAD_LETTER_QUEUE_URL', 'URL of the route dead-letter queue'),
+    maxReceiveCount: reader.requiredWholeNumber(
+      'MAX_RECEIVE_COUNT',
+      "the queue redrive policy's maxReceiveCount",
+      1000,
+    ),
+    maxAttempts: reader.requiredWholeNumber('MAX_ATTEMPTS', 'counted failures before a record gives up', 100),
+    retentionSeconds: reader.requiredWholeNumber(
+      'QUEUE_RETENTION_SECONDS',
+      "the queue's MessageRetentionPeriod in seconds",
+      1_209_600,
+    ),
+  };
+  if (!reader.ok) {
     throw new ConfigurationError(
-      `invalid route queue configuration, cold start aborted:\n  - ${problems.join('\n  - ')}`,
+      `invalid route queue configuration, cold start aborted:\n  - ${reader.describe('\n  - ')}`,
     );
   }
-  return {
-    queueUrl: parsed.data.QUEUE_URL,
-    deadLetterQueueUrl: parsed.data.DEAD_LETTER_QUEUE_URL,
-    maxReceiveCount: parsed.data.MAX_RECEIVE_COUNT,
-    maxAttempts: parsed.data.MAX_ATTEMPTS,
-    retentionSeconds: parsed.data.QUEUE_RETENTION_SECONDS,
-  };
+  return settings;
 }
 
 export interface RecordDelay {

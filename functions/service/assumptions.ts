@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { PARSED_ONCE } from '#functions/runtime/env-text.ts';
 import type { ServiceClientConfig } from './client.ts';
 import type { SignupDuplicateRejections } from './provisioning.ts';
 
@@ -10,7 +9,31 @@ import type { SignupDuplicateRejections } from './provisioning.ts';
  * one without a code change. docs/internals.md, "Open behaviours", lists each with why.
  */
 
-const names = (fallback: string[]) => z.array(z.string().min(1)).min(1).default(fallback);
+/**
+ * The readings the sandbox implements: what a deployment assumes unless its `serviceAssumptions`
+ * say otherwise. The schema below defaults each field to its value here.
+ */
+const DEFAULTS = {
+  signupDuplicateCodes: ['EXTERNAL_ID_NOT_UNIQUE', 'EMAIL_ALREADY_EXISTS'],
+  signupDuplicateMessagePatterns: ['external\\s*id.*(not unique|already|exists|in use|duplicate)'],
+  hostnameNotLinkedCodes: ['HOSTNAME_NOT_LINKED'],
+  installAuth: 'bearer',
+  agreedHourCycleSpelling: 'per-form',
+  agreementIdFields: ['AgreementId', 'agreementId', 'Id', 'id'],
+  locationIdFields: ['Id', 'id', 'CompanyId', 'companyId'],
+  areaIdFields: ['Id', 'id', 'OperationalUnitId', 'DepartmentId'],
+  contractResource: 'EmploymentContract',
+  payRuleResource: 'PayRule',
+  basePayRuleFields: ['BasePayRule'],
+  leaveRuleResource: 'LeaveRule',
+  queryMaxRecords: null,
+} as const;
+
+const names = (fallback: readonly string[]) =>
+  z
+    .array(z.string().min(1))
+    .min(1)
+    .default([...fallback]);
 
 const resourceName = (fallback: string) =>
   z
@@ -18,69 +41,90 @@ const resourceName = (fallback: string) =>
     .regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' })
     .default(fallback);
 
-const regexSource = z.string().refine(
-  (source) => {
-    try {
-      new RegExp(source, 'i');
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { error: 'expected a regular expression' },
-);
+/**
+ * The deploy setting's schema. Built on its first parse (`z.lazy`): a function whose deployment
+ * sets no assumptions uses the defaults above and never builds it (built at import, its schema
+ * objects were a share of every cold start).
+ */
+export const serviceAssumptionsSchema = z.lazy(() => assumptionsShape());
 
-export const serviceAssumptionsSchema = z.strictObject({
-  /**
-   * Codes of a follow-up signup's refusal that prove the first, unanswered attempt committed (the
-   * spec names the conditions, not the codes): the e-mail and externalId duplicates.
-   */
-  signupDuplicateCodes: names(['EXTERNAL_ID_NOT_UNIQUE', 'EMAIL_ALREADY_EXISTS']),
-  /** The same, matched on the refusal's message (case-insensitive regular expressions). */
-  signupDuplicateMessagePatterns: z
-    .array(regexSource)
-    .default(['external\\s*id.*(not unique|already|exists|in use|duplicate)']),
-  /**
-   * Codes of a subscription-status refusal that mean the hostname is no longer linked to the
-   * partner (the spec names the condition, "hostname is not linked to the calling partner", not
-   * the code): the drift watch reads them as the service having deleted the business
-   * (BusinessGone). Any other refusal is a failed check, tried again on the next run.
-   */
-  hostnameNotLinkedCodes: names(['HOSTNAME_NOT_LINKED']),
-  /**
-   * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
-   * (an install reached through a network the partner controls).
-   */
-  installAuth: z.enum(['bearer', 'none']).default('bearer'),
-  /** Agreed-hour cycle spelling: each form's own (`per-form`), or one spelling for both. */
-  agreedHourCycleSpelling: z.enum(['per-form', 'full-form', 'simple-form']).default('per-form'),
-  /** Fields of setAwardFromLibrary's answer tried, in order, for the new agreement id. */
-  agreementIdFields: names(['AgreementId', 'agreementId', 'Id', 'id']),
-  /** Fields of the create-location answer tried for the new location id. */
-  locationIdFields: names(['Id', 'id', 'CompanyId', 'companyId']),
-  /** Fields of the create-area answer tried for the new area id. */
-  areaIdFields: names(['Id', 'id', 'OperationalUnitId', 'DepartmentId']),
-  /** QUERY resource of employment contracts (the spec names the record, not the resource). */
-  contractResource: resourceName('EmploymentContract'),
-  /** QUERY resource of pay rules. */
-  payRuleResource: resourceName('PayRule'),
-  /** Fields of a contract tried, in order, for its base pay rule id. */
-  basePayRuleFields: names(['BasePayRule']),
-  /** QUERY resource of leave rules (its use is implied by leave accrual). */
-  leaveRuleResource: resourceName('LeaveRule'),
-  /**
-   * Most records one QUERY answers ("not shown", and the spec shows no paging). Unset: no limit
-   * is assumed. Set: a read that must see every record (the custom-field slot scan, an install's
-   * agreements, leave rules, countries, states) and gets this many fails with QUERY_LIMIT_REACHED
-   * rather than act on a list that may have been cut.
-   */
-  queryMaxRecords: z.int().min(1).nullable().default(null),
+const regexSource = () =>
+  z.string().refine(
+    (source) => {
+      try {
+        new RegExp(source, 'i');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'expected a regular expression' },
+  );
+
+const assumptionsShape = () =>
+  z.strictObject({
+    /**
+     * Codes of a follow-up signup's refusal that prove the first, unanswered attempt committed (the
+     * spec names the conditions, not the codes): the e-mail and externalId duplicates.
+     */
+    signupDuplicateCodes: names(DEFAULTS.signupDuplicateCodes),
+    /** The same, matched on the refusal's message (case-insensitive regular expressions). */
+    signupDuplicateMessagePatterns: z
+      .array(regexSource())
+      .default([...DEFAULTS.signupDuplicateMessagePatterns]),
+    /**
+     * Codes of a subscription-status refusal that mean the hostname is no longer linked to the
+     * partner (the spec names the condition, "hostname is not linked to the calling partner", not
+     * the code): the drift watch reads them as the service having deleted the business
+     * (BusinessGone). Any other refusal is a failed check, tried again on the next run.
+     */
+    hostnameNotLinkedCodes: names(DEFAULTS.hostnameNotLinkedCodes),
+    /**
+     * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
+     * (an install reached through a network the partner controls).
+     */
+    installAuth: z.enum(['bearer', 'none']).default(DEFAULTS.installAuth),
+    /** Agreed-hour cycle spelling: each form's own (`per-form`), or one spelling for both. */
+    agreedHourCycleSpelling: z
+      .enum(['per-form', 'full-form', 'simple-form'])
+      .default(DEFAULTS.agreedHourCycleSpelling),
+    /** Fields of setAwardFromLibrary's answer tried, in order, for the new agreement id. */
+    agreementIdFields: names(DEFAULTS.agreementIdFields),
+    /** Fields of the create-location answer tried for the new location id. */
+    locationIdFields: names(DEFAULTS.locationIdFields),
+    /** Fields of the create-area answer tried for the new area id. */
+    areaIdFields: names(DEFAULTS.areaIdFields),
+    /** QUERY resource of employment contracts (the spec names the record, not the resource). */
+    contractResource: resourceName(DEFAULTS.contractResource),
+    /** QUERY resource of pay rules. */
+    payRuleResource: resourceName(DEFAULTS.payRuleResource),
+    /** Fields of a contract tried, in order, for its base pay rule id. */
+    basePayRuleFields: names(DEFAULTS.basePayRuleFields),
+    /** QUERY resource of leave rules (its use is implied by leave accrual). */
+    leaveRuleResource: resourceName(DEFAULTS.leaveRuleResource),
+    /**
+     * Most records one QUERY answers ("not shown", and the spec shows no paging). Unset: no limit
+     * is assumed. Set: a read that must see every record (the custom-field slot scan, an install's
+     * agreements, leave rules, countries, states) and gets this many fails with QUERY_LIMIT_REACHED
+     * rather than act on a list that may have been cut.
+     */
+    queryMaxRecords: z.int().min(1).nullable().default(DEFAULTS.queryMaxRecords),
+  });
+
+export type ServiceAssumptions = z.output<ReturnType<typeof assumptionsShape>>;
+export type ServiceAssumptionsInput = z.input<ReturnType<typeof assumptionsShape>>;
+
+/** What a deployment that sets no assumptions uses: the schema's reading of `{}`. */
+export const defaultServiceAssumptions: ServiceAssumptions = Object.freeze({
+  ...DEFAULTS,
+  signupDuplicateCodes: [...DEFAULTS.signupDuplicateCodes],
+  signupDuplicateMessagePatterns: [...DEFAULTS.signupDuplicateMessagePatterns],
+  hostnameNotLinkedCodes: [...DEFAULTS.hostnameNotLinkedCodes],
+  agreementIdFields: [...DEFAULTS.agreementIdFields],
+  locationIdFields: [...DEFAULTS.locationIdFields],
+  areaIdFields: [...DEFAULTS.areaIdFields],
+  basePayRuleFields: [...DEFAULTS.basePayRuleFields],
 });
-
-export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
-export type ServiceAssumptionsInput = z.input<typeof serviceAssumptionsSchema>;
-
-export const defaultServiceAssumptions: ServiceAssumptions = serviceAssumptionsSchema.parse({}, PARSED_ONCE);
 
 /** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */
 export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): SignupDuplicateRejections {

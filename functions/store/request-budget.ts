@@ -32,13 +32,14 @@ import { isConditionalCheckFailure, type Store } from './store.ts';
  * a request is allowed by the skew, not how many are allowed per second.
  */
 
-const bucketSettingsSchema = z.strictObject({
-  /** Sustained requests per second. */
-  ratePerSecond: z.number().positive().max(10_000),
-  /** Requests that may go at once after an idle period. */
-  burst: z.int().min(1).max(10_000),
-});
-export type BucketSettings = z.output<typeof bucketSettingsSchema>;
+const bucketSettingsShape = () =>
+  z.strictObject({
+    /** Sustained requests per second. */
+    ratePerSecond: z.number().positive().max(10_000),
+    /** Requests that may go at once after an idle period. */
+    burst: z.int().min(1).max(10_000),
+  });
+export type BucketSettings = z.output<ReturnType<typeof bucketSettingsShape>>;
 
 /**
  * The service's rate limits (and their scope) are not shown: these defaults are modest guesses a
@@ -61,19 +62,34 @@ export const LOCAL_REQUEST_BUDGET = {
   install: { ratePerSecond: 500, burst: 100 },
 } as const satisfies RequestBudgetSettingsInput;
 
-export const requestBudgetSettingsSchema = z.strictObject({
-  /** One bucket per provisioning root (region); null: none. */
-  provisioning: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.provisioning),
-  /** One bucket per install (hostname); null: none. */
-  install: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.install),
-  /**
-   * One bucket every call also takes from: for a service whose limit covers the partner's token
-   * as a whole (the scope of the service's rate limits is not shown). @default none
-   */
-  overall: bucketSettingsSchema.optional(),
+/**
+ * The deploy setting's schema, built on its first parse (`z.lazy`): a function whose deployment
+ * sets no budget takes `defaultRequestBudgetSettings()` and never builds it (cold start).
+ */
+export const requestBudgetSettingsSchema = z.lazy(() => {
+  const bucketSettingsSchema = bucketSettingsShape();
+  return z.strictObject({
+    /** One bucket per provisioning root (region); null: none. */
+    provisioning: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.provisioning),
+    /** One bucket per install (hostname); null: none. */
+    install: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.install),
+    /**
+     * One bucket every call also takes from: for a service whose limit covers the partner's token
+     * as a whole (the scope of the service's rate limits is not shown). @default none
+     */
+    overall: bucketSettingsSchema.optional(),
+  });
 });
 export type RequestBudgetSettings = z.output<typeof requestBudgetSettingsSchema>;
 export type RequestBudgetSettingsInput = z.input<typeof requestBudgetSettingsSchema>;
+
+/** The settings of a deployment that sets no budget: what the schema makes of `{}`. */
+export function defaultRequestBudgetSettings(): RequestBudgetSettings {
+  return {
+    provisioning: { ...DEFAULT_REQUEST_BUDGET.provisioning },
+    install: { ...DEFAULT_REQUEST_BUDGET.install },
+  };
+}
 
 /** What `onTake` hears of each take. */
 export interface BudgetTake {

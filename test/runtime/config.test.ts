@@ -1,6 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { CONFIG_ENV_VARS, loadConfig } from '#functions/runtime/config.ts';
+import { routeQueueSettings } from '#functions/runtime/route-queue.ts';
+import { defaultServiceAssumptions, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
+import {
+  defaultRequestBudgetSettings,
+  requestBudgetSettingsSchema,
+} from '#functions/store/request-budget.ts';
 
 const validEnv = {
   TABLE_NAME: 'connector-state',
@@ -257,5 +263,102 @@ describe('loadConfig', () => {
 
     // Assess
     expect(compiled).toEqual([]);
+  });
+
+  it('uses as defaults exactly what the JSON settings schemas make of an empty document', () => {
+    // Act
+    const config = loadConfig(validEnv);
+
+    // Assess
+    expect(config.serviceAssumptions).toEqual(serviceAssumptionsSchema.parse({}));
+    expect(defaultServiceAssumptions).toEqual(serviceAssumptionsSchema.parse({}));
+    expect(config.requestBudget).toEqual(requestBudgetSettingsSchema.parse({}));
+    expect(defaultRequestBudgetSettings()).toEqual(requestBudgetSettingsSchema.parse({}));
+  });
+
+  it('reads REQUEST_BUDGET as JSON over the defaults, "off" as none, and names a bad one', () => {
+    // Act
+    const off = loadConfig({ ...validEnv, REQUEST_BUDGET: 'off' });
+    const set = loadConfig({ ...validEnv, REQUEST_BUDGET: '{"install":{"ratePerSecond":2,"burst":4}}' });
+    const bad = errorOf(() =>
+      loadConfig({ ...validEnv, REQUEST_BUDGET: '{"install":{"ratePerSecond":-1}}' }),
+    );
+
+    // Assess
+    expect(off.requestBudget).toBeNull();
+    expect(set.requestBudget).toEqual({
+      provisioning: { ratePerSecond: 5, burst: 5 },
+      install: { ratePerSecond: 2, burst: 4 },
+    });
+    expect(bad.message).toContain('- REQUEST_BUDGET install.ratePerSecond: ');
+    expect(bad.message).toContain('install.burst: ');
+  });
+
+  it('names the item of a bad trial threshold and the bound a number breaks', () => {
+    // Act
+    const error = errorOf(() =>
+      loadConfig({ ...validEnv, TRIAL_THRESHOLDS_DAYS: '7,0,400', HTTP_TIMEOUT_MS: '900001' }),
+    );
+
+    // Assess
+    expect(error.message).toContain('- TRIAL_THRESHOLDS_DAYS item 2: days must be at least 1; item 3: ');
+    expect(error.message).toContain('- HTTP_TIMEOUT_MS must be at most 900000');
+  });
+
+  it('builds no schema for the plain variables of a cold start (only the provisioning URLs document)', async () => {
+    // Prepare: count the zod schema objects built while the modules load and the environment is read
+    vi.resetModules();
+    const built: string[] = [];
+    const original = Object.defineProperty;
+    Object.defineProperty = ((target: object, key: PropertyKey, descriptor: PropertyDescriptor) => {
+      // zod gives every schema (and check) its internals as a `_zod` property (zod/v4/core).
+      if (key === '_zod') built.push(String((descriptor.value as { def?: { type?: string } })?.def?.type));
+      return original(target, key, descriptor);
+    }) as typeof Object.defineProperty;
+
+    // Act
+    try {
+      const config = await import('#functions/runtime/config.ts');
+      const queue = await import('#functions/runtime/route-queue.ts');
+      config.loadConfig(validEnv);
+      queue.routeQueueSettings({
+        QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route.fifo',
+        DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route-dlq.fifo',
+        MAX_RECEIVE_COUNT: '50',
+        MAX_ATTEMPTS: '5',
+        QUEUE_RETENTION_SECONDS: '1209600',
+      });
+    } finally {
+      Object.defineProperty = original;
+    }
+
+    // Assess: the two lazy JSON-setting schemas and the provisioning URLs' small object, where the
+    // environment built as schemas was some 350 objects
+    expect(built.length).toBeGreaterThan(0);
+    expect(built.length).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('routeQueueSettings', () => {
+  it('names every missing or bad variable in one error', () => {
+    // Act
+    const error = errorOf(() =>
+      routeQueueSettings({
+        QUEUE_URL: 'not a url',
+        MAX_RECEIVE_COUNT: '0',
+        MAX_ATTEMPTS: '7',
+        QUEUE_RETENTION_SECONDS: 'x',
+      }),
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toContain('- QUEUE_URL must be a queue URL');
+    expect(error.message).toContain(
+      '- DEAD_LETTER_QUEUE_URL is required (URL of the route dead-letter queue)',
+    );
+    expect(error.message).toContain('- MAX_RECEIVE_COUNT must be at least 1');
+    expect(error.message).toContain('- QUEUE_RETENTION_SECONDS must be a whole number');
+    expect(error.message).not.toContain('MAX_ATTEMPTS');
   });
 });
