@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createRequestBudget } from '#functions/store/request-budget.ts';
-import type { Store } from '#functions/store/store.ts';
+import { createStore, type Store } from '#functions/store/store.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median } from './stats.ts';
 
@@ -29,7 +28,7 @@ export async function measureRequestBudgetCost(
     endpoint: environment.runtime.dynamoEndpoint,
     credentials: { accessKeyId: 'AKIABENCHBUDGET', secretAccessKey: 'bench' },
   });
-  const store: Store = { doc: DynamoDBDocumentClient.from(client), tableName: environment.runtime.tableName };
+  const store: Store = createStore({ client, tableName: environment.runtime.tableName });
   try {
     return await measureWith(store, takes, workers);
   } finally {

@@ -5,12 +5,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
 import { idempotencyPersistenceOptions } from '#functions/store/table.ts';
 
@@ -67,11 +66,7 @@ export function stackFloorWarmHandler(options: {
     {
       // The connector's own persistence options, under a scope of its own (no collision).
       persistenceStore: new DynamoDBPersistenceLayer(
-        idempotencyPersistenceOptions(
-          options.tableName,
-          'BenchStackFloor',
-          dynamoDbDocumentClient() as unknown as DynamoDBClient,
-        ),
+        idempotencyPersistenceOptions(options.tableName, 'BenchStackFloor', dynamoDbClient()),
       ),
       config: idempotencyConfig,
       keyPrefix: 'BenchStackFloor',

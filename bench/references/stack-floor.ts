@@ -15,13 +15,11 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 
 const dynamo = new DynamoDBClient({});
-const documents = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
 const events = new EventBridgeClient({});
 const secrets = new SecretsManagerClient({});
 const logger = new Logger();
@@ -57,7 +55,7 @@ const work = makeIdempotent(
   {
     persistenceStore: new DynamoDBPersistenceLayer({
       tableName,
-      awsSdkV3Client: documents as unknown as DynamoDBClient,
+      awsSdkV3Client: dynamo,
       keyAttr: 'pk',
       sortKeyAttr: 'sk',
     }),

@@ -18,7 +18,6 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
@@ -26,7 +25,7 @@ import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed
 import * as syncFailed from '#functions/contracts/outbound/sync-failed.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createPublisher, outboundContractsOf } from '#functions/publisher/publisher.ts';
-import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
 import { PARSED_ONCE } from '#functions/runtime/env-text.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
@@ -92,16 +91,10 @@ const publisher = createPublisher({
   busName: config.EVENT_BUS_NAME,
   source: config.OUTBOUND_SOURCE,
 });
-// Idempotency records in the table, one partition per purpose. The document client sends plain
-// DynamoDB commands unchanged (route-handler.ts does the same).
+// Idempotency records in the table, one partition per purpose, through the shared low-level client
+// (route-handler.ts does the same).
 const persistenceOf = (scope: string) =>
-  new DynamoDBPersistenceLayer(
-    idempotencyPersistenceOptions(
-      config.TABLE_NAME,
-      scope,
-      dynamoDbDocumentClient() as unknown as DynamoDBClient,
-    ),
-  );
+  new DynamoDBPersistenceLayer(idempotencyPersistenceOptions(config.TABLE_NAME, scope, dynamoDbClient()));
 const idempotencyConfig = new IdempotencyConfig({
   eventKeyJmesPath: 'eventId',
   throwOnNoIdempotencyKey: true,

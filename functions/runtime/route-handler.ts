@@ -9,7 +9,6 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as syncFailedContract from '#functions/contracts/outbound/sync-failed.ts';
@@ -288,15 +287,10 @@ export function createRouteHandler<K extends InboundDetailType>(
       throwOnNoIdempotencyKey: true,
       expiresAfterSeconds: dependencies.config.idempotencyTtlSeconds,
     });
-    // Idempotency records live in the store's table, reached through the store's own client, so
-    // they can never point at another endpoint or table than the state they protect. The document
-    // client sends plain DynamoDB commands unchanged; only its own commands are (un)marshalled.
+    // Idempotency records live in the store's table, reached through the store's own low-level
+    // client, so they can never point at another endpoint or table than the state they protect.
     const persistenceStore = new DynamoDBPersistenceLayer(
-      idempotencyPersistenceOptions(
-        dependencies.store.tableName,
-        detailType,
-        dependencies.store.doc as unknown as DynamoDBClient,
-      ),
+      idempotencyPersistenceOptions(dependencies.store.tableName, detailType, dependencies.store.doc.client),
     );
     // The unit made idempotent is "use case + publish": a publish failure re-runs the use case,
     // whose creates are guarded in the store, so its events are never lost.

@@ -1,11 +1,11 @@
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // Ships with lib-dynamodb (its marshaller); the document client does not unmarshall error payloads.
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DocumentClient } from '#functions/runtime/clients/document-client.ts';
 
 /** The state repository's handle: every repository function takes it as its first argument. */
 export interface Store {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocumentClient;
   readonly tableName: string;
 }
 
@@ -16,7 +16,7 @@ export interface CreateStoreOptions {
 }
 
 export function createStore({ tableName, client }: CreateStoreOptions): Store {
-  const doc = DynamoDBDocumentClient.from(client ?? new DynamoDBClient({}), {
+  const doc = new DocumentClient(client ?? new DynamoDBClient({}), {
     // Optional fields of domain objects arrive as undefined; DynamoDB rejects them otherwise.
     marshallOptions: { removeUndefinedValues: true },
   });
