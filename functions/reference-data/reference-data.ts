@@ -12,6 +12,7 @@ import {
   type StateEntry,
   stateEntry,
 } from '#functions/contracts/outbound/reference-data.ts';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
@@ -180,7 +181,12 @@ interface Cached<T> {
 async function cachedList<T>(
   cache: CacheSettings,
   kind: ReferenceCacheKind,
-  schema: { safeParse(value: unknown): { success: true; data: T[] } | { success: false } },
+  schema: {
+    safeParse(
+      value: unknown,
+      options?: { jitless?: boolean },
+    ): { success: true; data: T[] } | { success: false };
+  },
   read: () => Promise<T[]>,
   options: { fresh?: boolean } = {},
 ): Promise<Cached<T>> {
@@ -191,7 +197,7 @@ async function cachedList<T>(
         now: cache.now(),
       });
   if (hit) {
-    const parsed = schema.safeParse(hit.entries);
+    const parsed = schema.safeParse(hit.entries, parseTier(schema));
     if (parsed.success) return { entries: parsed.data, fetchedAt: hit.fetchedAt };
   }
   const fetchedAt = cache.now();

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { describeIssues } from '#functions/contracts/issues.ts';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   InvalidRequestError,
   QueryLimitReachedError,
@@ -704,7 +705,7 @@ function validId(id: number, name: string): number {
 }
 
 function validInput<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, parseTier(schema));
   if (!result.success)
     throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error.issues)}`);
   return result.data;

@@ -1,3 +1,4 @@
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   OutcomeUnknownError,
   ResponseShapeError,
@@ -157,7 +158,7 @@ export function createProvisioningClient(dependencies: ProvisioningDependencies)
 }
 
 function unwrapEnvelope(body: unknown, operation: string): unknown {
-  const result = provisioningEnvelopeSchema.safeParse(body);
+  const result = provisioningEnvelopeSchema.safeParse(body, parseTier(provisioningEnvelopeSchema));
   if (!result.success) {
     throw new ResponseShapeError(
       `${operation}: the answer is not the provisioning envelope {success, data, error}`,

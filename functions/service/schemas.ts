@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isoDateTime } from '#functions/contracts/date-time.ts';
 import { describeIssues } from '#functions/contracts/issues.ts';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { ResponseShapeError } from '#functions/domain/errors.ts';
 
 /**
@@ -54,7 +55,7 @@ function lenientJsonObject<T extends z.ZodType<Record<string, unknown>>>(schema:
           return unparsed;
         }
       }
-      const parsed = schema.safeParse(decoded);
+      const parsed = schema.safeParse(decoded, parseTier(schema));
       return parsed.success ? parsed.data : unparsed;
     });
 }
@@ -89,7 +90,7 @@ export function parseResponse<T extends z.ZodType>(
   context: string,
   at: readonly PropertyKey[] = [],
 ): z.output<T> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, parseTier(schema));
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] }));
     throw new ResponseShapeError(

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { awardKey } from './keys.ts';
 import { epochSeconds, type Store } from './store.ts';
 
@@ -22,7 +23,7 @@ export async function getCachedAward(
     new GetCommand({ TableName: store.tableName, Key: awardKey(hostname, awardCode) }),
   );
   if (!Item) return undefined;
-  const cached = cachedSchema.parse(Item);
+  const cached = cachedSchema.parse(Item, parseTier(cachedSchema));
   return cached.ttl > epochSeconds(now) ? cached.entry : undefined;
 }
 

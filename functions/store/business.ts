@@ -5,6 +5,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { type Claim, claimMarker, releaseMarker, writeIfConditionHolds } from './claims.ts';
 import { DEFAULT_DRIFT_EVERY_HOURS, nextDriftCheck } from './drift-schedule.ts';
 import { businessKey, driftShardOf, hostnameKey, trialShardOf, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
@@ -62,14 +63,14 @@ export async function getBusiness(store: Store, accountId: string): Promise<Busi
   const { Item } = await store.doc.send(
     new GetCommand({ TableName: store.tableName, Key: businessKey(accountId), ConsistentRead: true }),
   );
-  return Item ? businessSchema.parse(Item) : undefined;
+  return Item ? businessSchema.parse(Item, parseTier(businessSchema)) : undefined;
 }
 
 export async function getAccountByHostname(store: Store, hostname: string): Promise<string | undefined> {
   const { Item } = await store.doc.send(
     new GetCommand({ TableName: store.tableName, Key: hostnameKey(hostname), ConsistentRead: true }),
   );
-  return Item ? hostnameSchema.parse(Item).accountId : undefined;
+  return Item ? hostnameSchema.parse(Item, parseTier(hostnameSchema)).accountId : undefined;
 }
 
 export type SignupClaim = Claim<BusinessRecord>;
@@ -95,7 +96,10 @@ export async function claimSignup(
       attempts: 1,
       claimedAt: normalizeTimestamp(claim.at ?? new Date()),
     },
-    { parse: (item) => businessSchema.parse(item), read: () => getBusiness(store, claim.accountId) },
+    {
+      parse: (item) => businessSchema.parse(item, parseTier(businessSchema)),
+      read: () => getBusiness(store, claim.accountId),
+    },
   );
   if (outcome.claimed) return outcome;
   const { existing } = outcome;
@@ -118,7 +122,7 @@ async function countSignupAttempt(store: Store, pending: BusinessRecord): Promis
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return businessSchema.parse(Attributes);
+    return businessSchema.parse(Attributes, parseTier(businessSchema));
   } catch (error) {
     if (!isConditionalCheckFailure(error)) throw error;
     // The claim moved on (provisioned, unconfirmed or released) meanwhile: report what it is now.

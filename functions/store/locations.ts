@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   type Claim,
   claimMarker,
@@ -56,7 +57,7 @@ export async function getLocation(
       ConsistentRead: true,
     }),
   );
-  return Item ? locationSchema.parse(Item) : undefined;
+  return Item ? locationSchema.parse(Item, parseTier(locationSchema)) : undefined;
 }
 
 /**
@@ -82,7 +83,10 @@ export async function claimLocationCreate(
       claimedAt: normalizeTimestamp(intent.at ?? new Date()),
       areas: {},
     },
-    { parse: (item) => locationSchema.parse(item), read: () => getLocation(store, hostname, locationRef) },
+    {
+      parse: (item) => locationSchema.parse(item, parseTier(locationSchema)),
+      read: () => getLocation(store, hostname, locationRef),
+    },
   );
 }
 
@@ -208,7 +212,7 @@ export function listLocations(store: Store, hostname: string): Promise<LocationR
       ExpressionAttributeValues: { ':pk': installPartition(hostname), ':prefix': LOCATION_PREFIX },
       ConsistentRead: true,
     },
-    (item) => locationSchema.parse(item),
+    (item) => locationSchema.parse(item, parseTier(locationSchema)),
   );
 }
 

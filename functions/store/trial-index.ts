@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { allTrialShards } from './keys.ts';
 import { type DuePage, type DueQueryOptions, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
@@ -28,7 +29,10 @@ const trialIndex: ShardedDueIndex<DueTrial> = {
   shards: allTrialShards(),
   dueAttribute: 'trialEndsAt',
   read: (item) => {
-    const { accountId, hostname, trialEndDate, region, trialEndsAt } = trialSchema.parse(item);
+    const { accountId, hostname, trialEndDate, region, trialEndsAt } = trialSchema.parse(
+      item,
+      parseTier(trialSchema),
+    );
     return { due: trialEndsAt, accountId, value: { accountId, hostname, trialEndDate, region } };
   },
 };

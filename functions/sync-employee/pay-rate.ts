@@ -1,4 +1,5 @@
 import type { PayRate } from '#functions/contracts/inbound/employee-changed.ts';
+import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   type CreateOutcome,
   certainlyNotCreated,
@@ -212,7 +213,7 @@ async function libraryEntry(context: PayRateContext, awardCode: string): Promise
   const { store, install } = context;
   const cached = await getCachedAward(store, install.hostname, awardCode, context.at());
   if (cached !== undefined) {
-    const parsed = awardLibraryEntrySchema.safeParse(cached);
+    const parsed = awardLibraryEntrySchema.safeParse(cached, parseTier(awardLibraryEntrySchema));
     if (parsed.success) return parsed.data;
   }
   const listed = await install.listAwards();
