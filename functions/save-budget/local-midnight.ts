@@ -1,86 +1,90 @@
 /**
- * Unix seconds of the first instant of a calendar day in an IANA time zone, with Intl only (no
- * time-zone dependency). Offsets change at DST transitions, so the offset in force at midnight
- * is not known up front: both offsets around the day are tried and the earliest instant whose
- * local date is the requested day wins. That is local midnight, or, in zones whose clocks skip
- * midnight (e.g. America/Santiago springing 00:00 → 01:00), the first instant the day has.
+ * Unix seconds of the first instant of calendar days in an IANA time zone, without a time-zone
+ * dependency and without Intl's formatters.
+ *
+ * Local time comes from the `Date` object itself: the zone is made the process's time zone for
+ * the synchronous computation of a budget's days (`process.env.TZ`) and put back before anything
+ * else can run. Node re-reads the zone whenever TZ is assigned (nodejs/node#20026, Node 13) and
+ * supports canonical IANA names in it (Node's CLI docs, "TZ"), which is all `canonicalTimeZone`
+ * gives; V8 takes local time from ICU's zone data, the data Intl formats with, so the offsets are
+ * Intl's (test/flows/install/local-midnight.test.ts compares them over every zone this runtime
+ * lists). A formatter would cost the process's first `Intl.DateTimeFormat` (time-zone.ts) and a
+ * `formatToParts` per instant.
+ *
+ * Offsets change at DST transitions, so the offset in force at midnight is not known up front:
+ * both offsets around the day are tried and the earliest instant whose local date is the
+ * requested day wins. That is local midnight, or, in zones whose clocks skip midnight (e.g.
+ * America/Santiago springing 00:00 → 01:00), the first instant the day has.
  */
 
-import { timeZoneFormatter } from '#functions/contracts/time-zone.ts';
+import { canonicalTimeZone } from '#functions/contracts/time-zone.ts';
 import { DAY_MS } from '#functions/domain/time.ts';
 
-/** The zone's formatter; the BudgetSet contract has already refused an unknown zone. */
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  const formatter = timeZoneFormatter(timeZone);
-  if (formatter === undefined) throw new RangeError(`not an IANA time zone: ${timeZone}`);
-  return formatter;
-}
-
-interface LocalTime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-function localTimeAt(instantMs: number, timeZone: string): LocalTime {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(new Date(instantMs))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+/** Runs `work` with `timeZone` as the process's local time zone, and puts the previous one back. */
+function inTimeZone<T>(timeZone: string, work: () => T): T {
+  const zone = canonicalTimeZone(timeZone);
+  // The BudgetSet contract has already refused a name that is no zone.
+  if (zone === undefined) throw new RangeError(`not an IANA time zone: ${timeZone}`);
+  const previous = process.env['TZ'];
+  process.env['TZ'] = zone;
+  try {
+    return work();
+  } finally {
+    if (previous === undefined) delete process.env['TZ'];
+    else process.env['TZ'] = previous;
   }
-  return {
-    year: parts['year'] ?? 0,
-    month: parts['month'] ?? 0,
-    day: parts['day'] ?? 0,
-    hour: parts['hour'] ?? 0,
-    minute: parts['minute'] ?? 0,
-    second: parts['second'] ?? 0,
-  };
 }
 
-/**
- * Offsets already computed, by zone and instant. `formatToParts` is the costliest step of a budget
- * (two per day); the days of one budget share instants (a day's "after", the wall midnight of the
- * next day, is the "before" of the day after that: a week asks 9 instants, not 14), and partners
- * send the same weeks again as budgets change. An offset at an instant
- * never changes while the process runs (its time-zone data is fixed), so the memo cannot go stale.
- * Bounded: cleared when full.
- */
-const offsets = new Map<string, number>();
-const MAX_REMEMBERED_OFFSETS = 4096;
-
-/** Local wall time minus UTC at that instant, in milliseconds (UTC-5 → -18 000 000). */
-export function utcOffsetMs(instantMs: number, timeZone: string): number {
-  const key = `${timeZone} ${instantMs}`;
-  const known = offsets.get(key);
-  if (known !== undefined) return known;
-  const local = localTimeAt(instantMs, timeZone);
-  const wallAsUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
-  const offset = wallAsUtc - Math.floor(instantMs / 1000) * 1000;
-  if (offsets.size >= MAX_REMEMBERED_OFFSETS) offsets.clear();
-  offsets.set(key, offset);
-  return offset;
+/** Local wall time minus UTC at that instant, in ms, in the process's current zone. */
+function localOffsetMs(instantMs: number): number {
+  const local = new Date(instantMs);
+  const wallAsUtc = Date.UTC(
+    local.getFullYear(),
+    local.getMonth(),
+    local.getDate(),
+    local.getHours(),
+    local.getMinutes(),
+    local.getSeconds(),
+  );
+  return wallAsUtc - Math.floor(instantMs / 1000) * 1000;
 }
 
-/** `date` is YYYY-MM-DD (already validated by the inbound contract). */
-export function localMidnightUnixSeconds(date: string, timeZone: string): number {
+function localMidnightMs(date: string): number {
   const [year = 0, month = 0, day = 0] = date.split('-').map(Number);
   const wallMidnightAsUtc = Date.UTC(year, month - 1, day);
-  const before = utcOffsetMs(wallMidnightAsUtc - DAY_MS, timeZone);
-  const after = utcOffsetMs(wallMidnightAsUtc + DAY_MS, timeZone);
+  const before = localOffsetMs(wallMidnightAsUtc - DAY_MS);
+  const after = localOffsetMs(wallMidnightAsUtc + DAY_MS);
   // The same offset a day before and a day after: no transition in between (no zone changes its
   // offset twice within 48 hours), so local midnight is wall midnight minus it.
-  if (before === after) return (wallMidnightAsUtc - before) / 1000;
+  if (before === after) return wallMidnightAsUtc - before;
   const candidates = [before, after]
     .map((offset) => wallMidnightAsUtc - offset)
     .filter((instant) => {
-      const local = localTimeAt(instant, timeZone);
-      return local.year === year && local.month === month && local.day === day;
+      const local = new Date(instant);
+      return local.getFullYear() === year && local.getMonth() === month - 1 && local.getDate() === day;
     })
     .sort((a, b) => a - b);
   const first = candidates[0];
-  if (first === undefined) throw new RangeError(`cannot place ${date} in time zone ${timeZone}`);
-  return first / 1000;
+  if (first === undefined) throw new RangeError(`cannot place ${date} in its time zone`);
+  return first;
+}
+
+/** Local wall time minus UTC at that instant in `timeZone`, in milliseconds (UTC-5 → -18 000 000). */
+export function utcOffsetMs(instantMs: number, timeZone: string): number {
+  return inTimeZone(timeZone, () => localOffsetMs(instantMs));
+}
+
+/**
+ * Runs `work` (synchronous) with `midnightOf`: the first instant of a day (YYYY-MM-DD, validated
+ * by the inbound contract) in `timeZone`, in unix seconds. The zone is set once for all the days.
+ */
+export function withLocalMidnights<T>(
+  timeZone: string,
+  work: (midnightOf: (date: string) => number) => T,
+): T {
+  return inTimeZone(timeZone, () => work((date) => localMidnightMs(date) / 1000));
+}
+
+export function localMidnightUnixSeconds(date: string, timeZone: string): number {
+  return inTimeZone(timeZone, () => localMidnightMs(date) / 1000);
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { canonicalTimeZone } from '#functions/contracts/time-zone.ts';
 import { localMidnightUnixSeconds, utcOffsetMs } from '#functions/save-budget/local-midnight.ts';
 
 const HOUR = 3600;
@@ -77,22 +78,120 @@ describe('localMidnightUnixSeconds', () => {
     );
   });
 
-  it("remembers an offset by zone and instant: the same instant in two zones, asked in turn, past the memo's bound", () => {
-    // Prepare: one instant, two zones whose offsets differ; then enough other instants to clear the memo.
+  it('gives each zone its own offset at one instant, in any order', () => {
+    // Prepare
     const instant = Date.UTC(2026, 5, 1);
-    const asked = () => [utcOffsetMs(instant, 'Asia/Kolkata'), utcOffsetMs(instant, 'America/New_York')];
 
     // Act
-    const first = asked();
-    const again = asked();
-    for (let day = 0; day < 5_000; day++) utcOffsetMs(instant + day * 86_400_000, 'UTC');
-    const afterClearing = asked();
+    const offsets = [
+      utcOffsetMs(instant, 'Asia/Kolkata'),
+      utcOffsetMs(instant, 'America/New_York'),
+      utcOffsetMs(instant, 'Asia/Kolkata'),
+    ];
 
-    // Assess: +5:30 and -4:00 every time.
-    expect([first, again, afterClearing]).toEqual([
-      [19_800_000, -14_400_000],
-      [19_800_000, -14_400_000],
-      [19_800_000, -14_400_000],
-    ]);
+    // Assess: +5:30 and -4:00.
+    expect(offsets).toEqual([19_800_000, -14_400_000, 19_800_000]);
+  });
+
+  it("agrees with Intl's formatting on every zone this runtime lists, 2020 to 2036", () => {
+    // Prepare: instants 29 days and 7 hours apart, so they fall at every hour of the day over the years
+    const instants: number[] = [];
+    for (let at = Date.UTC(2020, 0, 1); at < Date.UTC(2036, 0, 1); at += 29 * 86_400_000 + 7 * 3_600_000) {
+      instants.push(at);
+    }
+    const intlOffset = (formatter: Intl.DateTimeFormat, at: number) => {
+      const parts: Record<string, number> = {};
+      for (const part of formatter.formatToParts(new Date(at))) parts[part.type] = Number(part.value);
+      const wall = Date.UTC(
+        parts['year']!,
+        parts['month']! - 1,
+        parts['day']!,
+        parts['hour']!,
+        parts['minute']!,
+        parts['second']!,
+      );
+      return wall - Math.floor(at / 1000) * 1000;
+    };
+    const differences: string[] = [];
+
+    // Act
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      const formatter = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
+      for (const at of instants) {
+        if (utcOffsetMs(at, zone) !== intlOffset(formatter, at))
+          differences.push(`${zone} ${new Date(at).toISOString()}`);
+      }
+    }
+
+    // Assess
+    expect(differences).toEqual([]);
+  });
+
+  it('reads a zone named otherwise than canonically (an alias, another case) as Intl does', () => {
+    // Prepare
+    const july = Date.UTC(2026, 6, 1);
+
+    // Act & Assess: New York is at UTC-4 in July, whatever the spelling.
+    expect(utcOffsetMs(july, 'US/Eastern')).toBe(-14_400_000);
+    expect(utcOffsetMs(july, 'america/new_york')).toBe(-14_400_000);
+    expect(localMidnightUnixSeconds('2026-07-01', 'america/new_york')).toBe(Date.UTC(2026, 6, 1, 4) / 1000);
+  });
+
+  it("puts the process's own time zone back, set or unset, even when a day cannot be placed", () => {
+    // Prepare
+    const before = process.env['TZ'];
+    try {
+      // Act
+      process.env['TZ'] = 'Europe/Paris';
+      localMidnightUnixSeconds('2026-03-29', 'Australia/Sydney');
+      const whileSet = process.env['TZ'];
+      delete process.env['TZ'];
+      localMidnightUnixSeconds('2026-03-29', 'Australia/Sydney');
+      const whileUnset = process.env['TZ'];
+      process.env['TZ'] = 'Europe/Paris';
+      const refused = () => localMidnightUnixSeconds('2026-03-29', 'Mars/Olympus_Mons');
+
+      // Assess
+      expect(whileSet).toBe('Europe/Paris');
+      expect(whileUnset).toBeUndefined();
+      expect(refused).toThrow(RangeError);
+      expect(process.env['TZ']).toBe('Europe/Paris');
+      expect(new Date(Date.UTC(2026, 6, 1)).getTimezoneOffset()).toBe(-120);
+    } finally {
+      if (before === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = before;
+    }
+  });
+});
+
+describe('canonicalTimeZone', () => {
+  it('knows a listed zone and UTC without building a formatter, and asks Intl for any other name', () => {
+    // Prepare
+    const built = vi.spyOn(Intl, 'DateTimeFormat');
+
+    // Act
+    const listed = [canonicalTimeZone('Australia/Sydney'), canonicalTimeZone('UTC')];
+    const formattersForListed = built.mock.calls.length;
+    const others = [
+      canonicalTimeZone('US/Eastern'),
+      canonicalTimeZone('america/new_york'),
+      canonicalTimeZone('Mars/Olympus_Mons'),
+      canonicalTimeZone(''),
+    ];
+    built.mockRestore();
+
+    // Assess
+    expect(listed).toEqual(['Australia/Sydney', 'UTC']);
+    expect(formattersForListed).toBe(0);
+    expect(others).toEqual(['America/New_York', 'America/New_York', undefined, undefined]);
   });
 });
