@@ -113,7 +113,14 @@ const MAX_RACES = 4;
 export interface RequestBudgetOptions {
   store: Store;
   settings: RequestBudgetSettings;
-  /** @default Date.now */
+  /**
+   * Epoch milliseconds, to a fraction of one. @default the wall clock at process start plus the
+   * monotonic clock since (`performance.timeOrigin + performance.now()`): takers of one idle
+   * bucket within the same millisecond would otherwise read the same instant, and the later would
+   * find the first's interval still ahead (at high rates, an interval is a fraction of a
+   * millisecond) and need a second update. Lambdas compare this clock with each other's through
+   * the table, as they did Date.now (skew: see above).
+   */
   now?: () => number;
   /** @default setTimeout-based sleep */
   sleep?: (ms: number) => Promise<void>;
@@ -129,7 +136,7 @@ interface Bucket {
 
 export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
   const { store, settings } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => performance.timeOrigin + performance.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // The last `tat` seen per bucket: picks which update to try first (busy or idle).
   const lastSeen = new Map<string, number>();

@@ -181,4 +181,23 @@ describe('the shared request budget (GCRA in the table)', () => {
       { scope: sparseScope, endedAt: sparse.clock.now, waitedMs: 0, throttledForMs: 4000 },
     ]);
   });
+
+  it('reads its own clock to fractions of a millisecond, so takers within one millisecond read different instants', async () => {
+    // Prepare: a budget on its default clock, a bucket far from its limit
+    const takes: BudgetTake[] = [];
+    const budget = createRequestBudget({
+      store,
+      settings: { provisioning: null, install: { ratePerSecond: 10_000, burst: 10 } },
+      onTake: (take) => takes.push(take),
+    });
+    const scope = newScope();
+
+    // Act
+    for (let index = 0; index < 5; index++) await budget.take(scope);
+
+    // Assess: one update each, at instants that are not whole milliseconds (Date.now's are)
+    expect(takes.map((take) => take.requests)).toEqual([1, 1, 1, 1, 1]);
+    expect(takes.some((take) => !Number.isInteger(take.endedAt))).toBe(true);
+    expect(Math.abs((takes.at(-1)?.endedAt ?? 0) - Date.now())).toBeLessThan(1000);
+  });
 });
