@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ConfigurationError } from '#functions/domain/errors.ts';
-import { EnvironmentReader, PARSED_ONCE } from '#functions/runtime/env-text.ts';
+import { EnvironmentReader, PARSED_ONCE, wholeNumberProblems } from '#functions/runtime/env-text.ts';
 import {
   defaultServiceAssumptions,
   type ServiceAssumptions,
@@ -86,7 +86,6 @@ const provisioningUrlsSchema = z.lazy(() => {
 });
 
 const PARTNER_NAME_SHAPE = /^[A-Za-z0-9._-]+$/;
-const WHOLE_DAYS = /^\d+$/;
 const RESOURCE_NAME = /^([A-Za-z][A-Za-z0-9_]*)?$/;
 const HOUR_BUDGET_TYPES = ['budget_StaffHour', 'budget_hour'] as const;
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -104,12 +103,13 @@ function jsonSetting<T extends z.ZodType>(
   name: string,
   text: string,
   schema: T,
+  notJson = 'is not valid JSON',
 ): z.output<T> | undefined {
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch {
-    reader.problem(name, 'is not valid JSON');
+    reader.problem(name, notJson);
     return undefined;
   }
   const parsed = schema.safeParse(document, PARSED_ONCE);
@@ -128,11 +128,14 @@ function trialThresholds(reader: EnvironmentReader, name: string): number[] {
   const parts = (reader.text(name) ?? '7,3,1').split(',').map((part) => part.trim());
   const days: number[] = [];
   for (const [index, part] of parts.entries()) {
-    const where = `item ${index + 1}`;
-    if (!WHOLE_DAYS.test(part)) reader.problem(name, 'must be a comma-separated list of whole days', where);
-    else if (Number(part) < 1) reader.problem(name, 'days must be at least 1', where);
-    else if (Number(part) > 365) reader.problem(name, 'must be at most 365 days', where);
-    else days.push(Number(part));
+    const problems = wholeNumberProblems(part, {
+      max: 365,
+      notWhole: 'must be a comma-separated list of whole days',
+      belowMin: 'days must be at least 1',
+      aboveMax: 'Too big: expected number to be <=365',
+    });
+    for (const problem of problems) reader.problem(name, problem, `item ${index + 1}`);
+    if (problems.length === 0) days.push(Number(part));
   }
   // Thresholds are announced from the largest down; duplicates would announce twice.
   return [...new Set(days)].sort((a, b) => b - a);
@@ -242,7 +245,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
       ? defaultRequestBudgetSettings()
       : budgetText === 'off'
         ? null
-        : jsonSetting(reader, 'REQUEST_BUDGET', budgetText, requestBudgetSettingsSchema);
+        : // JSON null is "none" too, as "off" is.
+          jsonSetting(
+            reader,
+            'REQUEST_BUDGET',
+            budgetText,
+            requestBudgetSettingsSchema.nullable(),
+            'is not valid JSON (or "off")',
+          );
   // JSON of the open behaviours the client assumes (service/assumptions.ts); unset: the defaults.
   const assumptionsText = reader.text('SERVICE_ASSUMPTIONS');
   const serviceAssumptions =
@@ -253,15 +263,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
   const markerText = reader.text('REPLAY_MARKER_TTL_SECONDS');
   let replayMarkerTtlSeconds: number | undefined;
   if (markerText !== undefined) {
-    if (!/^\d+$/.test(markerText)) {
-      reader.problem('REPLAY_MARKER_TTL_SECONDS', 'must be a whole number of seconds');
-    } else if (Number(markerText) < 1) {
-      reader.problem('REPLAY_MARKER_TTL_SECONDS', 'must be at least 1 second');
-    } else if (Number(markerText) > 315_360_000) {
-      reader.problem('REPLAY_MARKER_TTL_SECONDS', 'must be at most 10 years');
-    } else {
-      replayMarkerTtlSeconds = Number(markerText);
-    }
+    const problems = wholeNumberProblems(markerText, {
+      max: 315_360_000,
+      notWhole: 'must be a whole number of seconds',
+      belowMin: 'Too small: expected number to be >=1',
+      aboveMax: 'must be at most 10 years',
+    });
+    for (const problem of problems) reader.problem('REPLAY_MARKER_TTL_SECONDS', problem);
+    if (problems.length === 0) replayMarkerTtlSeconds = Number(markerText);
   }
   const metricsBulkThreshold = reader.wholeNumber('METRICS_BULK_THRESHOLD', 31, 366);
   const referenceCacheMaxAgeSeconds = reader.wholeNumber(
@@ -279,7 +288,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
   const metricsNamespace = reader.text('POWERTOOLS_METRICS_NAMESPACE') ?? 'WorkforceConnector';
   const logLevel = (reader.text('POWERTOOLS_LOG_LEVEL') ?? 'INFO').toUpperCase();
   if (!isOneOf(LOG_LEVELS, logLevel)) {
-    reader.problem('POWERTOOLS_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+    reader.problem(
+      'POWERTOOLS_LOG_LEVEL',
+      `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}`,
+    );
   }
 
   if (

@@ -64,28 +64,52 @@ export class EnvironmentReader {
     return this.problems.size === 0;
   }
 
-  /** One line per bad variable: `NAME message; message`, joined by `separator`. */
+  /** One entry per bad variable, `NAME message; message`, joined by `separator`. */
   describe(separator: string): string {
     return [...this.problems].map(([name, messages]) => `${name} ${messages.join('; ')}`).join(separator);
   }
 
+  /** One entry per problem, `NAME message`, joined by `separator`. */
+  describeEach(separator: string): string {
+    return [...this.problems]
+      .flatMap(([name, messages]) => messages.map((message) => `${name} ${message}`))
+      .join(separator);
+  }
+
   private checkedWholeNumber(name: string, value: string, max: number): number {
-    const problem = wholeNumberProblem(value, 1, max);
-    if (problem !== undefined) {
-      this.problem(name, problem);
-      return 0;
-    }
-    return Number(value);
+    const problems = wholeNumberProblems(value, { max });
+    for (const problem of problems) this.problem(name, problem);
+    return problems.length > 0 ? 0 : Number(value);
   }
 }
 
-/** What is wrong with `value` as a whole number from `min` to `max` written as text, if anything. */
-export function wholeNumberProblem(value: string, min: number, max: number): string | undefined {
-  if (!/^\d+$/.test(value)) return 'must be a whole number';
+export interface WholeNumberRules {
+  /** @default 1 */
+  readonly min?: number;
+  readonly max: number;
+  /** @default 'must be a whole number' */
+  readonly notWhole?: string;
+  /** @default `must be at least ${min}` */
+  readonly belowMin?: string;
+  /** @default `must be at most ${max}` */
+  readonly aboveMax?: string;
+}
+
+/**
+ * What is wrong with `value` as a whole number written as text, in the order (and with the
+ * messages) the zod schemas these readers replaced gave: not digits; then not a safe integer (a
+ * number past 2^53), under the minimum, over the maximum, each that applies.
+ */
+export function wholeNumberProblems(value: string, rules: WholeNumberRules): string[] {
+  const { min = 1, max } = rules;
+  if (!/^\d+$/.test(value)) return [rules.notWhole ?? 'must be a whole number'];
   const number = Number(value);
-  if (number < min) return `must be at least ${min}`;
-  if (number > max) return `must be at most ${max}`;
-  return undefined;
+  const problems: string[] = [];
+  if (!Number.isSafeInteger(number))
+    problems.push(`Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`);
+  if (number < min) problems.push(rules.belowMin ?? `must be at least ${min}`);
+  if (number > max) problems.push(rules.aboveMax ?? `must be at most ${max}`);
+  return problems;
 }
 
 /**

@@ -69,7 +69,7 @@ export function routeQueueSettings(env: NodeJS.ProcessEnv = process.env): RouteQ
   };
   if (!reader.ok) {
     throw new ConfigurationError(
-      `invalid route queue configuration, cold start aborted:\n  - ${reader.describe('\n  - ')}`,
+      `invalid route queue configuration, cold start aborted:\n  - ${reader.describeEach('\n  - ')}`,
     );
   }
   return settings;

@@ -305,6 +305,43 @@ describe('loadConfig', () => {
     expect(error.message).toContain('- HTTP_TIMEOUT_MS must be at most 900000');
   });
 
+  it('gives the messages the schema-built environment gave (as read from it before the change)', () => {
+    // Prepare: each variable's text, and the line the cold start's error had for it
+    const cases = [
+      ['REQUEST_BUDGET', '{nope', 'REQUEST_BUDGET is not valid JSON (or "off")'],
+      ['REQUEST_BUDGET', '[]', 'REQUEST_BUDGET Invalid input: expected object, received array'],
+      [
+        'TRIAL_THRESHOLDS_DAYS',
+        '7,0,400',
+        'TRIAL_THRESHOLDS_DAYS item 2: days must be at least 1; item 3: Too big: expected number to be <=365',
+      ],
+      ['REPLAY_MARKER_TTL_SECONDS', '0', 'REPLAY_MARKER_TTL_SECONDS Too small: expected number to be >=1'],
+      [
+        'POWERTOOLS_LOG_LEVEL',
+        'loud',
+        'POWERTOOLS_LOG_LEVEL Invalid option: expected one of "TRACE"|"DEBUG"|"INFO"|"WARN"|"ERROR"|"CRITICAL"|"SILENT"',
+      ],
+      [
+        'HTTP_TIMEOUT_MS',
+        '99999999999999999999',
+        'HTTP_TIMEOUT_MS Too big: expected int to be <=9007199254740991; must be at most 900000',
+      ],
+    ] as const;
+
+    for (const [variable, text, line] of cases) {
+      // Act
+      const error = errorOf(() => loadConfig({ ...validEnv, [variable]: text }));
+
+      // Assess
+      expect(error.message).toBe(`invalid function configuration, cold start aborted:\n  - ${line}`);
+    }
+  });
+
+  it('reads REQUEST_BUDGET null as none, as "off"', () => {
+    // Act & Assess
+    expect(loadConfig({ ...validEnv, REQUEST_BUDGET: 'null' }).requestBudget).toBeNull();
+  });
+
   it('builds no schema for the plain variables of a cold start (only the provisioning URLs document)', async () => {
     // Prepare: count the zod schema objects built while the modules load and the environment is read
     vi.resetModules();
@@ -360,5 +397,23 @@ describe('routeQueueSettings', () => {
     expect(error.message).toContain('- MAX_RECEIVE_COUNT must be at least 1');
     expect(error.message).toContain('- QUEUE_RETENTION_SECONDS must be a whole number');
     expect(error.message).not.toContain('MAX_ATTEMPTS');
+  });
+
+  it('names each problem of a variable on a line of its own', () => {
+    // Act
+    const error = errorOf(() =>
+      routeQueueSettings({
+        QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route.fifo',
+        DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route-dlq.fifo',
+        MAX_RECEIVE_COUNT: '50',
+        MAX_ATTEMPTS: '99999999999999999999',
+        QUEUE_RETENTION_SECONDS: '1209600',
+      }),
+    );
+
+    // Assess
+    expect(error.message).toBe(
+      'invalid route queue configuration, cold start aborted:\n  - MAX_ATTEMPTS Too big: expected int to be <=9007199254740991\n  - MAX_ATTEMPTS must be at most 100',
+    );
   });
 });
