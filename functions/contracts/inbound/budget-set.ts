@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { accountId, calendarDate, positiveId, refuseRepeats, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
-import { canonicalTimeZone } from '../time-zone.ts';
+import { isTimeZone } from '../time-zone.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
 export const source = DEFAULT_INBOUND_SOURCE;
@@ -21,7 +21,7 @@ export const schema = z
       .string()
       .min(1)
       .max(64)
-      .refine((zone) => canonicalTimeZone(zone) !== undefined, { message: 'not an IANA time zone' })
+      .refine(isTimeZone, { message: 'not an IANA time zone' })
       .default('UTC'),
     days: z
       .array(

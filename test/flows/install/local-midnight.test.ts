@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { canonicalTimeZone } from '#functions/contracts/time-zone.ts';
+import { isListedTimeZone, isTimeZone } from '#functions/contracts/time-zone.ts';
 import { localMidnightUnixSeconds, utcOffsetMs } from '#functions/save-budget/local-midnight.ts';
 
 const HOUR = 3600;
@@ -146,6 +146,28 @@ describe('localMidnightUnixSeconds', () => {
     expect(localMidnightUnixSeconds('2026-07-01', 'america/new_york')).toBe(Date.UTC(2026, 6, 1, 4) / 1000);
   });
 
+  it('reads a UTC-offset zone through Intl where the runtime accepts one (Node 22 and later), and refuses it where not', () => {
+    // Prepare
+    const accepted = (() => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: '+05:30' });
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+
+    // Act
+    const valid = isTimeZone('+05:30');
+
+    // Assess: the process's TZ cannot take an offset (it would read UTC), so Intl reads it
+    expect(valid).toBe(accepted);
+    if (accepted) {
+      expect(isListedTimeZone('+05:30')).toBe(false);
+      expect(localMidnightUnixSeconds('2026-01-15', '+05:30')).toBe(Date.UTC(2026, 0, 14, 18, 30) / 1000);
+    }
+  });
+
   it("puts the process's own time zone back, set or unset, even when a day cannot be placed", () => {
     // Prepare
     const before = process.env['TZ'];
@@ -158,12 +180,13 @@ describe('localMidnightUnixSeconds', () => {
       localMidnightUnixSeconds('2026-03-29', 'Australia/Sydney');
       const whileUnset = process.env['TZ'];
       process.env['TZ'] = 'Europe/Paris';
-      const refused = () => localMidnightUnixSeconds('2026-03-29', 'Mars/Olympus_Mons');
+      // Not a day: it cannot be placed, and the error is thrown while Sydney is the process's zone.
+      const unplaceable = () => localMidnightUnixSeconds('not-a-day', 'Australia/Sydney');
 
       // Assess
       expect(whileSet).toBe('Europe/Paris');
       expect(whileUnset).toBeUndefined();
-      expect(refused).toThrow(RangeError);
+      expect(unplaceable).toThrow(/cannot place/);
       expect(process.env['TZ']).toBe('Europe/Paris');
       expect(new Date(Date.UTC(2026, 6, 1)).getTimezoneOffset()).toBe(-120);
     } finally {
@@ -173,25 +196,27 @@ describe('localMidnightUnixSeconds', () => {
   });
 });
 
-describe('canonicalTimeZone', () => {
-  it('knows a listed zone and UTC without building a formatter, and asks Intl for any other name', () => {
+describe('time zone names', () => {
+  it('knows a listed zone and UTC without building a formatter, and asks Intl about any other name', () => {
     // Prepare
     const built = vi.spyOn(Intl, 'DateTimeFormat');
 
     // Act
-    const listed = [canonicalTimeZone('Australia/Sydney'), canonicalTimeZone('UTC')];
+    const listed = [isTimeZone('Australia/Sydney'), isTimeZone('UTC')];
     const formattersForListed = built.mock.calls.length;
     const others = [
-      canonicalTimeZone('US/Eastern'),
-      canonicalTimeZone('america/new_york'),
-      canonicalTimeZone('Mars/Olympus_Mons'),
-      canonicalTimeZone(''),
+      isTimeZone('US/Eastern'),
+      isTimeZone('america/new_york'),
+      isTimeZone('Mars/Olympus_Mons'),
+      isTimeZone(''),
     ];
+    const formattersForOthers = built.mock.calls.length - formattersForListed;
     built.mockRestore();
 
     // Assess
-    expect(listed).toEqual(['Australia/Sydney', 'UTC']);
+    expect(listed).toEqual([true, true]);
     expect(formattersForListed).toBe(0);
-    expect(others).toEqual(['America/New_York', 'America/New_York', undefined, undefined]);
+    expect(others).toEqual([true, true, false, false]);
+    expect(formattersForOthers).toBeGreaterThan(0);
   });
 });
