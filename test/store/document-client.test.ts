@@ -118,6 +118,14 @@ const commands = [
       Limit: 100,
     }),
   () => new ScanCommand({ TableName: 't', ExclusiveStartKey: { pk: 'a', sk: 'b' } }),
+  // A function where a value goes is left out, as lib-dynamodb leaves it out.
+  () =>
+    new UpdateCommand({
+      TableName: 't',
+      Key: { pk: 'a', sk: 'b', helper: () => 'x' },
+      UpdateExpression: 'SET n = :n',
+      ExpressionAttributeValues: { ':n': 1, ':unused': () => 2 },
+    } as never),
   () =>
     new TransactWriteCommand({
       TransactItems: [
@@ -242,6 +250,56 @@ describe('the store document client', () => {
 
     // Assess
     await expect(sent).rejects.toThrow(/does not declare its key paths/);
+    expect(wire.bodies).toEqual([]);
+  });
+
+  it('refuses a null where a map of values goes, as lib-dynamodb does', async () => {
+    // Prepare
+    const ours = wireAnswering({});
+    const theirs = wireAnswering({});
+    const get = () => new GetCommand({ TableName: 't', Key: null as never });
+
+    // Act
+    const mine = new DocumentClient(ours.client).send(get());
+    const reference = DynamoDBDocumentClient.from(theirs.client).send(get());
+
+    // Assess
+    await expect(reference).rejects.toThrow(TypeError);
+    await expect(mine).rejects.toThrow(TypeError);
+    expect(ours.bodies).toEqual([]);
+  });
+
+  it('sends one command object again as it sent it the first time, its plain input kept', async () => {
+    // Prepare
+    const wire = wireAnswering({ Item: { pk: { S: 'a' } } });
+    const documents = new DocumentClient(wire.client);
+    const command = new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } });
+
+    // Act
+    const first = await documents.send(command);
+    const again = await documents.send(command);
+
+    // Assess
+    expect(wire.bodies).toHaveLength(2);
+    expect(wire.bodies[1]).toBe(wire.bodies[0]);
+    expect(first.Item).toEqual({ pk: 'a' });
+    expect(again.Item).toEqual({ pk: 'a' });
+    expect(command.input.Key).toEqual({ pk: 'a', sk: 'b' });
+  });
+
+  it('takes a command alone: options or a callback are refused, not ignored', async () => {
+    // Prepare
+    const wire = wireAnswering({});
+    const documents = new DocumentClient(wire.client);
+    const send = documents.send as (...args: unknown[]) => Promise<unknown>;
+
+    // Act
+    const withOptions = send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }), {
+      abortSignal: undefined,
+    });
+
+    // Assess
+    await expect(withOptions).rejects.toThrow(/alone/);
     expect(wire.bodies).toEqual([]);
   });
 });

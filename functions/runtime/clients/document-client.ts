@@ -26,8 +26,8 @@ import { marshall, type marshallOptions, unmarshall, type unmarshallOptions } fr
 /** A lib-dynamodb command: the low-level command it wraps and where its values sit. */
 interface DocumentCommandLike {
   readonly input: object;
-  readonly inputKeyNodes: KeyNodes;
-  readonly outputKeyNodes: KeyNodes;
+  readonly inputKeyNodes: Record<string, KeyNodes>;
+  readonly outputKeyNodes: Record<string, KeyNodes>;
   /** The low-level command, built by the document command's constructor with the plain input. */
   readonly clientCommand: { input: unknown };
 }
@@ -51,44 +51,60 @@ function isDocumentCommand(command: object): command is DocumentCommandLike {
 
 type Convert = (value: unknown) => unknown;
 
-/** The value at a key path, converted where the nodes say; everything else is copied as is. */
+/*
+ * The walk over the key paths is lib-dynamodb's own (`processObj`, `processKeysInObj`,
+ * `processAllKeysInObj` in its commands/utils.js, Apache-2.0), which its package does not export:
+ * the same key paths give the same values, undefined and function values left out as it leaves
+ * them out, and a null where a map is expected refused as it refuses it.
+ */
+
+/** The value at a key path, converted where the nodes say. */
 function convertAt(value: unknown, nodes: KeyNodes | undefined, convert: Convert): unknown {
-  if (value === undefined || value === null || typeof value !== 'object') {
-    return nodes === null ? convert(value) : value;
-  }
-  if (nodes === null) return convert(value);
-  if (nodes === undefined) return value;
-  if (Array.isArray(nodes)) {
-    // ALL_MEMBERS: each member of a list is one value.
-    return Array.isArray(value) ? value.map((member) => convert(member)) : value;
-  }
+  if (value === undefined) return undefined;
+  if (nodes === null || nodes === undefined) return convert(value);
   const keys = Object.keys(nodes);
-  if (keys.length === 0) {
-    // ALL_VALUES: each value of this map (or list) is one value.
-    if (Array.isArray(value)) return value.map((member) => convert(member));
-    const converted: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(value)) {
-      const attribute = convert(member);
-      if (attribute !== undefined) converted[key] = attribute;
-    }
-    return converted;
-  }
   if (keys.length === 1 && keys[0] === NEXT_LEVEL) {
     const next = (nodes as Record<string, KeyNodes>)[NEXT_LEVEL];
-    if (Array.isArray(value)) return value.map((member) => convertAt(member, next, convert));
-    const converted: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(value)) converted[key] = convertAt(member, next, convert);
+    const converted: Record<string, unknown> = (Array.isArray(value) ? [] : {}) as Record<string, unknown>;
+    for (const [key, member] of Object.entries(value ?? {})) {
+      if (typeof member !== 'function') converted[key] = convertAt(member, next, convert);
+    }
     return converted;
   }
-  const converted: Record<string, unknown> = Array.isArray(value)
-    ? ([...value] as unknown as Record<string, unknown>)
-    : { ...value };
-  for (const key of keys) {
-    if (key in converted) {
-      const member = convertAt(converted[key], (nodes as Record<string, KeyNodes>)[key], convert);
-      if (member === undefined) delete converted[key];
-      else converted[key] = member;
-    }
+  // `{}` (ALL_VALUES) or `[]` (ALL_MEMBERS): every value of this map, every member of this list.
+  if (keys.length === 0) return convertEach(value, convert);
+  return convertKeys(value as object, nodes as Record<string, KeyNodes>, convert);
+}
+
+/** These keys of `value` converted by their own nodes; the others copied as they are. */
+function convertKeys(value: object, nodes: Record<string, KeyNodes>, convert: Convert): unknown {
+  const converted: Record<string, unknown> = (
+    Array.isArray(value)
+      ? value.filter((member) => typeof member !== 'function')
+      : Object.fromEntries(Object.entries(value).filter(([, member]) => typeof member !== 'function'))
+  ) as Record<string, unknown>;
+  const source = value as Record<string, unknown>;
+  for (const [key, keyNodes] of Object.entries(nodes)) {
+    if (typeof source[key] === 'function') continue;
+    const member = convertAt(source[key], keyNodes, convert);
+    if (member !== undefined && typeof member !== 'function') converted[key] = member;
+  }
+  return converted;
+}
+
+/** Every member of a list, or every value of a map, as one value. */
+function convertEach(value: unknown, convert: Convert): unknown {
+  if (Array.isArray(value)) {
+    return value
+      .filter((member) => typeof member !== 'function')
+      .map((member) => convertAt(member, null, convert));
+  }
+  const converted: Record<string, unknown> = {};
+  // Object.entries refuses null, as lib-dynamodb's walk does.
+  for (const [key, member] of Object.entries(value as object)) {
+    if (typeof member === 'function') continue;
+    const attribute = convertAt(member, null, convert);
+    if (attribute !== undefined && typeof attribute !== 'function') converted[key] = attribute;
   }
   return converted;
 }
@@ -122,15 +138,26 @@ export class DocumentClient {
     this.toNative = (value) => unmarshall(value as never, unmarshalling);
   }
 
-  /** Sends a lib-dynamodb command as its low-level command; any other command unchanged. */
-  readonly send = (async (command: object) => {
+  /**
+   * Sends a lib-dynamodb command as its low-level command; any other command unchanged. Typed as
+   * lib-dynamodb's client's `send`, but takes the command alone: no options, no callback.
+   */
+  readonly send = (async (command: object, ...unsupported: unknown[]) => {
+    if (unsupported.length > 0) {
+      throw new TypeError("the store's document client sends a command alone (no options, no callback)");
+    }
     if (!isDocumentCommand(command)) return this.client.send(command as never);
     // The wrapped command is sent with its input marshalled (it was built with the plain input),
-    // rather than a third command built for it.
+    // rather than a third command built for it; the plain input is put back after.
     const lowLevel = command.clientCommand;
-    lowLevel.input = convertAt(command.input, command.inputKeyNodes, this.toAttribute);
-    const output = (await this.client.send(lowLevel as never)) as object;
-    return convertAt(output, command.outputKeyNodes, this.toNative);
+    const plain = lowLevel.input;
+    lowLevel.input = convertKeys(command.input, command.inputKeyNodes, this.toAttribute);
+    try {
+      const output = (await this.client.send(lowLevel as never)) as object;
+      return convertKeys(output, command.outputKeyNodes, this.toNative);
+    } finally {
+      lowLevel.input = plain;
+    }
   }) as DynamoDBDocumentClient['send'];
 
   destroy(): void {
