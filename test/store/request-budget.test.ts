@@ -4,6 +4,7 @@ import type { BudgetScope } from '#functions/service/http.ts';
 import {
   type BudgetTake,
   createRequestBudget,
+  preciseWallClock,
   type RequestBudgetSettings,
 } from '#functions/store/request-budget.ts';
 import { useTestStore } from './support.ts';
@@ -199,5 +200,32 @@ describe('the shared request budget (GCRA in the table)', () => {
     expect(takes.map((take) => take.requests)).toEqual([1, 1, 1, 1, 1]);
     expect(takes.some((take) => !Number.isInteger(take.endedAt))).toBe(true);
     expect(Math.abs((takes.at(-1)?.endedAt ?? 0) - Date.now())).toBeLessThan(1000);
+  });
+
+  it('keeps its precise clock within 2 ms of the wall clock, however the monotonic clock moves', () => {
+    // Prepare: a wall clock in whole ms and a monotonic clock that stands still for 10 s (a frozen
+    // environment), then goes on
+    let wall = 1_800_000_000_000;
+    let monotonic = 5_000.25;
+    const clock = preciseWallClock(
+      () => Math.floor(wall),
+      () => monotonic,
+    );
+
+    // Act
+    const first = clock();
+    wall += 0.5;
+    monotonic += 0.5;
+    const halfAMillisecondLater = clock();
+    wall += 10_000;
+    const afterTheFreeze = clock();
+    wall += 0.3;
+    monotonic += 0.3;
+    const justAfter = clock();
+
+    // Assess
+    expect(halfAMillisecondLater - first).toBeCloseTo(0.5, 3);
+    expect(Math.abs(afterTheFreeze - wall)).toBeLessThan(2);
+    expect(justAfter - afterTheFreeze).toBeCloseTo(0.3, 3);
   });
 });
