@@ -17,8 +17,12 @@
 
 export const COMPILE_AFTER_PARSES = 100;
 
-/** zod's per-parse option that skips compiling (`ParseContext.jitless`). */
-const INTERPRETED = { jitless: true } as const;
+/**
+ * zod's per-parse option that skips compiling (`ParseContext.jitless`): for a schema while it is
+ * cold, and for a parse that runs once per execution environment (a JSON setting at cold start, the
+ * refusal function's settings), whose compiled parser would never be used again.
+ */
+export const INTERPRETED = { jitless: true } as const;
 
 const parsesSoFar = new WeakMap<object, number>();
 

@@ -23,11 +23,11 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as z from 'zod';
 import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed.ts';
 import * as syncFailed from '#functions/contracts/outbound/sync-failed.ts';
+import { INTERPRETED } from '#functions/contracts/parse-tier.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createPublisher, outboundContractsOf } from '#functions/publisher/publisher.ts';
 import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
-import { PARSED_ONCE } from '#functions/runtime/env-text.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { countSyncFailed, logger, metrics } from '#functions/runtime/observability.ts';
 import { keepInDeadLetterQueue } from '#functions/runtime/route-queue.ts';
@@ -75,7 +75,7 @@ const settings = z
       )
       .transform((pairs) => new Map(pairs)),
   })
-  .safeParse(process.env, PARSED_ONCE);
+  .safeParse(process.env, INTERPRETED);
 if (!settings.success) {
   throw new ConfigurationError(
     `invalid refusal function configuration, cold start aborted: ${settings.error.issues

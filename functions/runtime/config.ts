@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { INTERPRETED } from '#functions/contracts/parse-tier.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
-import { EnvironmentReader, PARSED_ONCE, wholeNumberProblems } from '#functions/runtime/env-text.ts';
+import { EnvironmentReader } from '#functions/runtime/env-text.ts';
 import {
   defaultServiceAssumptions,
   type ServiceAssumptions,
@@ -90,10 +91,6 @@ const RESOURCE_NAME = /^([A-Za-z][A-Za-z0-9_]*)?$/;
 const HOUR_BUDGET_TYPES = ['budget_StaffHour', 'budget_hour'] as const;
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 
-function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
-  return (values as readonly string[]).includes(value);
-}
-
 /**
  * A JSON document in `name`, checked by `schema`; each issue is named by its path in the document.
  * undefined when it is not valid (the reader then has a problem).
@@ -112,7 +109,7 @@ function jsonSetting<T extends z.ZodType>(
     reader.problem(name, notJson);
     return undefined;
   }
-  const parsed = schema.safeParse(document, PARSED_ONCE);
+  const parsed = schema.safeParse(document, INTERPRETED);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) {
     const where = issue.path
@@ -123,19 +120,20 @@ function jsonSetting<T extends z.ZodType>(
   return undefined;
 }
 
+const TRIAL_DAY_RULES = {
+  max: 365,
+  notWhole: 'must be a comma-separated list of whole days',
+  belowMin: 'days must be at least 1',
+  aboveMax: 'Too big: expected number to be <=365',
+};
+
 /** TRIAL_THRESHOLDS_DAYS: whole days from 1 to 365, announced from the largest down, once each. */
 function trialThresholds(reader: EnvironmentReader, name: string): number[] {
   const parts = (reader.text(name) ?? '7,3,1').split(',').map((part) => part.trim());
   const days: number[] = [];
   for (const [index, part] of parts.entries()) {
-    const problems = wholeNumberProblems(part, {
-      max: 365,
-      notWhole: 'must be a comma-separated list of whole days',
-      belowMin: 'days must be at least 1',
-      aboveMax: 'Too big: expected number to be <=365',
-    });
-    for (const problem of problems) reader.problem(name, problem, `item ${index + 1}`);
-    if (problems.length === 0) days.push(Number(part));
+    const day = reader.wholeNumberIn(name, part, TRIAL_DAY_RULES, `item ${index + 1}`);
+    if (day !== undefined) days.push(day);
   }
   // Thresholds are announced from the largest down; duplicates would announce twice.
   return [...new Set(days)].sort((a, b) => b - a);
@@ -229,10 +227,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     ?.split(',')
     .map((suffix) => suffix.trim().toLowerCase())
     .filter((suffix) => suffix !== '');
-  const hourBudgetType = reader.text('HOUR_BUDGET_TYPE') ?? 'budget_StaffHour';
-  if (!isOneOf(HOUR_BUDGET_TYPES, hourBudgetType)) {
-    reader.problem('HOUR_BUDGET_TYPE', 'must be budget_StaffHour or budget_hour');
-  }
+  const hourBudgetType = reader.oneOf(
+    'HOUR_BUDGET_TYPE',
+    HOUR_BUDGET_TYPES,
+    reader.text('HOUR_BUDGET_TYPE') ?? 'budget_StaffHour',
+    'must be budget_StaffHour or budget_hour',
+  );
   const trialThresholdsDays = trialThresholds(reader, 'TRIAL_THRESHOLDS_DAYS');
   // How often the drift watch compares every tracked business with the service (store/drift-schedule.ts).
   const driftCheckEveryHours = reader.wholeNumber('DRIFT_CHECK_EVERY_HOURS', 24, 24 * 31);
@@ -261,17 +261,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
       : jsonSetting(reader, 'SERVICE_ASSUMPTIONS', assumptionsText, serviceAssumptionsSchema);
   // Unset: no archive to replay from, so no markers (store/applied-events.ts).
   const markerText = reader.text('REPLAY_MARKER_TTL_SECONDS');
-  let replayMarkerTtlSeconds: number | undefined;
-  if (markerText !== undefined) {
-    const problems = wholeNumberProblems(markerText, {
-      max: 315_360_000,
-      notWhole: 'must be a whole number of seconds',
-      belowMin: 'Too small: expected number to be >=1',
-      aboveMax: 'must be at most 10 years',
-    });
-    for (const problem of problems) reader.problem('REPLAY_MARKER_TTL_SECONDS', problem);
-    if (problems.length === 0) replayMarkerTtlSeconds = Number(markerText);
-  }
+  const replayMarkerTtlSeconds =
+    markerText === undefined
+      ? undefined
+      : reader.wholeNumberIn('REPLAY_MARKER_TTL_SECONDS', markerText, {
+          max: 315_360_000,
+          notWhole: 'must be a whole number of seconds',
+          belowMin: 'Too small: expected number to be >=1',
+          aboveMax: 'must be at most 10 years',
+        });
   const metricsBulkThreshold = reader.wholeNumber('METRICS_BULK_THRESHOLD', 31, 366);
   const referenceCacheMaxAgeSeconds = reader.wholeNumber(
     'REFERENCE_CACHE_MAX_AGE_SECONDS',
@@ -286,21 +284,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
   const areaLookupResource = lookupResource(reader, 'AREA_LOOKUP_RESOURCE', DEFAULT_AREA_LOOKUP_RESOURCE);
   const serviceName = reader.text('POWERTOOLS_SERVICE_NAME') ?? 'workforce-connector';
   const metricsNamespace = reader.text('POWERTOOLS_METRICS_NAMESPACE') ?? 'WorkforceConnector';
-  const logLevel = (reader.text('POWERTOOLS_LOG_LEVEL') ?? 'INFO').toUpperCase();
-  if (!isOneOf(LOG_LEVELS, logLevel)) {
-    reader.problem(
-      'POWERTOOLS_LOG_LEVEL',
-      `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}`,
-    );
-  }
+  const logLevel = reader.oneOf(
+    'POWERTOOLS_LOG_LEVEL',
+    LOG_LEVELS,
+    (reader.text('POWERTOOLS_LOG_LEVEL') ?? 'INFO').toUpperCase(),
+    `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}`,
+  );
 
   if (
     !reader.ok ||
     provisioningUrls === undefined ||
     requestBudget === undefined ||
     serviceAssumptions === undefined ||
-    !isOneOf(HOUR_BUDGET_TYPES, hourBudgetType) ||
-    !isOneOf(LOG_LEVELS, logLevel)
+    hourBudgetType === undefined ||
+    logLevel === undefined
   ) {
     throw new ConfigurationError(
       `invalid function configuration, cold start aborted:\n  - ${reader.describe('\n  - ')}`,

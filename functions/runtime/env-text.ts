@@ -40,7 +40,7 @@ export class EnvironmentReader {
   /** A whole number from 1 to `max`; `fallback` when unset. */
   wholeNumber(name: string, fallback: number, max: number): number {
     const value = this.text(name);
-    return value === undefined ? fallback : this.checkedWholeNumber(name, value, max);
+    return value === undefined ? fallback : (this.wholeNumberIn(name, value, { max }) ?? 0);
   }
 
   /** A required whole number from 1 to `max`. */
@@ -50,7 +50,24 @@ export class EnvironmentReader {
       this.problem(name, `is required (${description})`);
       return 0;
     }
-    return this.checkedWholeNumber(name, value, max);
+    return this.wholeNumberIn(name, value, { max }) ?? 0;
+  }
+
+  /**
+   * `text` (the variable's value, or the part of it `where` names) as a whole number by `rules`;
+   * undefined, with its problems recorded, when it is not one.
+   */
+  wholeNumberIn(name: string, text: string, rules: WholeNumberRules, where?: string): number | undefined {
+    const problems = wholeNumberProblems(text, rules);
+    for (const problem of problems) this.problem(name, problem, where);
+    return problems.length === 0 ? Number(text) : undefined;
+  }
+
+  /** `value` when it is one of `values`; undefined, with `message` recorded, when not. */
+  oneOf<T extends string>(name: string, values: readonly T[], value: string, message: string): T | undefined {
+    if ((values as readonly string[]).includes(value)) return value as T;
+    this.problem(name, message);
+    return undefined;
   }
 
   /** Records a problem of `name` (`where`: a part of its value, such as `item 2`). */
@@ -75,12 +92,6 @@ export class EnvironmentReader {
       .flatMap(([name, messages]) => messages.map((message) => `${name} ${message}`))
       .join(separator);
   }
-
-  private checkedWholeNumber(name: string, value: string, max: number): number {
-    const problems = wholeNumberProblems(value, { max });
-    for (const problem of problems) this.problem(name, problem);
-    return problems.length > 0 ? 0 : Number(value);
-  }
 }
 
 export interface WholeNumberRules {
@@ -100,7 +111,7 @@ export interface WholeNumberRules {
  * messages) the zod schemas these readers replaced gave: not digits; then not a safe integer (a
  * number past 2^53), under the minimum, over the maximum, each that applies.
  */
-export function wholeNumberProblems(value: string, rules: WholeNumberRules): string[] {
+function wholeNumberProblems(value: string, rules: WholeNumberRules): string[] {
   const { min = 1, max } = rules;
   if (!/^\d+$/.test(value)) return [rules.notWhole ?? 'must be a whole number'];
   const number = Number(value);
@@ -111,10 +122,3 @@ export function wholeNumberProblems(value: string, rules: WholeNumberRules): str
   if (number > max) problems.push(rules.aboveMax ?? `must be at most ${max}`);
   return problems;
 }
-
-/**
- * Parse options for a schema that parses once per execution environment (a JSON setting at cold
- * start, a refusal function's settings): zod compiles a fast path for an object schema on its
- * first synchronous parse (`new Function`), which costs more than it saves on a parse that runs once.
- */
-export const PARSED_ONCE = { jitless: true } as const;
