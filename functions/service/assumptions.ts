@@ -118,21 +118,14 @@ export type ServiceAssumptionsInput = z.input<ReturnType<typeof assumptionsShape
  * What a deployment that sets no assumptions uses: the schema's reading of `{}`. Shared by every
  * reader, so frozen through and through (its lists too).
  */
-export const defaultServiceAssumptions: ServiceAssumptions = Object.freeze({
-  ...DEFAULTS,
-  signupDuplicateCodes: frozen(DEFAULTS.signupDuplicateCodes),
-  signupDuplicateMessagePatterns: frozen(DEFAULTS.signupDuplicateMessagePatterns),
-  hostnameNotLinkedCodes: frozen(DEFAULTS.hostnameNotLinkedCodes),
-  agreementIdFields: frozen(DEFAULTS.agreementIdFields),
-  locationIdFields: frozen(DEFAULTS.locationIdFields),
-  areaIdFields: frozen(DEFAULTS.areaIdFields),
-  basePayRuleFields: frozen(DEFAULTS.basePayRuleFields),
-});
-
-/** A frozen copy of a list, typed as the schema's (mutable) output type reads it. */
-function frozen(list: readonly string[]): string[] {
-  return Object.freeze([...list]) as string[];
-}
+export const defaultServiceAssumptions = Object.freeze(
+  Object.fromEntries(
+    Object.entries(DEFAULTS).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? Object.freeze([...value]) : value,
+    ]),
+  ),
+) as ServiceAssumptions;
 
 /** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */
 export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): SignupDuplicateRejections {
