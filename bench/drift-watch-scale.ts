@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
-import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
 import { businessKey, driftShardOf } from '#functions/store/keys.ts';
+import { createStore } from '#functions/store/store.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median, sum } from './stats.ts';
 import { batchWrite } from './trial-watch-scale.ts';
@@ -65,7 +66,8 @@ function trackedItem(accountId: string, now: Date, at: string) {
 
 /** Puts each due business back on its previous slot (at or before `now`), as a day ago left it. */
 async function makeDue(tableName: string, accountIds: readonly string[], now: Date): Promise<void> {
-  const client = dynamoDbDocumentClient();
+  // The store's document client, on the clients the handlers share.
+  const client = createStore({ tableName, client: dynamoDbClient() }).doc;
   const before = new Date(now.getTime() - EVERY_HOURS * HOUR_MS - 1000);
   await Promise.all(
     accountIds.map((accountId) =>

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDbDocumentClient } from '#functions/runtime/clients/dynamodb.ts';
+import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { businessKey, trialShardOf } from '#functions/store/keys.ts';
+import { createStore } from '#functions/store/store.ts';
 import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import type { BenchEnvironment } from './environment.ts';
 import { median, sum } from './stats.ts';
@@ -59,7 +60,8 @@ function businessItem(accountId: string, trialEnd: Date, at: string) {
 
 /** Writes the requests 25 at a time, 8 batches in flight, until nothing is left unprocessed. */
 export async function batchWrite(tableName: string, requests: Record<string, unknown>[]): Promise<void> {
-  const client = dynamoDbDocumentClient();
+  // The store's document client, on the clients the handlers share.
+  const client = createStore({ tableName, client: dynamoDbClient() }).doc;
   const chunks: Record<string, unknown>[][] = [];
   for (let start = 0; start < requests.length; start += 25) chunks.push(requests.slice(start, start + 25));
   const writeChunk = async (chunk: Record<string, unknown>[]) => {
