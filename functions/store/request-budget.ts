@@ -108,8 +108,10 @@ export interface BudgetTake {
  * The wall clock to a fraction of a millisecond: the monotonic clock (`performance.now()`),
  * anchored on the wall clock (`Date.now()`, whole milliseconds) and anchored again whenever the two
  * part by 2 ms or more, so it never strays from the wall clock other Lambdas compare with (through
- * the table) by more than that: the monotonic clock may stand still while an execution environment
- * is frozen, and the wall clock may be stepped.
+ * the table) by more than that. Lambda freezes an execution environment between invocations (AWS
+ * Lambda Developer Guide, "Understanding the Lambda execution environment lifecycle"); whether the
+ * monotonic clock runs on meanwhile is not documented, so the clock does not rely on it. The wall
+ * clock may also be stepped.
  */
 export function preciseWallClock(
   wall: () => number = Date.now,
