@@ -15,13 +15,17 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 
 const dynamo = new DynamoDBClient({});
+const documents = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
 const events = new EventBridgeClient({});
 const secrets = new SecretsManagerClient({});
+/** Every client a function constructs, the document client included (as the floor's). */
+export const clients = [documents, events, secrets];
 const logger = new Logger();
 const metrics = new Metrics({ namespace: 'BenchStackFloor' });
 

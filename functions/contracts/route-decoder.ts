@@ -1,4 +1,3 @@
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { eventBridgeEnvelope, PIPE_EVENT_KEY } from './envelope.ts';
 import { describeIssues } from './issues.ts';
 import type { EventContract, InboundDetail, InboundDetailType, inboundContracts } from './registry.ts';
@@ -142,7 +141,7 @@ function decodeWithContracts(
     );
   }
 
-  const envelope = eventBridgeEnvelope.safeParse(parsed, parseTier(eventBridgeEnvelope));
+  const envelope = eventBridgeEnvelope.safeParse(parsed);
   if (!envelope.success) {
     const raw = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
     return failure('INVALID_ENVELOPE', describeIssues(envelope.error.issues) || 'not an EventBridge event', {
@@ -175,7 +174,7 @@ function decodeWithContracts(
   if (contract === undefined) {
     return failure('WRONG_ROUTE', `detail-type ${detailType} belongs to another route`, known);
   }
-  const result = contract.schema.safeParse(detail, parseTier(contract.schema));
+  const result = contract.schema.safeParse(detail);
   if (!result.success) {
     return failure('INVALID_DETAIL', describeIssues(result.error.issues, 'detail'), known);
   }

@@ -6,7 +6,6 @@ import {
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
 import { describeIssues } from '#functions/contracts/issues.ts';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import type { EventContract, OutboundDetailType } from '#functions/contracts/registry.ts';
 import { PermanentError, RetryableError } from '#functions/domain/errors.ts';
 
@@ -136,7 +135,7 @@ export function createPublisher(options: PublisherOptions): Publisher {
         `no outbound contract for detail-type ${event.detailType}`,
       );
     }
-    const parsed = contract.schema.safeParse(event.detail, parseTier(contract.schema));
+    const parsed = contract.schema.safeParse(event.detail);
     if (!parsed.success) {
       // Paths and messages only (describeIssues never prints values): they may be personal data.
       const problems = describeIssues(parsed.error.issues, 'detail');

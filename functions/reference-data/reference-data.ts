@@ -12,7 +12,6 @@ import {
   type StateEntry,
   stateEntry,
 } from '#functions/contracts/outbound/reference-data.ts';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
@@ -197,7 +196,7 @@ async function cachedList<T>(
         now: cache.now(),
       });
   if (hit) {
-    const parsed = schema.safeParse(hit.entries, parseTier(schema));
+    const parsed = schema.safeParse(hit.entries);
     if (parsed.success) return { entries: parsed.data, fetchedAt: hit.fetchedAt };
   }
   const fetchedAt = cache.now();

@@ -23,7 +23,6 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as z from 'zod';
 import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed.ts';
 import * as syncFailed from '#functions/contracts/outbound/sync-failed.ts';
-import { INTERPRETED } from '#functions/contracts/parse-tier.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createPublisher, outboundContractsOf } from '#functions/publisher/publisher.ts';
 import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
@@ -75,7 +74,7 @@ const settings = z
       )
       .transform((pairs) => new Map(pairs)),
   })
-  .safeParse(process.env, INTERPRETED);
+  .safeParse(process.env);
 if (!settings.success) {
   throw new ConfigurationError(
     `invalid refusal function configuration, cold start aborted: ${settings.error.issues

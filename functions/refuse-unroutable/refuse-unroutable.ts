@@ -1,6 +1,5 @@
 import { eventBridgeEnvelope, PIPE_INPUT_TEMPLATE } from '#functions/contracts/envelope.ts';
 import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed.ts';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   INTAKE_UNDELIVERABLE,
   MESSAGE_GROUP_ID_PATTERN,
@@ -29,7 +28,7 @@ import type { DeadLetterCopy } from '#functions/runtime/route-queue.ts';
 export type Refusal = { readonly eventId: string; readonly detail: SyncFailedDetail } | undefined;
 
 export function refuseUnroutable(event: unknown, routedDetailTypes: readonly string[]): Refusal {
-  const envelope = eventBridgeEnvelope.safeParse(event, parseTier(eventBridgeEnvelope));
+  const envelope = eventBridgeEnvelope.safeParse(event);
   // A rule target always receives an EventBridge event; anything else is not an inbound event.
   if (!envelope.success) return undefined;
   const { id, detail } = envelope.data;
@@ -87,7 +86,7 @@ export function answerIntakeDeadLetter(
   } catch {
     return { kind: 'unreadable', reason: 'the body is not JSON' };
   }
-  const envelope = eventBridgeEnvelope.safeParse(event, parseTier(eventBridgeEnvelope));
+  const envelope = eventBridgeEnvelope.safeParse(event);
   if (!envelope.success) return { kind: 'unreadable', reason: 'the body is not an EventBridge event' };
   const refusal = refuseUnroutable(envelope.data, routedDetailTypes);
   if (refusal) return { kind: 'refused', refusal };

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { INTERPRETED } from '#functions/contracts/parse-tier.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { EnvironmentReader } from '#functions/runtime/env-text.ts';
 import {
@@ -109,7 +108,7 @@ function jsonSetting<T extends z.ZodType>(
     reader.problem(name, notJson);
     return undefined;
   }
-  const parsed = schema.safeParse(document, INTERPRETED);
+  const parsed = schema.safeParse(document);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) {
     const where = issue.path

@@ -290,7 +290,7 @@ export function createRouteHandler<K extends InboundDetailType>(
     // Idempotency records live in the store's table, reached through the store's own low-level
     // client, so they can never point at another endpoint or table than the state they protect.
     const persistenceStore = new DynamoDBPersistenceLayer(
-      idempotencyPersistenceOptions(dependencies.store.tableName, detailType, dependencies.store.doc.client),
+      idempotencyPersistenceOptions(dependencies.store.tableName, detailType, dependencies.store.client),
     );
     // The unit made idempotent is "use case + publish": a publish failure re-runs the use case,
     // whose creates are guarded in the store, so its events are never lost.

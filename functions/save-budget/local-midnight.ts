@@ -1,18 +1,6 @@
 /**
- * Unix seconds of the first instant of calendar days in an IANA time zone, without a time-zone
- * dependency.
- *
- * A zone the runtime lists (time-zone.ts: its canonical IANA names, and UTC) is read from the
- * `Date` object's own local time: the zone is made the process's time zone for the synchronous
- * computation of a budget's days (`process.env.TZ`) and put back before anything else can run.
- * Node re-reads the zone whenever TZ is assigned (nodejs/node#20026, since Node 13) and supports
- * canonical IANA names in it (Node's CLI docs, "TZ"), which is all this path gives it; V8 takes
- * local time from ICU's zone data, the data Intl formats with, so the offsets are Intl's
- * (test/flows/install/local-midnight.test.ts compares them over every zone the runtime lists).
- * That spares the process's first `Intl.DateTimeFormat`, slow to set up (time-zone.ts), and a
- * `formatToParts` per instant. Any other name Intl accepts (an alias, another spelling, a UTC
- * offset such as +05:30) is read through Intl's formatter, as every zone was before; so is every
- * zone off the main thread, where `process.env` is a copy and TZ would not apply.
+ * Unix seconds of the first instant of calendar days in an IANA time zone, read with Intl's
+ * formatter of the zone (time-zone.ts), without a time-zone dependency.
  *
  * Offsets change at DST transitions, so the offset in force at midnight is not known up front:
  * both offsets around the day are tried and the earliest instant whose local date is the
@@ -20,8 +8,7 @@
  * America/Santiago springing 00:00 → 01:00), the first instant the day has.
  */
 
-import { isMainThread } from 'node:worker_threads';
-import { isListedTimeZone, unlistedZoneFormatter } from '#functions/contracts/time-zone.ts';
+import { zoneFormatter } from '#functions/contracts/time-zone.ts';
 import { DAY_MS } from '#functions/domain/time.ts';
 
 /** Local wall time at an instant, in one zone. */
@@ -35,19 +22,6 @@ interface WallTime {
   second: number;
 }
 type WallClock = (instantMs: number) => WallTime;
-
-/** The process's own zone, as set by `inTimeZone`. */
-const processWallClock: WallClock = (instantMs) => {
-  const local = new Date(instantMs);
-  return {
-    year: local.getFullYear(),
-    month: local.getMonth() + 1,
-    day: local.getDate(),
-    hour: local.getHours(),
-    minute: local.getMinutes(),
-    second: local.getSeconds(),
-  };
-};
 
 function formatterWallClock(formatter: Intl.DateTimeFormat): WallClock {
   return (instantMs) => {
@@ -66,22 +40,11 @@ function formatterWallClock(formatter: Intl.DateTimeFormat): WallClock {
   };
 }
 
-/** Runs `work` with the wall clock of `timeZone`, the process's zone set for it where it can be. */
-function inTimeZone<T>(timeZone: string, work: (wallClock: WallClock) => T): T {
-  if (!isListedTimeZone(timeZone) || !isMainThread) {
-    const formatter = unlistedZoneFormatter(timeZone);
-    // The BudgetSet contract has already refused a name that is no zone.
-    if (formatter === undefined) throw new RangeError(`not an IANA time zone: ${timeZone}`);
-    return work(formatterWallClock(formatter));
-  }
-  const previous = process.env['TZ'];
-  process.env['TZ'] = timeZone;
-  try {
-    return work(processWallClock);
-  } finally {
-    if (previous === undefined) delete process.env['TZ'];
-    else process.env['TZ'] = previous;
-  }
+/** The wall clock of `timeZone`; the BudgetSet contract has already refused a name that is no zone. */
+function wallClockOf(timeZone: string): WallClock {
+  const formatter = zoneFormatter(timeZone);
+  if (formatter === undefined) throw new RangeError(`not an IANA time zone: ${timeZone}`);
+  return formatterWallClock(formatter);
 }
 
 /** Local wall time minus UTC at that instant, in ms. */
@@ -113,20 +76,18 @@ function localMidnightMs(wallClock: WallClock, date: string): number {
 
 /** Local wall time minus UTC at that instant in `timeZone`, in milliseconds (UTC-5 → -18 000 000). */
 export function utcOffsetMs(instantMs: number, timeZone: string): number {
-  return inTimeZone(timeZone, (wallClock) => offsetAt(wallClock, instantMs));
+  return offsetAt(wallClockOf(timeZone), instantMs);
 }
 
 /**
- * Runs `work` (synchronous) with `midnightOf`: the first instant of a day (YYYY-MM-DD, validated
- * by the inbound contract) in `timeZone`, in unix seconds. The zone is set once for all the days.
+ * The first instant of a day (YYYY-MM-DD, validated by the inbound contract) in `timeZone`, in
+ * unix seconds, for each day asked.
  */
-export function withLocalMidnights<T>(
-  timeZone: string,
-  work: (midnightOf: (date: string) => number) => T,
-): T {
-  return inTimeZone(timeZone, (wallClock) => work((date) => localMidnightMs(wallClock, date) / 1000));
+export function midnightsIn(timeZone: string): (date: string) => number {
+  const wallClock = wallClockOf(timeZone);
+  return (date) => localMidnightMs(wallClock, date) / 1000;
 }
 
 export function localMidnightUnixSeconds(date: string, timeZone: string): number {
-  return withLocalMidnights(timeZone, (midnightOf) => midnightOf(date));
+  return midnightsIn(timeZone)(date);
 }

@@ -8,7 +8,7 @@ import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
 import type { InstallClient } from '#functions/service/install.ts';
 import type { MetricItem, MetricRecord } from '#functions/service/schemas.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
-import { withLocalMidnights } from './local-midnight.ts';
+import { midnightsIn } from './local-midnight.ts';
 
 /**
  * Items per metrics:bulk request. The spec gives no maximum for bulk requests; 100 keeps each
@@ -48,16 +48,15 @@ export async function saveBudget(
   const install = service.install(business.hostname);
   const type = detail.kind === 'WAGE' ? WAGE_BUDGET_TYPE : config.hourBudgetType;
 
-  const items: MetricItem[] = withLocalMidnights(detail.timeZone, (midnightOf) =>
-    detail.days.map((day) => ({
-      timestamp: midnightOf(day.date),
-      type,
-      value: day.value,
-      location: detail.locationId,
-      ...(detail.areaId === undefined ? {} : { area: detail.areaId }),
-      ...(detail.reference === undefined ? {} : { reference: detail.reference }),
-    })),
-  );
+  const midnightOf = midnightsIn(detail.timeZone);
+  const items: MetricItem[] = detail.days.map((day) => ({
+    timestamp: midnightOf(day.date),
+    type,
+    value: day.value,
+    location: detail.locationId,
+    ...(detail.areaId === undefined ? {} : { area: detail.areaId }),
+    ...(detail.reference === undefined ? {} : { reference: detail.reference }),
+  }));
 
   const saved =
     items.length > config.metricsBulkThreshold

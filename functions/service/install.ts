@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { describeIssues } from '#functions/contracts/issues.ts';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   InvalidRequestError,
   QueryLimitReachedError,
@@ -705,7 +704,7 @@ function validId(id: number, name: string): number {
 }
 
 function validInput<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
-  const result = schema.safeParse(value, parseTier(schema));
+  const result = schema.safeParse(value);
   if (!result.success)
     throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error.issues)}`);
   return result.data;

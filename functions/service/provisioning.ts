@@ -1,4 +1,3 @@
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   OutcomeUnknownError,
   ResponseShapeError,
@@ -158,7 +157,7 @@ export function createProvisioningClient(dependencies: ProvisioningDependencies)
 }
 
 function unwrapEnvelope(body: unknown, operation: string): unknown {
-  const result = provisioningEnvelopeSchema.safeParse(body, parseTier(provisioningEnvelopeSchema));
+  const result = provisioningEnvelopeSchema.safeParse(body);
   if (!result.success) {
     throw new ResponseShapeError(
       `${operation}: the answer is not the provisioning envelope {success, data, error}`,

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { isoDateTime } from '#functions/contracts/date-time.ts';
 import { describeIssues } from '#functions/contracts/issues.ts';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { ResponseShapeError } from '#functions/domain/errors.ts';
 
 /**
@@ -55,7 +54,7 @@ function lenientJsonObject<T extends z.ZodType<Record<string, unknown>>>(schema:
           return unparsed;
         }
       }
-      const parsed = schema.safeParse(decoded, parseTier(schema));
+      const parsed = schema.safeParse(decoded);
       return parsed.success ? parsed.data : unparsed;
     });
 }
@@ -90,7 +89,7 @@ export function parseResponse<T extends z.ZodType>(
   context: string,
   at: readonly PropertyKey[] = [],
 ): z.output<T> {
-  const result = schema.safeParse(value, parseTier(schema));
+  const result = schema.safeParse(value);
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] }));
     throw new ResponseShapeError(

@@ -1,6 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { awardKey } from './keys.ts';
 import { epochSeconds, type Store } from './store.ts';
 
@@ -23,7 +22,7 @@ export async function getCachedAward(
     new GetCommand({ TableName: store.tableName, Key: awardKey(hostname, awardCode) }),
   );
   if (!Item) return undefined;
-  const cached = cachedSchema.parse(Item, parseTier(cachedSchema));
+  const cached = cachedSchema.parse(Item);
   return cached.ttl > epochSeconds(now) ? cached.entry : undefined;
 }
 

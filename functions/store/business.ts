@@ -5,7 +5,6 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { type Claim, claimMarker, releaseMarker, writeIfConditionHolds } from './claims.ts';
 import { DEFAULT_DRIFT_EVERY_HOURS, nextDriftCheck } from './drift-schedule.ts';
 import { businessKey, driftShardOf, hostnameKey, trialShardOf, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
@@ -63,14 +62,14 @@ export async function getBusiness(store: Store, accountId: string): Promise<Busi
   const { Item } = await store.doc.send(
     new GetCommand({ TableName: store.tableName, Key: businessKey(accountId), ConsistentRead: true }),
   );
-  return Item ? businessSchema.parse(Item, parseTier(businessSchema)) : undefined;
+  return Item ? businessSchema.parse(Item) : undefined;
 }
 
 export async function getAccountByHostname(store: Store, hostname: string): Promise<string | undefined> {
   const { Item } = await store.doc.send(
     new GetCommand({ TableName: store.tableName, Key: hostnameKey(hostname), ConsistentRead: true }),
   );
-  return Item ? hostnameSchema.parse(Item, parseTier(hostnameSchema)).accountId : undefined;
+  return Item ? hostnameSchema.parse(Item).accountId : undefined;
 }
 
 export type SignupClaim = Claim<BusinessRecord>;
@@ -97,7 +96,7 @@ export async function claimSignup(
       claimedAt: normalizeTimestamp(claim.at ?? new Date()),
     },
     {
-      parse: (item) => businessSchema.parse(item, parseTier(businessSchema)),
+      parse: (item) => businessSchema.parse(item),
       read: () => getBusiness(store, claim.accountId),
     },
   );
@@ -122,7 +121,7 @@ async function countSignupAttempt(store: Store, pending: BusinessRecord): Promis
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return businessSchema.parse(Attributes, parseTier(businessSchema));
+    return businessSchema.parse(Attributes);
   } catch (error) {
     if (!isConditionalCheckFailure(error)) throw error;
     // The claim moved on (provisioned, unconfirmed or released) meanwhile: report what it is now.

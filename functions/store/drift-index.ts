@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import { getBusiness, type SyncError } from './business.ts';
 import { allDriftShards, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
@@ -24,7 +23,7 @@ const driftIndex: ShardedDueIndex<DueDriftCheck> = {
   shards: allDriftShards(),
   dueAttribute: 'driftDueAt',
   read: (item) => {
-    const { accountId, driftDueAt } = dueSchema.parse(item, parseTier(dueSchema));
+    const { accountId, driftDueAt } = dueSchema.parse(item);
     return { due: driftDueAt, accountId, value: { accountId, driftDueAt } };
   },
 };
@@ -58,7 +57,7 @@ export function listUnconfirmedSignups(store: Store): Promise<{ accountId: strin
       ExpressionAttributeValues: { ':shard': UNCONFIRMED_SIGNUPS_SHARD },
     },
     (item) => {
-      const { accountId, driftDueAt } = dueSchema.parse(item, parseTier(dueSchema));
+      const { accountId, driftDueAt } = dueSchema.parse(item);
       return { accountId, since: driftDueAt };
     },
   );

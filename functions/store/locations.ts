@@ -1,6 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   type Claim,
   claimMarker,
@@ -57,7 +56,7 @@ export async function getLocation(
       ConsistentRead: true,
     }),
   );
-  return Item ? locationSchema.parse(Item, parseTier(locationSchema)) : undefined;
+  return Item ? locationSchema.parse(Item) : undefined;
 }
 
 /**
@@ -84,7 +83,7 @@ export async function claimLocationCreate(
       areas: {},
     },
     {
-      parse: (item) => locationSchema.parse(item, parseTier(locationSchema)),
+      parse: (item) => locationSchema.parse(item),
       read: () => getLocation(store, hostname, locationRef),
     },
   );
@@ -212,7 +211,7 @@ export function listLocations(store: Store, hostname: string): Promise<LocationR
       ExpressionAttributeValues: { ':pk': installPartition(hostname), ':prefix': LOCATION_PREFIX },
       ConsistentRead: true,
     },
-    (item) => locationSchema.parse(item, parseTier(locationSchema)),
+    (item) => locationSchema.parse(item),
   );
 }
 

@@ -1,6 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { type Claim, claimMarker, reclaimMarker, recordMarkerId, releaseMarker } from './claims.ts';
 import { payRateApplicationKey } from './keys.ts';
 import { epochSeconds, normalizeTimestamp, type Store } from './store.ts';
@@ -50,7 +49,7 @@ export async function getPayRateApplication(
       ConsistentRead: true,
     }),
   );
-  return Item ? applicationSchema.parse(Item, parseTier(applicationSchema)) : undefined;
+  return Item ? applicationSchema.parse(Item) : undefined;
 }
 
 /** Only the first caller per (install, event) may call setAwardFromLibrary; others get the marker. */
@@ -74,7 +73,7 @@ export async function claimPayRateApplication(
       ttl: epochSeconds(at) + PAY_RATE_APPLICATION_TTL_SECONDS,
     },
     {
-      parse: (item) => applicationSchema.parse(item, parseTier(applicationSchema)),
+      parse: (item) => applicationSchema.parse(item),
       read: () => getPayRateApplication(store, hostname, intent.eventId),
     },
   );

@@ -1,6 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { type ReferenceCacheKind, referenceCacheKey } from './keys.ts';
 import { epochSeconds, type Store } from './store.ts';
 
@@ -45,7 +44,7 @@ export async function getCachedReferenceList(
   const { Item } = await store.doc.send(
     new GetCommand({ TableName: store.tableName, Key: referenceCacheKey(hostname, kind) }),
   );
-  const item = cachedItemSchema.safeParse(Item, parseTier(cachedItemSchema));
+  const item = cachedItemSchema.safeParse(Item);
   if (!item.success) return undefined;
   const fetchedAtMs = Date.parse(item.data.fetchedAt);
   if (Number.isNaN(fetchedAtMs) || options.now.getTime() - fetchedAtMs >= options.maxAgeSeconds * 1000) {

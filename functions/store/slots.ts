@@ -1,6 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   type CustomFieldSystem,
   installPartition,
@@ -46,7 +45,7 @@ export async function getSlot(
       ConsistentRead: true,
     }),
   );
-  return Item ? slotSchema.parse(Item, parseTier(slotSchema)).slot : undefined;
+  return Item ? slotSchema.parse(Item).slot : undefined;
 }
 
 /** Every slot this connector holds in the install for one system, in one Query (≤ 128 small items). */
@@ -65,7 +64,7 @@ export async function listSlots(
   );
   return (Items ?? [])
     .map((item) => {
-      const { apiName, slot } = slotSchema.parse(item, parseTier(slotSchema));
+      const { apiName, slot } = slotSchema.parse(item);
       return { apiName, slot };
     })
     .sort((a, b) => a.slot - b.slot);
@@ -116,7 +115,7 @@ export async function reserveSlot(
     if (!reasons) throw error;
     const [nameReason, slotReason] = reasons;
     if (nameReason?.Code === CONDITIONAL_CHECK_FAILED) {
-      const held = slotSchema.safeParse(conflictingItem(nameReason.Item), parseTier(slotSchema));
+      const held = slotSchema.safeParse(conflictingItem(nameReason.Item));
       const existingSlot = held.success ? held.data.slot : await getSlot(store, hostname, system, apiName);
       return existingSlot === undefined
         ? { reserved: false, reason: 'NAME_TAKEN' }

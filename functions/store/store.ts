@@ -1,11 +1,14 @@
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // Ships with lib-dynamodb (its marshaller); the document client does not unmarshall error payloads.
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DocumentClient } from '#functions/runtime/clients/document-client.ts';
 
 /** The state repository's handle: every repository function takes it as its first argument. */
 export interface Store {
-  readonly doc: DocumentClient;
+  /** lib-dynamodb's document client: plain JavaScript values in and out. */
+  readonly doc: DynamoDBDocumentClient;
+  /** The low-level client under it, for what takes one (the Powertools idempotency layer). */
+  readonly client: DynamoDBClient;
   readonly tableName: string;
 }
 
@@ -15,12 +18,12 @@ export interface CreateStoreOptions {
   client?: DynamoDBClient;
 }
 
-export function createStore({ tableName, client }: CreateStoreOptions): Store {
-  const doc = new DocumentClient(client ?? new DynamoDBClient({}), {
+export function createStore({ tableName, client = new DynamoDBClient({}) }: CreateStoreOptions): Store {
+  const doc = DynamoDBDocumentClient.from(client, {
     // Optional fields of domain objects arrive as undefined; DynamoDB rejects them otherwise.
     marshallOptions: { removeUndefinedValues: true },
   });
-  return { doc, tableName };
+  return { doc, client, tableName };
 }
 
 export function isConditionalCheckFailure(

@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { DAY_MS } from '#functions/domain/time.ts';
 import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
 import { businessKey, trialNoticeKey, trialNoticePrefix } from './keys.ts';
@@ -88,5 +87,5 @@ export async function listAnnouncedThresholds(
       ConsistentRead: true,
     }),
   );
-  return (Items ?? []).map((item) => announcedSchema.parse(item, parseTier(announcedSchema)).threshold);
+  return (Items ?? []).map((item) => announcedSchema.parse(item).threshold);
 }

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import { allTrialShards } from './keys.ts';
 import { type DuePage, type DueQueryOptions, dueItems, type ShardedDueIndex } from './sharded-index.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
@@ -29,10 +28,7 @@ const trialIndex: ShardedDueIndex<DueTrial> = {
   shards: allTrialShards(),
   dueAttribute: 'trialEndsAt',
   read: (item) => {
-    const { accountId, hostname, trialEndDate, region, trialEndsAt } = trialSchema.parse(
-      item,
-      parseTier(trialSchema),
-    );
+    const { accountId, hostname, trialEndDate, region, trialEndsAt } = trialSchema.parse(item);
     return { due: trialEndsAt, accountId, value: { accountId, hostname, trialEndDate, region } };
   },
 };

@@ -1,5 +1,4 @@
 import type { PayRate } from '#functions/contracts/inbound/employee-changed.ts';
-import { parseTier } from '#functions/contracts/parse-tier.ts';
 import {
   type CreateOutcome,
   certainlyNotCreated,
@@ -213,7 +212,7 @@ async function libraryEntry(context: PayRateContext, awardCode: string): Promise
   const { store, install } = context;
   const cached = await getCachedAward(store, install.hostname, awardCode, context.at());
   if (cached !== undefined) {
-    const parsed = awardLibraryEntrySchema.safeParse(cached, parseTier(awardLibraryEntrySchema));
+    const parsed = awardLibraryEntrySchema.safeParse(cached);
     if (parsed.success) return parsed.data;
   }
   const listed = await install.listAwards();

@@ -78,7 +78,7 @@ export interface PublishedEvent {
 }
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
-export type TestStore = Store & { client: DynamoDBClient };
+export type TestStore = Store;
 
 export interface FlowHarness {
   sandboxUrl: string;
@@ -160,7 +160,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
     region: runtime.region,
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
-  const store: TestStore = { ...createStore({ tableName: runtime.tableName, client }), client };
+  const store: TestStore = createStore({ tableName: runtime.tableName, client });
   const close = async () => {
     client.destroy();
     await runtime.close();
