@@ -104,28 +104,6 @@ export interface BudgetTake {
   readonly throttledForMs?: number;
 }
 
-/**
- * The wall clock to a fraction of a millisecond: the monotonic clock (`performance.now()`),
- * anchored on the wall clock (`Date.now()`, whole milliseconds) and anchored again whenever the two
- * part by 2 ms or more, so it never strays from the wall clock other Lambdas compare with (through
- * the table) by more than that. Lambda freezes an execution environment between invocations (AWS
- * Lambda Developer Guide, "Understanding the Lambda execution environment lifecycle"); whether the
- * monotonic clock runs on meanwhile is not documented, so the clock does not rely on it. The wall
- * clock may also be stepped.
- */
-export function preciseWallClock(
-  wall: () => number = Date.now,
-  monotonic: () => number = () => performance.now(),
-): () => number {
-  let anchor = wall() - monotonic();
-  return () => {
-    const elapsed = monotonic();
-    const wallNow = wall();
-    if (Math.abs(anchor + elapsed - wallNow) >= 2) anchor = wallNow - elapsed;
-    return anchor + elapsed;
-  };
-}
-
 /** Idle buckets disappear after a day (TTL); one is recreated at its first take. */
 const BUCKET_TTL_SECONDS = 24 * 60 * 60;
 
@@ -135,12 +113,7 @@ const MAX_RACES = 4;
 export interface RequestBudgetOptions {
   store: Store;
   settings: RequestBudgetSettings;
-  /**
-   * Epoch milliseconds, to a fraction of one. @default `preciseWallClock()`: takers of one idle
-   * bucket within the same millisecond would otherwise read the same instant, and the later would
-   * find the first's interval still ahead (at high rates, an interval is a fraction of a
-   * millisecond) and need a second update.
-   */
+  /** Epoch milliseconds. @default Date.now, the wall clock other Lambdas compare with through the table */
   now?: () => number;
   /** @default setTimeout-based sleep */
   sleep?: (ms: number) => Promise<void>;
@@ -156,7 +129,7 @@ interface Bucket {
 
 export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
   const { store, settings } = options;
-  const now = options.now ?? preciseWallClock();
+  const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // The last `tat` seen per bucket: picks which update to try first (busy or idle).
   const lastSeen = new Map<string, number>();

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { CONFIG_ENV_VARS, loadConfig } from '#functions/runtime/config.ts';
 import { routeQueueSettings } from '#functions/runtime/route-queue.ts';
@@ -241,30 +241,6 @@ describe('loadConfig', () => {
     expect(unknown.message).toMatch(/SERVICE_ASSUMPTIONS installAuth:/);
   });
 
-  it('compiles no parse fast path for the parse it makes once per cold start', async () => {
-    // Prepare: schemas never parsed before, as at a cold start
-    vi.resetModules();
-    const fresh = await import('#functions/runtime/config.ts');
-    const compiled: string[] = [];
-    const original = globalThis.Function;
-    globalThis.Function = new Proxy(original, {
-      construct(target, args) {
-        compiled.push(String(args.at(-1)).slice(0, 60));
-        return Reflect.construct(target, args) as object;
-      },
-    });
-
-    // Act
-    try {
-      fresh.loadConfig(validEnv);
-    } finally {
-      globalThis.Function = original;
-    }
-
-    // Assess
-    expect(compiled).toEqual([]);
-  });
-
   it('uses as defaults exactly what the JSON settings schemas make of an empty document', () => {
     // Act
     const config = loadConfig(validEnv);
@@ -340,39 +316,6 @@ describe('loadConfig', () => {
   it('reads REQUEST_BUDGET null as none, as "off"', () => {
     // Act & Assess
     expect(loadConfig({ ...validEnv, REQUEST_BUDGET: 'null' }).requestBudget).toBeNull();
-  });
-
-  it('builds no schema for the plain variables of a cold start (only the provisioning URLs document)', async () => {
-    // Prepare: count the zod schema objects built while the modules load and the environment is read
-    vi.resetModules();
-    const built: string[] = [];
-    const original = Object.defineProperty;
-    Object.defineProperty = ((target: object, key: PropertyKey, descriptor: PropertyDescriptor) => {
-      // zod gives every schema (and check) its internals as a `_zod` property (zod/v4/core).
-      if (key === '_zod') built.push(String((descriptor.value as { def?: { type?: string } })?.def?.type));
-      return original(target, key, descriptor);
-    }) as typeof Object.defineProperty;
-
-    // Act
-    try {
-      const config = await import('#functions/runtime/config.ts');
-      const queue = await import('#functions/runtime/route-queue.ts');
-      config.loadConfig(validEnv);
-      queue.routeQueueSettings({
-        QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route.fifo',
-        DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route-dlq.fifo',
-        MAX_RECEIVE_COUNT: '50',
-        MAX_ATTEMPTS: '5',
-        QUEUE_RETENTION_SECONDS: '1209600',
-      });
-    } finally {
-      Object.defineProperty = original;
-    }
-
-    // Assess: the two lazy JSON-setting schemas and the provisioning URLs' small object, where the
-    // environment built as schemas was some 350 objects
-    expect(built.length).toBeGreaterThan(0);
-    expect(built.length).toBeLessThanOrEqual(12);
   });
 });
 

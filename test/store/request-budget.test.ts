@@ -4,7 +4,6 @@ import type { BudgetScope } from '#functions/service/http.ts';
 import {
   type BudgetTake,
   createRequestBudget,
-  preciseWallClock,
   type RequestBudgetSettings,
 } from '#functions/store/request-budget.ts';
 import { useTestStore } from './support.ts';
@@ -181,51 +180,5 @@ describe('the shared request budget (GCRA in the table)', () => {
       { scope: sparseScope, endedAt: sparse.clock.now, waitedMs: 0 },
       { scope: sparseScope, endedAt: sparse.clock.now, waitedMs: 0, throttledForMs: 4000 },
     ]);
-  });
-
-  it('reads its own clock to fractions of a millisecond, so takers within one millisecond read different instants', async () => {
-    // Prepare: a budget on its default clock, a bucket far from its limit
-    const takes: BudgetTake[] = [];
-    const budget = createRequestBudget({
-      store,
-      settings: { provisioning: null, install: { ratePerSecond: 10_000, burst: 10 } },
-      onTake: (take) => takes.push(take),
-    });
-    const scope = newScope();
-
-    // Act
-    for (let index = 0; index < 5; index++) await budget.take(scope);
-
-    // Assess: one update each, at instants that are not whole milliseconds (Date.now's are)
-    expect(takes.map((take) => take.requests)).toEqual([1, 1, 1, 1, 1]);
-    expect(takes.some((take) => !Number.isInteger(take.endedAt))).toBe(true);
-    expect(Math.abs((takes.at(-1)?.endedAt ?? 0) - Date.now())).toBeLessThan(1000);
-  });
-
-  it('keeps its precise clock within 2 ms of the wall clock, however the monotonic clock moves', () => {
-    // Prepare: a wall clock in whole ms and a monotonic clock that stands still for 10 s (a frozen
-    // environment), then goes on
-    let wall = 1_800_000_000_000;
-    let monotonic = 5_000.25;
-    const clock = preciseWallClock(
-      () => Math.floor(wall),
-      () => monotonic,
-    );
-
-    // Act
-    const first = clock();
-    wall += 0.5;
-    monotonic += 0.5;
-    const halfAMillisecondLater = clock();
-    wall += 10_000;
-    const afterTheFreeze = clock();
-    wall += 0.3;
-    monotonic += 0.3;
-    const justAfter = clock();
-
-    // Assess
-    expect(halfAMillisecondLater - first).toBeCloseTo(0.5, 3);
-    expect(Math.abs(afterTheFreeze - wall)).toBeLessThan(2);
-    expect(justAfter - afterTheFreeze).toBeCloseTo(0.3, 3);
   });
 });
