@@ -37,8 +37,10 @@ export const edition = z.enum([
 ]);
 export type Edition = z.infer<typeof edition>;
 
-export const region = z.enum(['US', 'UK', 'AU']);
-export type Region = z.infer<typeof region>;
+/** The service's regions, each with a provisioning root of its own (the spec's regional hosts). */
+export const REGIONS = ['US', 'UK', 'AU'] as const;
+export const region = z.enum(REGIONS);
+export type Region = (typeof REGIONS)[number];
 
 /** Custom field API name: the key a slot is registered under, so it must be a stable identifier. */
 export const customFieldApiName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, {

@@ -20,7 +20,6 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
 import type { SyncFailedDetail } from '#functions/contracts/outbound/sync-failed.ts';
 import * as syncFailed from '#functions/contracts/outbound/sync-failed.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
@@ -37,67 +36,25 @@ import {
   refuseUnroutable,
   type UndeliverableCopy,
 } from './refuse-unroutable.ts';
+import { refusalSettings } from './settings.ts';
 
-// Cold start: what this function needs, checked once (it calls no service, so no token).
-const settings = z
-  .object({
-    TABLE_NAME: z.string().min(1),
-    EVENT_BUS_NAME: z.string().min(1),
-    OUTBOUND_SOURCE: z.string().min(1).default('workforce.connector'),
-    ROUTED_DETAIL_TYPES: z
-      .string()
-      .transform((raw) =>
-        raw
-          .split(',')
-          .map((type) => type.trim())
-          .filter((type) => type !== ''),
-      )
-      .pipe(z.array(z.string()).min(1)),
-    IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
-    // Records from any other queue are intake dead letters (lib/: the intake DLQs' event sources).
-    REFUSAL_QUEUE_ARN: z.string().startsWith('arn:'),
-    // `<DetailType>=<URL of the route's FIFO dead-letter queue>,...`: where a routable intake dead
-    // letter is kept for a redrive (the queue URLs only: Lambda allows 4 KB of variables in all).
-    ROUTE_DEAD_LETTER_QUEUE_URLS: z
-      .string()
-      .transform((raw) =>
-        raw
-          .split(',')
-          .map((pair) => pair.trim())
-          .filter((pair) => pair !== '')
-          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
-      )
-      .pipe(
-        z
-          .array(z.tuple([z.string().min(1), z.string().regex(/^https?:\/\/\S+$/, 'must be a queue URL')]))
-          .min(1),
-      )
-      .transform((pairs) => new Map(pairs)),
-  })
-  .safeParse(process.env);
-if (!settings.success) {
-  throw new ConfigurationError(
-    `invalid refusal function configuration, cold start aborted: ${settings.error.issues
-      .map((issue) => `${issue.path.join('.')} ${issue.message}`)
-      .join('; ')}`,
-  );
-}
-const config = settings.data;
+// Cold start: what this function needs, checked once.
+const config = refusalSettings();
 
 const publisher = createPublisher({
   contracts: outboundContractsOf([syncFailed]),
   client: eventBridgeClient(),
-  busName: config.EVENT_BUS_NAME,
-  source: config.OUTBOUND_SOURCE,
+  busName: config.eventBusName,
+  source: config.outboundSource,
 });
 // Idempotency records in the table, one partition per purpose, through the shared low-level client
 // (route-handler.ts does the same).
 const persistenceOf = (scope: string) =>
-  new DynamoDBPersistenceLayer(idempotencyPersistenceOptions(config.TABLE_NAME, scope, dynamoDbClient()));
+  new DynamoDBPersistenceLayer(idempotencyPersistenceOptions(config.tableName, scope, dynamoDbClient()));
 const idempotencyConfig = new IdempotencyConfig({
   eventKeyJmesPath: 'eventId',
   throwOnNoIdempotencyKey: true,
-  expiresAfterSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+  expiresAfterSeconds: config.idempotencyTtlSeconds,
 });
 // A duplicate delivery of a refused event must not tell the partner twice.
 const publishOnce = makeIdempotent(
@@ -170,7 +127,7 @@ async function answerIntakeDeadLetterRecord(record: SQSRecord): Promise<void> {
       ...(errorCode === undefined ? {} : { errorCode }),
       ...(errorMessage === undefined ? {} : { errorMessage }),
     },
-    config.ROUTED_DETAIL_TYPES,
+    config.routedDetailTypes,
   );
   if (answer.kind === 'unreadable') {
     logger.error('intake dead letter is not an EventBridge event: left in its queue for a person', {
@@ -185,7 +142,7 @@ async function answerIntakeDeadLetterRecord(record: SQSRecord): Promise<void> {
     await refuse(answer.refusal);
     return;
   }
-  const deadLetterQueueUrl = config.ROUTE_DEAD_LETTER_QUEUE_URLS.get(answer.detailType);
+  const deadLetterQueueUrl = config.routeDeadLetterQueueUrls.get(answer.detailType);
   if (!deadLetterQueueUrl) {
     throw new ConfigurationError(
       `ROUTE_DEAD_LETTER_QUEUE_URLS names no dead-letter queue for ${answer.detailType}`,
@@ -208,7 +165,7 @@ async function answerIntakeDeadLetterRecord(record: SQSRecord): Promise<void> {
 
 async function processRecord(record: SQSRecord): Promise<void> {
   try {
-    if (record.eventSourceARN === config.REFUSAL_QUEUE_ARN) await checkInboundEvent(record);
+    if (record.eventSourceARN === config.refusalQueueArn) await checkInboundEvent(record);
     else await answerIntakeDeadLetterRecord(record);
   } catch (error) {
     // The record comes back after its queue's visibility timeout (partial batch failure).
@@ -225,7 +182,7 @@ async function checkInboundEvent(record: SQSRecord): Promise<void> {
     logger.error('refusal queue message is not an EventBridge event', { messageId: record.messageId });
     return;
   }
-  const refusal = refuseUnroutable(event, config.ROUTED_DETAIL_TYPES);
+  const refusal = refuseUnroutable(event, config.routedDetailTypes);
   if (!refusal) return;
   await refuse(refusal);
 }

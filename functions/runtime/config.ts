@@ -1,6 +1,12 @@
 import * as z from 'zod';
-import { ConfigurationError } from '#functions/domain/errors.ts';
-import { EnvironmentReader } from '#functions/runtime/env-text.ts';
+import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
+import { EnvironmentReader } from '#functions/runtime/environment-reader.ts';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from '#functions/runtime/metric-names.ts';
+import {
+  DEFAULT_INSTALL_URL_TEMPLATE,
+  installTemplateProblem,
+  serviceRootProblem,
+} from '#functions/service/addresses.ts';
 import {
   defaultServiceAssumptions,
   type ServiceAssumptions,
@@ -48,8 +54,6 @@ export const CONFIG_ENV_VARS = [
 
 export type ConfigEnvVar = (typeof CONFIG_ENV_VARS)[number];
 
-export const REGIONS = ['US', 'UK', 'AU'] as const;
-
 /**
  * How long countries and states read from an install are used before they are read again. The
  * spec lets callers cache these ids and refresh them from time to time; they change rarely.
@@ -59,29 +63,16 @@ export const DEFAULT_REFERENCE_CACHE_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 /** The sandbox's resource names for locations and areas (the spec shows no path for either). */
 export const DEFAULT_LOCATION_LOOKUP_RESOURCE = 'Company';
 export const DEFAULT_AREA_LOOKUP_RESOURCE = 'OperationalUnit';
-export type Region = (typeof REGIONS)[number];
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** The token travels on every call, so plain HTTP is allowed only to the sandbox on this machine. */
-function isSafeServiceUrl(raw: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return false;
-  }
-  if (url.username !== '' || url.password !== '') return false;
-  if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
-}
 
 const PROVISIONING_URLS_HELP = 'JSON object {"US": url, "UK"?: url, "AU"?: url}';
-const SAFE_URL_MESSAGE = 'must be an https URL (http only for 127.0.0.1/localhost)';
 
 /** The provisioning roots: a small JSON document, checked by its schema (built on first use). */
 const provisioningUrlsSchema = z.lazy(() => {
-  const serviceUrl = z.string().refine(isSafeServiceUrl, { error: SAFE_URL_MESSAGE });
+  const serviceUrl = z.string().check((context) => {
+    const problem = serviceRootProblem(context.value);
+    if (problem !== undefined)
+      context.issues.push({ code: 'custom', message: problem, input: context.value });
+  });
   return z.strictObject({ US: serviceUrl, UK: serviceUrl.optional(), AU: serviceUrl.optional() });
 });
 
@@ -119,16 +110,11 @@ function jsonSetting<T extends z.ZodType>(
   return undefined;
 }
 
-const TRIAL_DAY_RULES = {
-  max: 365,
-  notWhole: 'must be a comma-separated list of whole days',
-  belowMin: 'days must be at least 1',
-  aboveMax: 'Too big: expected number to be <=365',
-};
+const TRIAL_DAY_RULES = { max: 365, unit: 'days' };
 
 /** TRIAL_THRESHOLDS_DAYS: whole days from 1 to 365, announced from the largest down, once each. */
 function trialThresholds(reader: EnvironmentReader, name: string): number[] {
-  const parts = (reader.text(name) ?? '7,3,1').split(',').map((part) => part.trim());
+  const parts = reader.text(name) === undefined ? ['7', '3', '1'] : reader.list(name);
   const days: number[] = [];
   for (const [index, part] of parts.entries()) {
     const day = reader.wholeNumberIn(name, part, TRIAL_DAY_RULES, `item ${index + 1}`);
@@ -152,14 +138,9 @@ function lookupResource(reader: EnvironmentReader, name: string, fallback: strin
 }
 
 function installUrlTemplate(reader: EnvironmentReader, name: string): string {
-  const template = reader.text(name) ?? 'https://{hostname}';
-  if (!template.includes('{hostname}')) reader.problem(name, 'must contain {hostname}');
-  if (!isSafeServiceUrl(template.replaceAll('{hostname}', 'install.example'))) {
-    reader.problem(
-      name,
-      'must give an https URL (http only for 127.0.0.1/localhost) once {hostname} is filled in',
-    );
-  }
+  const template = reader.text(name) ?? DEFAULT_INSTALL_URL_TEMPLATE;
+  const problem = installTemplateProblem(template);
+  if (problem !== undefined) reader.problem(name, problem);
   return template;
 }
 
@@ -205,8 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
   const reader = new EnvironmentReader(env);
   const tableName = reader.required('TABLE_NAME', 'DynamoDB table name');
   const eventBusName = reader.required('EVENT_BUS_NAME', 'EventBridge bus name or ARN');
-  const inboundSource = reader.text('INBOUND_SOURCE') ?? 'partner.app';
-  const outboundSource = reader.text('OUTBOUND_SOURCE') ?? 'workforce.connector';
+  const inboundSource = reader.text('INBOUND_SOURCE') ?? DEFAULT_INBOUND_SOURCE;
+  const outboundSource = reader.text('OUTBOUND_SOURCE') ?? DEFAULT_OUTBOUND_SOURCE;
   const tokenSecretId = reader.required(
     'TOKEN_SECRET_ID',
     'Secrets Manager secret name or ARN holding the bearer token',
@@ -222,15 +203,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
       : jsonSetting(reader, 'PROVISIONING_URLS', provisioningText, provisioningUrlsSchema);
   const installUrl = installUrlTemplate(reader, 'INSTALL_URL_TEMPLATE');
   const allowedHostnameSuffixes = reader
-    .text('ALLOWED_HOSTNAME_SUFFIXES')
-    ?.split(',')
-    .map((suffix) => suffix.trim().toLowerCase())
-    .filter((suffix) => suffix !== '');
+    .list('ALLOWED_HOSTNAME_SUFFIXES')
+    .map((suffix) => suffix.toLowerCase());
   const hourBudgetType = reader.oneOf(
     'HOUR_BUDGET_TYPE',
     HOUR_BUDGET_TYPES,
     reader.text('HOUR_BUDGET_TYPE') ?? 'budget_StaffHour',
-    'must be budget_StaffHour or budget_hour',
   );
   const trialThresholdsDays = trialThresholds(reader, 'TRIAL_THRESHOLDS_DAYS');
   // How often the drift watch compares every tracked business with the service (store/drift-schedule.ts).
@@ -263,12 +241,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
   const replayMarkerTtlSeconds =
     markerText === undefined
       ? undefined
-      : reader.wholeNumberIn('REPLAY_MARKER_TTL_SECONDS', markerText, {
-          max: 315_360_000,
-          notWhole: 'must be a whole number of seconds',
-          belowMin: 'Too small: expected number to be >=1',
-          aboveMax: 'must be at most 10 years',
-        });
+      : // At most 10 years.
+        reader.wholeNumberIn('REPLAY_MARKER_TTL_SECONDS', markerText, { max: 315_360_000, unit: 'seconds' });
   const metricsBulkThreshold = reader.wholeNumber('METRICS_BULK_THRESHOLD', 31, 366);
   const referenceCacheMaxAgeSeconds = reader.wholeNumber(
     'REFERENCE_CACHE_MAX_AGE_SECONDS',
@@ -281,26 +255,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     DEFAULT_LOCATION_LOOKUP_RESOURCE,
   );
   const areaLookupResource = lookupResource(reader, 'AREA_LOOKUP_RESOURCE', DEFAULT_AREA_LOOKUP_RESOURCE);
-  const serviceName = reader.text('POWERTOOLS_SERVICE_NAME') ?? 'workforce-connector';
-  const metricsNamespace = reader.text('POWERTOOLS_METRICS_NAMESPACE') ?? 'WorkforceConnector';
+  const serviceName = reader.text('POWERTOOLS_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME;
+  const metricsNamespace = reader.text('POWERTOOLS_METRICS_NAMESPACE') ?? DEFAULT_METRICS_NAMESPACE;
   const logLevel = reader.oneOf(
     'POWERTOOLS_LOG_LEVEL',
     LOG_LEVELS,
     (reader.text('POWERTOOLS_LOG_LEVEL') ?? 'INFO').toUpperCase(),
-    `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}`,
   );
 
+  reader.throwIfBad('function configuration');
+  // Each undefined below came with a problem, so throwIfBad has thrown; this narrows the types.
   if (
-    !reader.ok ||
     provisioningUrls === undefined ||
     requestBudget === undefined ||
     serviceAssumptions === undefined ||
     hourBudgetType === undefined ||
     logLevel === undefined
   ) {
-    throw new ConfigurationError(
-      `invalid function configuration, cold start aborted:\n  - ${reader.describe('\n  - ')}`,
-    );
+    throw new Error('unreachable: a setting without a value had no problem recorded');
   }
   const provisioning: ConnectorConfig['provisioningUrls'] = { US: provisioningUrls.US };
   if (provisioningUrls.UK !== undefined) provisioning.UK = provisioningUrls.UK;
@@ -330,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConnectorConfi
     logLevel,
   };
   if (replayMarkerTtlSeconds !== undefined) config.replayMarkerTtlSeconds = replayMarkerTtlSeconds;
-  if (allowedHostnameSuffixes !== undefined && allowedHostnameSuffixes.length > 0) {
+  if (allowedHostnameSuffixes.length > 0) {
     config.allowedHostnameSuffixes = allowedHostnameSuffixes;
   }
   return Object.freeze(config);

@@ -6,6 +6,9 @@
 
 export const DEFAULT_METRICS_NAMESPACE = 'WorkforceConnector';
 
+/** The Powertools service name of every function's logs and metrics, unless configured. */
+export const DEFAULT_SERVICE_NAME = 'workforce-connector';
+
 /**
  * Metric names published by the runtime with the function's `service` dimension; dashboards and
  * alarms in `lib/` refer to these.

@@ -1,7 +1,14 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
-import { ConnectorMetric, DEFAULT_METRICS_NAMESPACE, MetricName, syncFailedClass } from './metric-names.ts';
+import { EnvironmentReader } from './environment-reader.ts';
+import {
+  ConnectorMetric,
+  DEFAULT_METRICS_NAMESPACE,
+  DEFAULT_SERVICE_NAME,
+  MetricName,
+  syncFailedClass,
+} from './metric-names.ts';
 
 /*
  * zod's documented `jitless` setting (zod.dev, "z.config"): object schemas are parsed by zod's
@@ -17,8 +24,6 @@ z.config({ jitless: true });
  * rule that keeps the bearer token and personal data (owner e-mail, mobile number) out of logs
  * even when a whole request, event or error object is logged.
  */
-
-export const DEFAULT_SERVICE_NAME = 'workforce-connector';
 
 export const REDACTED = '[REDACTED]';
 
@@ -87,8 +92,7 @@ export function redactingReplacer(key: string, value: unknown): unknown {
 }
 
 function envOrUndefined(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value.trim() === '' ? undefined : value;
+  return new EnvironmentReader(process.env).text(name);
 }
 
 /** Powertools reads POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL itself; the defaults only fill gaps. */

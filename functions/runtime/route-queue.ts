@@ -1,6 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import { ConfigurationError } from '#functions/domain/errors.ts';
-import { EnvironmentReader } from './env-text.ts';
+import { EnvironmentReader } from './environment-reader.ts';
 
 /**
  * The route's own queue, as its handler acts on it beyond what the event source mapping does:
@@ -67,11 +66,7 @@ export function routeQueueSettings(env: NodeJS.ProcessEnv = process.env): RouteQ
       1_209_600,
     ),
   };
-  if (!reader.ok) {
-    throw new ConfigurationError(
-      `invalid route queue configuration, cold start aborted:\n  - ${reader.describeEach('\n  - ')}`,
-    );
-  }
+  reader.throwIfBad('route queue configuration');
   return settings;
 }
 

@@ -1,3 +1,4 @@
+import { REGIONS, type Region } from '#functions/contracts/fields.ts';
 import {
   ConfigurationError,
   InvalidHostnameError,
@@ -9,8 +10,7 @@ import {
  * that did not come from the configured roots or the install template never receives it.
  */
 
-export const regions = ['US', 'UK', 'AU'] as const;
-export type Region = (typeof regions)[number];
+export type { Region };
 
 export type ProvisioningOperation = 'signup' | 'change-plan' | 'subscription-status';
 
@@ -34,9 +34,6 @@ export interface Addresses {
 
 export const DEFAULT_INSTALL_URL_TEMPLATE = 'https://{hostname}';
 
-/** Install base URLs kept by one address book before it starts again. */
-const MAX_REMEMBERED_INSTALLS = 1024;
-
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function createAddresses(config: AddressConfig): Addresses {
@@ -47,31 +44,24 @@ export function createAddresses(config: AddressConfig): Addresses {
     );
   }
   const roots = new Map<Region, string>();
-  for (const region of regions) {
+  for (const region of REGIONS) {
     const root = config.provisioningUrls[region];
-    if (root) roots.set(region, checkedRoot(root, `provisioningUrls.${region}`));
+    if (!root) continue;
+    const problem = serviceRootProblem(root);
+    if (problem !== undefined) throw new ConfigurationError(`provisioningUrls.${region} ${problem}`);
+    roots.set(region, root.replace(/\/+$/, ''));
   }
   const template = config.installUrlTemplate ?? DEFAULT_INSTALL_URL_TEMPLATE;
-  if (!template.includes('{hostname}')) {
-    throw new ConfigurationError('installUrlTemplate must contain the {hostname} placeholder');
-  }
-  checkedRoot(template.replaceAll('{hostname}', 'example.test'), 'installUrlTemplate');
+  const templateProblem = installTemplateProblem(template);
+  if (templateProblem !== undefined) throw new ConfigurationError(`installUrlTemplate ${templateProblem}`);
   const suffixes = (config.allowedHostnameSuffixes ?? []).map((suffix) =>
     suffix.replace(/^\./, '').toLowerCase(),
   );
   const partner = encodeURIComponent(config.partnerName);
 
-  // Checked and built once per hostname: every service call builds its URL, and a function talks
-  // to few installs. Only accepted hostnames are kept (a refused one throws each time). Bounded.
-  const bases = new Map<string, string>();
   const installBaseUrl = (hostname: string): string => {
-    const known = bases.get(hostname);
-    if (known !== undefined) return known;
     assertPlainHostname(hostname, suffixes);
-    const base = template.replaceAll('{hostname}', hostname).replace(/\/+$/, '');
-    if (bases.size >= MAX_REMEMBERED_INSTALLS) bases.clear();
-    bases.set(hostname, base);
-    return base;
+    return template.replaceAll('{hostname}', hostname).replace(/\/+$/, '');
   };
 
   return {
@@ -117,17 +107,31 @@ export function assertPlainHostname(hostname: string, allowedSuffixes: readonly 
   }
 }
 
-function checkedRoot(raw: string, name: string): string {
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * What is wrong with `raw` as a root the token may be sent to, or undefined when nothing is: the
+ * token travels on every call, so plain HTTP is allowed only to the sandbox on this machine. The
+ * one rule for every service address, whether read from the environment (runtime/config.ts) or
+ * given to `createAddresses`.
+ */
+export function serviceRootProblem(raw: string): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigurationError(`${name} is not an absolute URL`);
+    return 'is not an absolute URL';
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigurationError(`${name} must use http or https`);
-  }
-  if (url.username || url.password) throw new ConfigurationError(`${name} must not carry credentials`);
-  if (url.search || url.hash) throw new ConfigurationError(`${name} must not have a query or fragment`);
-  return raw.replace(/\/+$/, '');
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials';
+  if (url.search !== '' || url.hash !== '') return 'must not have a query or fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return 'must be an https URL (http only for 127.0.0.1/localhost)';
+}
+
+/** What is wrong with an install URL template, or undefined when nothing is. */
+export function installTemplateProblem(template: string): string | undefined {
+  if (!template.includes('{hostname}')) return 'must contain {hostname}';
+  const problem = serviceRootProblem(template.replaceAll('{hostname}', 'install.example'));
+  return problem === undefined ? undefined : `${problem} once {hostname} is filled in`;
 }

@@ -73,7 +73,7 @@ describe('install addresses', () => {
 
   it('refuses a template without the placeholder', () => {
     expect(() => createAddresses({ ...usOnly, installUrlTemplate: 'https://fixed.example.com' })).toThrow(
-      'installUrlTemplate must contain the {hostname} placeholder',
+      'installUrlTemplate must contain {hostname}',
     );
   });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { ConfigurationError } from '#functions/domain/errors.ts';
+import { refusalSettings } from '#functions/refuse-unroutable/settings.ts';
 import { CONFIG_ENV_VARS, loadConfig } from '#functions/runtime/config.ts';
 import { routeQueueSettings } from '#functions/runtime/route-queue.ts';
 import { defaultServiceAssumptions, serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
@@ -137,7 +139,7 @@ describe('loadConfig', () => {
       [JSON.stringify({ UK: 'https://uk.example' }), 'US'],
       [JSON.stringify({ US: 'https://us.example', NZ: 'https://nz.example' }), 'NZ'],
       [JSON.stringify({ US: 'http://10.0.0.8:8787' }), 'must be an https URL'],
-      [JSON.stringify({ US: 'https://user:pass@us.example' }), 'must be an https URL'],
+      [JSON.stringify({ US: 'https://user:pass@us.example' }), 'must not carry credentials'],
     ] as const;
 
     for (const [value, expected] of cases) {
@@ -277,39 +279,42 @@ describe('loadConfig', () => {
     );
 
     // Assess
-    expect(error.message).toContain('- TRIAL_THRESHOLDS_DAYS item 2: days must be at least 1; item 3: ');
+    expect(error.message).toContain('- TRIAL_THRESHOLDS_DAYS item 2: days must be at least 1\n');
+    expect(error.message).toContain('- TRIAL_THRESHOLDS_DAYS item 3: days must be at most 365\n');
     expect(error.message).toContain('- HTTP_TIMEOUT_MS must be at most 900000');
   });
 
-  it('gives the messages the schema-built environment gave (as read from it before the change)', () => {
-    // Prepare: each variable's text, and the line the cold start's error had for it
+  it('names each problem on a line of its own, in its own words, and the JSON settings by their path', () => {
+    // Prepare: each variable's text, and the lines the cold start's error has for it
     const cases = [
-      ['REQUEST_BUDGET', '{nope', 'REQUEST_BUDGET is not valid JSON (or "off")'],
-      ['REQUEST_BUDGET', '[]', 'REQUEST_BUDGET Invalid input: expected object, received array'],
+      ['REQUEST_BUDGET', '{nope', ['REQUEST_BUDGET is not valid JSON (or "off")']],
+      ['REQUEST_BUDGET', '[]', ['REQUEST_BUDGET Invalid input: expected object, received array']],
       [
         'TRIAL_THRESHOLDS_DAYS',
-        '7,0,400',
-        'TRIAL_THRESHOLDS_DAYS item 2: days must be at least 1; item 3: Too big: expected number to be <=365',
+        '7,0,x',
+        [
+          'TRIAL_THRESHOLDS_DAYS item 2: days must be at least 1',
+          'TRIAL_THRESHOLDS_DAYS item 3: must be a whole number of days',
+        ],
       ],
-      ['REPLAY_MARKER_TTL_SECONDS', '0', 'REPLAY_MARKER_TTL_SECONDS Too small: expected number to be >=1'],
+      ['REPLAY_MARKER_TTL_SECONDS', '0', ['REPLAY_MARKER_TTL_SECONDS seconds must be at least 1']],
       [
         'POWERTOOLS_LOG_LEVEL',
         'loud',
-        'POWERTOOLS_LOG_LEVEL Invalid option: expected one of "TRACE"|"DEBUG"|"INFO"|"WARN"|"ERROR"|"CRITICAL"|"SILENT"',
+        ['POWERTOOLS_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT'],
       ],
-      [
-        'HTTP_TIMEOUT_MS',
-        '99999999999999999999',
-        'HTTP_TIMEOUT_MS Too big: expected int to be <=9007199254740991; must be at most 900000',
-      ],
+      ['HTTP_TIMEOUT_MS', '99999999999999999999', ['HTTP_TIMEOUT_MS must be at most 900000']],
+      ['HTTP_TIMEOUT_MS', '-5', ['HTTP_TIMEOUT_MS must be a whole number']],
     ] as const;
 
-    for (const [variable, text, line] of cases) {
+    for (const [variable, text, lines] of cases) {
       // Act
       const error = errorOf(() => loadConfig({ ...validEnv, [variable]: text }));
 
       // Assess
-      expect(error.message).toBe(`invalid function configuration, cold start aborted:\n  - ${line}`);
+      expect(error.message).toBe(
+        `invalid function configuration, cold start aborted:\n${lines.map((line) => `  - ${line}`).join('\n')}`,
+      );
     }
   });
 
@@ -342,7 +347,7 @@ describe('routeQueueSettings', () => {
     expect(error.message).not.toContain('MAX_ATTEMPTS');
   });
 
-  it('names each problem of a variable on a line of its own', () => {
+  it('names each problem on a line of its own', () => {
     // Act
     const error = errorOf(() =>
       routeQueueSettings({
@@ -350,13 +355,65 @@ describe('routeQueueSettings', () => {
         DEAD_LETTER_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/route-dlq.fifo',
         MAX_RECEIVE_COUNT: '50',
         MAX_ATTEMPTS: '99999999999999999999',
-        QUEUE_RETENTION_SECONDS: '1209600',
+        QUEUE_RETENTION_SECONDS: '0',
       }),
     );
 
     // Assess
     expect(error.message).toBe(
-      'invalid route queue configuration, cold start aborted:\n  - MAX_ATTEMPTS Too big: expected int to be <=9007199254740991\n  - MAX_ATTEMPTS must be at most 100',
+      'invalid route queue configuration, cold start aborted:\n  - MAX_ATTEMPTS must be at most 100\n  - QUEUE_RETENTION_SECONDS must be at least 1',
+    );
+  });
+});
+
+describe('refusalSettings', () => {
+  const refusalEnv = {
+    TABLE_NAME: 'table',
+    EVENT_BUS_NAME: 'bus',
+    ROUTED_DETAIL_TYPES: 'AccountCreated, PlanChosen',
+    REFUSAL_QUEUE_ARN: 'arn:aws:sqs:us-east-1:1:refusal',
+    ROUTE_DEAD_LETTER_QUEUE_URLS:
+      'AccountCreated=https://sqs.us-east-1.amazonaws.com/1/a-dlq.fifo,PlanChosen=https://sqs.us-east-1.amazonaws.com/1/p-dlq.fifo',
+  };
+
+  it('reads the lists and the defaults as every function reads its environment', () => {
+    // Act
+    const settings = refusalSettings(refusalEnv);
+
+    // Assess
+    expect(settings.routedDetailTypes).toEqual(['AccountCreated', 'PlanChosen']);
+    expect(settings.outboundSource).toBe(DEFAULT_OUTBOUND_SOURCE);
+    expect(settings.idempotencyTtlSeconds).toBe(86_400);
+    expect(settings.routeDeadLetterQueueUrls.get('PlanChosen')).toBe(
+      'https://sqs.us-east-1.amazonaws.com/1/p-dlq.fifo',
+    );
+  });
+
+  it('names every bad variable in one error, a line each', () => {
+    // Act
+    const error = errorOf(() =>
+      refusalSettings({
+        ...refusalEnv,
+        TABLE_NAME: '',
+        ROUTED_DETAIL_TYPES: ' , ',
+        IDEMPOTENCY_TTL_SECONDS: 'soon',
+        REFUSAL_QUEUE_ARN: 'refusal',
+        ROUTE_DEAD_LETTER_QUEUE_URLS: 'AccountCreated=https://sqs/a,=https://sqs/b,PlanChosen=not a url',
+      }),
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toBe(
+      [
+        'invalid refusal function configuration, cold start aborted:',
+        '  - TABLE_NAME is required (DynamoDB table name)',
+        '  - ROUTED_DETAIL_TYPES is required (comma-separated detail-types the routes take)',
+        '  - IDEMPOTENCY_TTL_SECONDS must be a whole number',
+        '  - REFUSAL_QUEUE_ARN must be an ARN',
+        '  - ROUTE_DEAD_LETTER_QUEUE_URLS item 2: must be <DetailType>=<queue URL>',
+        '  - ROUTE_DEAD_LETTER_QUEUE_URLS item 3: must be <DetailType>=<queue URL>',
+      ].join('\n'),
     );
   });
 });
