@@ -12,7 +12,7 @@ import { detailRoomBytes, splitIntoParts } from '#functions/publisher/parts.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import type { InstallClient, PayRateResolution, UnresolvedPayRateCode } from '#functions/service/install.ts';
 import type { EmployeeAgreement } from '#functions/service/schemas.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';

@@ -10,7 +10,7 @@ import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import { MAX_ENTRY_BYTES, type OutboundEvent } from '#functions/publisher/publisher.ts';
 import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import type { InstallClient } from '#functions/service/install.ts';
 import {
   type CustomFieldData,

@@ -18,7 +18,7 @@ import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import { detailRoomBytes, splitIntoParts } from '#functions/publisher/parts.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import type { InstallClient, LeaveRuleRecord } from '#functions/service/install.ts';
 import { awardLibraryOf } from '#functions/service/schemas.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';

@@ -6,13 +6,12 @@ import { createPublisher, type OutboundContracts, type Publisher } from '#functi
 import { dynamoDbClient } from '#functions/runtime/clients/dynamodb.ts';
 import { eventBridgeClient } from '#functions/runtime/clients/eventbridge.ts';
 import type { ConnectorConfig } from '#functions/runtime/config.ts';
-import { localCollaborators } from '#functions/runtime/local-collaborators.ts';
 import { ConnectorMetric, MetricName } from '#functions/runtime/metric-names.ts';
 import { addConnectorMetric, logger, metrics } from '#functions/runtime/observability.ts';
 import { serviceClientAssumptions } from '#functions/service/assumptions.ts';
 import { createServiceClient, type ServiceClient } from '#functions/service/client.ts';
 import { tokenFromSecret } from '#functions/service/token.ts';
-import { createRequestBudget } from '#functions/store/request-budget.ts';
+import { type BudgetTake, createRequestBudget } from '#functions/store/request-budget.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
 
 /**
@@ -49,19 +48,27 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-const built = new WeakMap<ConnectorConfig, WeakMap<OutboundContracts, Dependencies>>();
+/**
+ * What a local run adds to a function's collaborators (local/function-host.ts passes them to the
+ * handler module's `createHandler`). Deployed functions are built with none.
+ */
+export interface DependencyOptions {
+  /** The chaos run's crash points (scripts/chaos/crash-points.ts). */
+  readonly interruptions?: Interruptions;
+  /** Hears every take of the request budget (the chaos run measures when calls waited on it). */
+  readonly budgetObserver?: (take: BudgetTake) => void;
+}
 
 /**
- * Builds the collaborators once per process (module scope in handlers, i.e. at cold start) for a
- * function that publishes `publishes`. Nothing here calls AWS or the service: the token is read
- * from Secrets Manager on the first service call.
+ * Builds a function's collaborators for a function that publishes `publishes`; a handler builds
+ * them once per execution environment (at cold start, or on its first record). Nothing here calls
+ * AWS or the service: the token is read from Secrets Manager on the first service call.
  */
-export function buildDependencies(config: ConnectorConfig, publishes: OutboundContracts): Dependencies {
-  const forConfig = built.get(config) ?? new WeakMap<OutboundContracts, Dependencies>();
-  built.set(config, forConfig);
-  const existing = forConfig.get(publishes);
-  if (existing) return existing;
-
+export function buildDependencies(
+  config: ConnectorConfig,
+  publishes: OutboundContracts,
+  options: DependencyOptions = {},
+): Dependencies {
   const token = tokenFromSecret(config.tokenSecretId);
   const store = createStore({ tableName: config.tableName, client: dynamoDbClient() });
   const service = createServiceClient({
@@ -95,7 +102,7 @@ export function buildDependencies(config: ConnectorConfig, publishes: OutboundCo
               if (take.waitedMs > 0) {
                 metrics.addMetric(MetricName.BudgetWaitMs, MetricUnit.Milliseconds, take.waitedMs);
               }
-              localCollaborators().budgetObserver?.(take);
+              options.budgetObserver?.(take);
             },
           }),
         }
@@ -124,11 +131,7 @@ export function buildDependencies(config: ConnectorConfig, publishes: OutboundCo
     clock: systemClock,
     logger,
     metrics,
-    // Read at each use, so a chaos run can start and stop its interruptions between runs.
-    get interruptions() {
-      return localCollaborators().interruptions;
-    },
+    ...(options.interruptions ? { interruptions: options.interruptions } : {}),
   };
-  forConfig.set(publishes, dependencies);
   return dependencies;
 }

@@ -4,7 +4,7 @@ import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import type { InstallClient } from '#functions/service/install.ts';
 import type { MetricItem, MetricRecord } from '#functions/service/schemas.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';

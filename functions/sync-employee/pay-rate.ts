@@ -12,7 +12,7 @@ import {
   ResponseShapeError,
   ServiceRejectedError,
 } from '#functions/domain/errors.ts';
-import type { UseCaseEvent } from '#functions/runtime/route-handler.ts';
+import type { UseCaseEvent } from '#functions/runtime/use-case.ts';
 import type { InstallClient } from '#functions/service/install.ts';
 import {
   type AwardLibraryEntry,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { InboundDetail, InboundDetailType } from '#functions/contracts/registry.ts';
-import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
+import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import {
   type FlowHarness,
   inboundEvent,
