@@ -118,6 +118,43 @@ export class ConnectorFunction extends NodejsFunction {
   }
 }
 
+/** The connector's state its functions bind, and the one source they publish with. */
+export interface ConnectorStateBinding {
+  readonly table: dynamodb.ITable;
+  readonly eventBus: events.IEventBus;
+  readonly tokenSecret: secretsmanager.ISecret;
+  /** The connector's outbound source (the bus binding's `source`). */
+  readonly outboundSource: string;
+}
+
+/** What every function of the connector is built with, beside its own entry in `functions/routes.ts`. */
+export interface ConnectorFunctionDefaults {
+  /** The settings as env vars (connector-environment.ts); each function adds its own. */
+  readonly environment: Record<string, string>;
+  readonly logRetention: logs.RetentionDays;
+  readonly state: ConnectorStateBinding;
+}
+
+/** A function that calls the service: the table as its entry declares, the bus and the token secret. */
+export function bindConnectorState(
+  fn: lambda.Function,
+  access: TableAccess,
+  state: ConnectorStateBinding,
+): void {
+  bindTable(fn, { table: state.table, ...tableAccessOf(access) });
+  bindBus(fn, { eventBus: state.eventBus, source: state.outboundSource });
+  bindSecret(fn, { secret: state.tokenSecret });
+}
+
+/** The table access of an entry of `functions/routes.ts`, without its other fields. */
+export function tableAccessOf(access: TableAccess): TableAccess {
+  return {
+    tableActions: access.tableActions,
+    ...(access.queriesTrialIndex ? { queriesTrialIndex: true } : {}),
+    ...(access.queriesDriftIndex ? { queriesDriftIndex: true } : {}),
+  };
+}
+
 export interface TableBinding extends TableAccess {
   readonly table: dynamodb.ITable;
 }

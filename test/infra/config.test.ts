@@ -10,8 +10,8 @@ import {
   loadConnectorConfig,
   parseConnectorConfig,
 } from '#lib/config.ts';
+import { connectorEnvironment } from '#lib/connector-environment.ts';
 import { PROJECT_ROOT } from '#lib/connector-function.ts';
-import { connectorEnvironment } from '#lib/workforce-connector.ts';
 
 const knownRoutes = queueRoutes;
 
