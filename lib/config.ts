@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/runtime/config.ts';
 import { startWindowProblem } from '#functions/runtime/retry-schedule.ts';
 import { serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
@@ -158,8 +159,8 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
           }),
       tokenSecret: tokenSecretSchema.default({ create: true }),
       eventBus: eventBusSchema.default({ create: true }),
-      inboundSource: z.string().min(1).max(256).default('partner.app'),
-      outboundSource: z.string().min(1).max(256).default('workforce.connector'),
+      inboundSource: z.string().min(1).max(256).default(DEFAULT_INBOUND_SOURCE),
+      outboundSource: z.string().min(1).max(256).default(DEFAULT_OUTBOUND_SOURCE),
       trialThresholdsDays: z
         .array(wholeNumber().pipe(z.number().min(1, { error: 'expected 1..365' }).max(365)))
         .min(1, { error: 'expected at least one threshold' })

@@ -1,3 +1,4 @@
+import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/runtime/config.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '#functions/runtime/metric-names.ts';
 import { serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
@@ -13,8 +14,8 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
     PARTNER_NAME: props.partnerName,
     PROVISIONING_URLS: JSON.stringify(props.provisioningUrls),
     INSTALL_URL_TEMPLATE: props.installUrlTemplate ?? 'https://{hostname}',
-    INBOUND_SOURCE: props.inboundSource ?? 'partner.app',
-    OUTBOUND_SOURCE: props.outboundSource ?? 'workforce.connector',
+    INBOUND_SOURCE: props.inboundSource ?? DEFAULT_INBOUND_SOURCE,
+    OUTBOUND_SOURCE: props.outboundSource ?? DEFAULT_OUTBOUND_SOURCE,
     TRIAL_THRESHOLDS_DAYS: (props.trialThresholdsDays ?? [7, 3, 1]).join(','),
     DRIFT_CHECK_EVERY_HOURS: String(props.driftCheckEveryHours ?? 24),
     POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,

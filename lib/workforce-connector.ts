@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
 import {
   queueRoutes as defaultQueueRoutes,
   refusalFunction as defaultRefusalFunction,
@@ -161,7 +162,7 @@ export class WorkforceConnector extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkforceConnectorProps) {
     super(scope, id);
-    const inboundSource = props.inboundSource ?? 'partner.app';
+    const inboundSource = props.inboundSource ?? DEFAULT_INBOUND_SOURCE;
     const archiveRetention = props.archiveRetention ?? Duration.days(30);
     const state = new ConnectorState(this, 'State', {
       ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
@@ -198,7 +199,7 @@ export class WorkforceConnector extends Construct {
         table: this.table,
         eventBus: this.eventBus,
         tokenSecret: this.tokenSecret,
-        outboundSource: props.outboundSource ?? 'workforce.connector',
+        outboundSource: props.outboundSource ?? DEFAULT_OUTBOUND_SOURCE,
       },
     };
     const refusal = props.refusalFunction ?? defaultRefusalFunction;

@@ -13,6 +13,7 @@ import {
   type Rule,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
+import { DEFAULT_INBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { queueRoutes } from '#functions/routes.ts';
 import { DEFAULT_CONFIG_FILE } from '#lib/config.ts';
 import { runOperatorCommand } from './aws-setup.ts';
@@ -40,8 +41,6 @@ export const ARCHIVE_DELAY_MS = 10 * 60_000;
 
 /** How often a waiting replay asks DescribeReplay. */
 export const POLL_INTERVAL_MS = 5_000;
-
-export const DEFAULT_INBOUND_SOURCE = 'partner.app';
 
 export const HELP = `${USAGE}
 
