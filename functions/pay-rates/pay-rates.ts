@@ -14,7 +14,7 @@ import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/route-handler.ts';
 import type { InstallClient, PayRateResolution, UnresolvedPayRateCode } from '#functions/service/install.ts';
-import type { EmployeeAgreement } from '#functions/service/schemas.ts';
+import type { EmployeeAgreement } from '#functions/service/records/pay-conditions.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 
 /** Install reads in flight at once for one record (agreements per employee, contract and rule lookups). */

@@ -19,7 +19,7 @@ import {
   areaRecordSchema,
   type LocationRequest,
   locationRecordSchema,
-} from '#functions/service/schemas.ts';
+} from '#functions/service/records/locations.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 import {
   claimAreaCreate,

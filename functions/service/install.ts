@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { describeIssues } from '#functions/contracts/issues.ts';
 import {
   InvalidRequestError,
   QueryLimitReachedError,
@@ -7,46 +6,51 @@ import {
   ServiceRejectedError,
 } from '#functions/domain/errors.ts';
 import type { Addresses } from './addresses.ts';
+import { type AgreedHourForm, agreedHourForm, normalizeCycle } from './agreed-hour-form.ts';
 import { defaultServiceAssumptions } from './assumptions.ts';
 import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
 import { isRecord, readServiceError } from './http.ts';
+import { arrayOf, parseResponse, validInput } from './parsing.ts';
+import { type AgreedHour, agreedHourSchema } from './records/agreed-hours.ts';
 import {
-  type AgreedHour,
-  type AgreedHourForm,
-  type AreaRequest,
-  type AwardLibraryEntry,
-  type AwardLibraryListEntry,
-  agreedHourForm,
-  agreedHourSchema,
-  areaRequestSchema,
-  arrayOf,
-  awardLibraryEntrySchema,
-  awardLibraryListEntrySchema,
-  type Country,
   CUSTOM_FIELD_SLOTS,
   type CustomFieldData,
-  countrySchema,
   customFieldDataSchema,
-  type EmployeeAgreement,
-  employeeAgreementSchema,
-  type HourBudgetType,
-  type JoinedTimesheetPayReturn,
+  slotField,
+} from './records/custom-fields.ts';
+import {
   type LeaveAccrual,
-  type LocationRequest,
+  type LeaveRuleRecord,
   leaveAccrualSchema,
+  leaveRuleRecordSchema,
+} from './records/leave.ts';
+import {
+  type AreaRequest,
+  areaRequestSchema,
+  type LocationRequest,
   locationRequestSchema,
+} from './records/locations.ts';
+import {
+  type HourBudgetType,
   type MetricItem,
   type MetricRecord,
   metricItemSchema,
   metricRecordSchema,
-  normalizeCycle,
-  parseResponse,
+} from './records/metrics.ts';
+import {
+  type AwardLibraryEntry,
+  type AwardLibraryListEntry,
+  awardLibraryEntrySchema,
+  awardLibraryListEntrySchema,
+  type EmployeeAgreement,
+  employeeAgreementSchema,
+} from './records/pay-conditions.ts';
+import { type Country, countrySchema, type State, stateSchema } from './records/reference-data.ts';
+import {
+  type JoinedTimesheetPayReturn,
   payReturnLineSchema,
-  type State,
-  slotField,
-  stateSchema,
   timesheetObjectSchema,
-} from './schemas.ts';
+} from './records/timesheet-pay-returns.ts';
 
 export type QueryJoin = 'TimesheetObject' | 'PayRuleObject';
 
@@ -144,10 +148,6 @@ export interface PayRateResolverOptions {
   baseRateApplies?: boolean;
 }
 
-/** A leave rule: the spec shows no fields, so only the id is relied on; the rest passes through. */
-export const leaveRuleRecordSchema = z.looseObject({ Id: z.union([z.int(), z.string().min(1)]) });
-export type LeaveRuleRecord = z.output<typeof leaveRuleRecordSchema>;
-
 export interface LeaveBalanceOverwrite {
   employeeId: number;
   leaveRuleId: number;
@@ -204,7 +204,7 @@ export interface InstallClient {
   getPayReturns(timesheetId: number): Promise<JoinedTimesheetPayReturn[]>;
 }
 
-// Built on first use (z.lazy), as the record schemas in schemas.ts: most functions never parse them.
+// Built on first use (z.lazy), as the record schemas in records/: most functions never parse them.
 /** An agreed-hours profile: its shape is not shown, so any object is kept as given. */
 const anyObject = z.lazy(() => z.record(z.string(), z.unknown()));
 const contractRecordSchema = z.lazy(() => z.looseObject({ Id: z.union([z.number(), z.string()]) }));
@@ -701,11 +701,4 @@ function numericId(id: string | number): number {
 function validId(id: number, name: string): number {
   if (!Number.isInteger(id) || id <= 0) throw new InvalidRequestError(`${name} must be a positive integer`);
   return id;
-}
-
-function validInput<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success)
-    throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error.issues)}`);
-  return result.data;
 }
