@@ -13,7 +13,8 @@ import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseEvent, UseCaseInput } from '#functions/runtime/route-handler.ts';
-import type { InstallClient, QueryCondition } from '#functions/service/install.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import type { QueryCondition } from '#functions/service/install-query.ts';
 import {
   type AreaRequest,
   areaRecordSchema,

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { describeIssues } from '#functions/contracts/issues.ts';
 import { InvalidRequestError, ResponseShapeError } from '#functions/domain/errors.ts';
+import { isRecord } from './http.ts';
 
 /**
  * Parsing where the service client meets data: a service answer checked against a record schema
  * (a mismatch is a ResponseShapeError) and what is sent checked against a request schema (an
- * InvalidRequestError), a record's array schema built once, and the fields that hold JSON text
- * decoded.
+ * InvalidRequestError), a record's array schema built once, an id read under configured names,
+ * and the fields that hold JSON text decoded.
  */
 
 /**
@@ -51,6 +52,16 @@ export function arrayOf<T extends z.ZodType>(schema: T): z.ZodArray<T> {
     arrays.set(schema, array);
   }
   return array as z.ZodArray<T>;
+}
+
+/** The first id under the configured names, in their order: a number or a non-empty string. */
+export function firstId(payload: unknown, fields: readonly string[]): string | number | undefined {
+  if (!isRecord(payload)) return undefined;
+  for (const field of fields) {
+    const value = payload[field];
+    if (typeof value === 'number' || (typeof value === 'string' && value !== '')) return value;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
