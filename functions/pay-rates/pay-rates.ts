@@ -13,8 +13,9 @@ import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
-import type { InstallClient, PayRateResolution, UnresolvedPayRateCode } from '#functions/service/install.ts';
-import type { EmployeeAgreement } from '#functions/service/schemas.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import type { PayRateResolution, UnresolvedPayRateCode } from '#functions/service/pay-rate-resolver.ts';
+import type { EmployeeAgreement } from '#functions/service/records/pay-conditions.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 
 /** Install reads in flight at once for one record (agreements per employee, contract and rule lookups). */

@@ -16,11 +16,13 @@ import {
   type CustomFieldData,
   customFieldDataSchema,
   FAIR_WORK_WEEK_VALUES,
+  scheduleChangeFieldNames,
+} from '#functions/service/records/custom-fields.ts';
+import {
   type JoinedTimesheetPayReturn,
   PAY_RULE_CONFIG_KEYS,
-  scheduleChangeFieldNames,
   type TimesheetObject,
-} from '#functions/service/schemas.ts';
+} from '#functions/service/records/timesheet-pay-returns.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 
 /** Timesheets read at once: one QUERY each, kept small so one record cannot flood the install. */

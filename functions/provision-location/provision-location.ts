@@ -13,13 +13,14 @@ import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseEvent, UseCaseInput } from '#functions/runtime/use-case.ts';
-import type { InstallClient, QueryCondition } from '#functions/service/install.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import type { QueryCondition } from '#functions/service/install-query.ts';
 import {
   type AreaRequest,
   areaRecordSchema,
   type LocationRequest,
   locationRecordSchema,
-} from '#functions/service/schemas.ts';
+} from '#functions/service/records/locations.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 import {
   claimAreaCreate,

@@ -19,8 +19,8 @@ import { detailRoomBytes, splitIntoParts } from '#functions/publisher/parts.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
-import type { InstallClient, LeaveRuleRecord } from '#functions/service/install.ts';
-import { awardLibraryOf } from '#functions/service/schemas.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import type { LeaveRuleRecord } from '#functions/service/records/leave.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 import {
   getCachedReferenceList,
@@ -278,6 +278,16 @@ export function leaveRuleOf(record: LeaveRuleRecord): LeaveRuleEntry {
     (field) => typeof record[field] === 'string' && record[field] !== '',
   );
   return { id: record.Id, ...(nameField ? { name: record[nameField] as string } : {}), fields };
+}
+
+/**
+ * Which pay rate library an award code belongs to: the spec says new-library codes are
+ * mixed-case alphanumeric and other formats (such as `MA000004`) belong to the old library.
+ */
+function awardLibraryOf(awardCode: string): 'NEW' | 'OLD' {
+  return /^[A-Za-z0-9]+$/.test(awardCode) && /[a-z]/.test(awardCode) && /[A-Z]/.test(awardCode)
+    ? 'NEW'
+    : 'OLD';
 }
 
 async function agreedHoursOf(

@@ -6,7 +6,7 @@ import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import type { InstallClient } from '#functions/service/install.ts';
-import type { MetricItem, MetricRecord } from '#functions/service/schemas.ts';
+import type { MetricItem, MetricRecord } from '#functions/service/records/metrics.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
 import { midnightsIn } from './local-midnight.ts';
 

@@ -13,7 +13,7 @@ import {
   type ProvisioningClient,
   type SignupDuplicateRejections,
 } from './provisioning.ts';
-import type { HourBudgetType } from './schemas.ts';
+import type { HourBudgetType } from './records/metrics.ts';
 
 /**
  * The connector's typed client of the service: one module for the external system (STYLE.md §3).

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { describeIssues } from '#functions/contracts/issues.ts';
 import {
   InvalidRequestError,
   QueryLimitReachedError,
@@ -7,68 +6,58 @@ import {
   ServiceRejectedError,
 } from '#functions/domain/errors.ts';
 import type { Addresses } from './addresses.ts';
+import { type AgreedHourForm, agreedHourForm, normalizeCycle } from './agreed-hour-form.ts';
 import { defaultServiceAssumptions } from './assumptions.ts';
 import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
 import { isRecord, readServiceError } from './http.ts';
+import { contains, type QueryCondition, type QueryOptions, queryBody } from './install-query.ts';
+import { arrayOf, firstId, parseResponse, validInput } from './parsing.ts';
 import {
-  type AgreedHour,
-  type AgreedHourForm,
-  type AreaRequest,
-  type AwardLibraryEntry,
-  type AwardLibraryListEntry,
-  agreedHourForm,
-  agreedHourSchema,
-  areaRequestSchema,
-  arrayOf,
-  awardLibraryEntrySchema,
-  awardLibraryListEntrySchema,
-  type Country,
+  createPayRateResolver,
+  type PayRateResolutionOptions,
+  type PayRateResolver,
+  type PayRateResolverOptions,
+} from './pay-rate-resolver.ts';
+import { type AgreedHour, agreedHourSchema } from './records/agreed-hours.ts';
+import {
   CUSTOM_FIELD_SLOTS,
   type CustomFieldData,
-  countrySchema,
   customFieldDataSchema,
-  type EmployeeAgreement,
-  employeeAgreementSchema,
-  type HourBudgetType,
-  type JoinedTimesheetPayReturn,
+  slotField,
+} from './records/custom-fields.ts';
+import {
   type LeaveAccrual,
-  type LocationRequest,
+  type LeaveRuleRecord,
   leaveAccrualSchema,
+  leaveRuleRecordSchema,
+} from './records/leave.ts';
+import {
+  type AreaRequest,
+  areaRequestSchema,
+  type LocationRequest,
   locationRequestSchema,
+} from './records/locations.ts';
+import {
+  type HourBudgetType,
   type MetricItem,
   type MetricRecord,
   metricItemSchema,
   metricRecordSchema,
-  normalizeCycle,
-  parseResponse,
+} from './records/metrics.ts';
+import {
+  type AwardLibraryEntry,
+  type AwardLibraryListEntry,
+  awardLibraryEntrySchema,
+  awardLibraryListEntrySchema,
+  type EmployeeAgreement,
+  employeeAgreementSchema,
+} from './records/pay-conditions.ts';
+import { type Country, countrySchema, type State, stateSchema } from './records/reference-data.ts';
+import {
+  type JoinedTimesheetPayReturn,
   payReturnLineSchema,
-  type State,
-  slotField,
-  stateSchema,
   timesheetObjectSchema,
-} from './schemas.ts';
-
-export type QueryJoin = 'TimesheetObject' | 'PayRuleObject';
-
-export interface QueryCondition {
-  field: string;
-  type: 'lk' | 'eq';
-  data: string | number | boolean | null;
-}
-
-export interface QueryOptions {
-  conditions?: QueryCondition[];
-  join?: QueryJoin[];
-}
-
-export interface PayRateResolutionOptions {
-  /** Resource holding employment contracts (its name is not shown in the spec). @default 'EmploymentContract' */
-  contractResource?: string;
-  /** Resource holding pay rules. @default 'PayRule' */
-  payRuleResource?: string;
-  /** Fields of the contract tried, in order, for its base pay rule id. @default ['BasePayRule'] */
-  basePayRuleFields?: string[];
-}
+} from './records/timesheet-pay-returns.ts';
 
 /**
  * Cycle spelling sent in agreed hours. The spec lists `TWO_WEEK`/`FOUR_WEEK` in the full form and
@@ -99,54 +88,6 @@ export interface InstallClientOptions {
   areaIdFields?: string[];
   payRate?: PayRateResolutionOptions;
 }
-
-export type PayRate =
-  | { source: 'BaseRate'; hourlyRate: number }
-  | { source: 'PayRule'; hourlyRate: number; contractId: number; payRuleId: string | number };
-
-/** Where the pay-rate rule ran out of data (the spec shows only the happy path). */
-export type UnresolvedPayRateCode =
-  | 'NO_CONTRACT'
-  | 'CONTRACT_NOT_FOUND'
-  | 'NO_BASE_PAY_RULE'
-  | 'PAY_RULE_NOT_FOUND'
-  | 'NO_HOURLY_RATE'
-  | 'LOOKUP_REFUSED'
-  | 'LOOKUP_UNREADABLE';
-
-export type PayRateResolution =
-  | { resolved: true; rate: PayRate }
-  | {
-      resolved: false;
-      code: UnresolvedPayRateCode;
-      /** Names the agreement, contract and pay rule ids involved; never a service message. */
-      reason: string;
-      contractId?: number;
-      payRuleId?: string | number;
-    };
-
-/**
- * The pay-rate rule for many agreements at once: each employment contract and each pay rule is
- * read at most once per resolver, however many agreements share it. Where the data ends (no
- * contract, a lookup finding nothing or refused) the agreement is `resolved: false` with the
- * reason; retryable failures (429, 5xx, timeouts) are thrown, as a retry can cure them.
- */
-export interface PayRateResolver {
-  resolve(agreement: EmployeeAgreement): Promise<PayRateResolution>;
-}
-
-export interface PayRateResolverOptions {
-  /**
-   * Whether a numeric BaseRate is the rate. The spec's rule (BaseRate overrides the contract) is
-   * for US installs with the newer system only; elsewhere pass false and every rate comes through
-   * the contract. @default true
-   */
-  baseRateApplies?: boolean;
-}
-
-/** A leave rule: the spec shows no fields, so only the id is relied on; the rest passes through. */
-export const leaveRuleRecordSchema = z.looseObject({ Id: z.union([z.int(), z.string().min(1)]) });
-export type LeaveRuleRecord = z.output<typeof leaveRuleRecordSchema>;
 
 export interface LeaveBalanceOverwrite {
   employeeId: number;
@@ -204,16 +145,9 @@ export interface InstallClient {
   getPayReturns(timesheetId: number): Promise<JoinedTimesheetPayReturn[]>;
 }
 
-// Built on first use (z.lazy), as the record schemas in schemas.ts: most functions never parse them.
+// Built on first use (z.lazy), as the record schemas in records/: most functions never parse them.
 /** An agreed-hours profile: its shape is not shown, so any object is kept as given. */
 const anyObject = z.lazy(() => z.record(z.string(), z.unknown()));
-const contractRecordSchema = z.lazy(() => z.looseObject({ Id: z.union([z.number(), z.string()]) }));
-const payRuleRecordSchema = z.lazy(() =>
-  z.looseObject({
-    Id: z.union([z.number(), z.string()]),
-    HourlyRate: z.number().nullable().optional(),
-  }),
-);
 
 export function createInstallClient(
   hostname: string,
@@ -487,177 +421,6 @@ export function createInstallClient(
   };
 }
 
-type LookupById = <T extends z.ZodType>(
-  resource: string,
-  id: string | number,
-  schema: T,
-) => Promise<z.output<T> | undefined>;
-
-/** One memoized lookup: the record, nothing found, or a refusal the rule reports instead of failing. */
-type Lookup<T> =
-  | { kind: 'found'; record: T }
-  | { kind: 'missing' }
-  | { kind: 'refused'; serviceCode?: string }
-  | { kind: 'unreadable' };
-
-function createPayRateResolver(
-  lookupById: LookupById,
-  settings: {
-    contractResource: string;
-    payRuleResource: string;
-    basePayRuleFields: readonly string[];
-    baseRateApplies: boolean;
-  },
-): PayRateResolver {
-  // Promises, not results: agreements resolved concurrently share one request per record.
-  const contracts = new Map<string, Promise<Lookup<z.output<typeof contractRecordSchema>>>>();
-  const payRules = new Map<string, Promise<Lookup<z.output<typeof payRuleRecordSchema>>>>();
-
-  function memoized<T extends z.ZodType>(
-    cache: Map<string, Promise<Lookup<z.output<T>>>>,
-    resource: string,
-    id: string | number,
-    schema: T,
-  ): Promise<Lookup<z.output<T>>> {
-    const key = `${typeof id}:${id}`;
-    let pending = cache.get(key);
-    if (!pending) {
-      pending = lookupById(resource, id, schema).then(
-        (record): Lookup<z.output<T>> =>
-          record === undefined ? { kind: 'missing' } : { kind: 'found', record },
-        (error: unknown): Lookup<z.output<T>> => {
-          // A refusal or an unreadable answer is where the data ends for this record; anything
-          // retryable fails the whole read, which a retry can cure.
-          if (error instanceof ServiceRejectedError) {
-            return error.serviceCode === undefined
-              ? { kind: 'refused' }
-              : { kind: 'refused', serviceCode: error.serviceCode };
-          }
-          if (error instanceof ResponseShapeError) return { kind: 'unreadable' };
-          throw error;
-        },
-      );
-      cache.set(key, pending);
-    }
-    return pending;
-  }
-
-  const failedLookup = (
-    lookup: { kind: 'refused'; serviceCode?: string } | { kind: 'unreadable' },
-    what: string,
-  ): { code: UnresolvedPayRateCode; reason: string } =>
-    lookup.kind === 'refused'
-      ? {
-          code: 'LOOKUP_REFUSED',
-          reason: `the service refused the lookup of ${what}${lookup.serviceCode ? ` (${lookup.serviceCode})` : ''}`,
-        }
-      : { code: 'LOOKUP_UNREADABLE', reason: `the answer to the lookup of ${what} could not be read` };
-
-  return {
-    async resolve(agreement) {
-      const baseRate = agreement.BaseRate;
-      // Rule 1 (US installs): a numeric BaseRate overrides the employment contract.
-      if (settings.baseRateApplies && typeof baseRate === 'number') {
-        return { resolved: true, rate: { source: 'BaseRate', hourlyRate: baseRate } };
-      }
-      // Rule 2: Contract → employment contract → its base pay rule → the pay rule's HourlyRate.
-      const contractId = agreement.Contract;
-      if (typeof contractId !== 'number' || contractId <= 0) {
-        const ignoredBaseRate =
-          typeof baseRate === 'number' ? ' (its BaseRate does not apply: the rule is for US installs)' : '';
-        return {
-          resolved: false,
-          code: 'NO_CONTRACT',
-          reason: `agreement ${agreement.Id} has no Contract${settings.baseRateApplies ? ' and no BaseRate' : ignoredBaseRate}`,
-        };
-      }
-      const contractName = `employment contract ${contractId}`;
-      const contract = await memoized(contracts, settings.contractResource, contractId, contractRecordSchema);
-      if (contract.kind === 'missing') {
-        return {
-          resolved: false,
-          code: 'CONTRACT_NOT_FOUND',
-          reason: `${contractName} of agreement ${agreement.Id} was not found (${settings.contractResource})`,
-          contractId,
-        };
-      }
-      if (contract.kind !== 'found')
-        return { resolved: false, ...failedLookup(contract, contractName), contractId };
-      const payRuleId = firstId(contract.record, settings.basePayRuleFields);
-      if (payRuleId === undefined) {
-        return {
-          resolved: false,
-          code: 'NO_BASE_PAY_RULE',
-          reason: `${contractName} has no base pay rule (looked for ${settings.basePayRuleFields.join(', ')})`,
-          contractId,
-        };
-      }
-      const payRuleName = `pay rule ${payRuleId} of ${contractName}`;
-      const payRule = await memoized(payRules, settings.payRuleResource, payRuleId, payRuleRecordSchema);
-      if (payRule.kind === 'missing') {
-        return {
-          resolved: false,
-          code: 'PAY_RULE_NOT_FOUND',
-          reason: `${payRuleName} was not found (${settings.payRuleResource})`,
-          contractId,
-          payRuleId,
-        };
-      }
-      if (payRule.kind !== 'found') {
-        return { resolved: false, ...failedLookup(payRule, payRuleName), contractId, payRuleId };
-      }
-      if (typeof payRule.record.HourlyRate !== 'number') {
-        return {
-          resolved: false,
-          code: 'NO_HOURLY_RATE',
-          reason: `${payRuleName} has no HourlyRate`,
-          contractId,
-          payRuleId,
-        };
-      }
-      return {
-        resolved: true,
-        rate: { source: 'PayRule', hourlyRate: payRule.record.HourlyRate, contractId, payRuleId },
-      };
-    },
-  };
-}
-
-/** `lk` read as "contains", case-insensitive, `%` as a wildcard; no name: anything matches. */
-function contains(value: string, name: string | undefined): boolean {
-  if (name === undefined) return true;
-  const parts = name
-    .toLowerCase()
-    .split('%')
-    .filter((part) => part !== '');
-  const text = value.toLowerCase();
-  let from = 0;
-  for (const part of parts) {
-    const at = text.indexOf(part, from);
-    if (at < 0) return false;
-    from = at + part.length;
-  }
-  return true;
-}
-
-/** `{ search: { s1, s2, ... }, join }`; no body at all when there is nothing to say (all records). */
-export function queryBody(options: QueryOptions): Record<string, unknown> | undefined {
-  const conditions = options.conditions ?? [];
-  const join = options.join ?? [];
-  if (conditions.length === 0 && join.length === 0) return undefined;
-  const body: Record<string, unknown> = {};
-  if (conditions.length > 0) {
-    body.search = Object.fromEntries(
-      conditions.map((condition, index) => [
-        `s${index + 1}`,
-        { field: condition.field, type: condition.type, data: condition.data },
-      ]),
-    );
-  }
-  if (join.length > 0) body.join = [...join];
-  return body;
-}
-
 /**
  * Install answers come bare or in a `{success, data}` envelope depending on the endpoint (the
  * spec shows few of them), so an envelope is optional; `success: false` is always a rejection.
@@ -674,15 +437,6 @@ export function unwrapOptionalEnvelope(body: unknown, context: string): unknown 
 }
 
 /** Looks for the id under the configured names, in the payload and one level down. */
-function firstId(payload: unknown, fields: readonly string[]): string | number | undefined {
-  if (!isRecord(payload)) return undefined;
-  for (const field of fields) {
-    const value = payload[field];
-    if (typeof value === 'number' || (typeof value === 'string' && value !== '')) return value;
-  }
-  return undefined;
-}
-
 function requiredId(payload: unknown, fields: readonly string[], context: string): string | number {
   const id = firstId(payload, fields) ?? (isRecord(payload) ? firstId(payload.data, fields) : undefined);
   if (id === undefined) {
@@ -701,11 +455,4 @@ function numericId(id: string | number): number {
 function validId(id: number, name: string): number {
   if (!Number.isInteger(id) || id <= 0) throw new InvalidRequestError(`${name} must be a positive integer`);
   return id;
-}
-
-function validInput<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success)
-    throw new InvalidRequestError(`${name} is invalid: ${describeIssues(result.error.issues)}`);
-  return result.data;
 }

@@ -8,19 +8,19 @@ import type { Addresses, Region } from './addresses.ts';
 import { defaultServiceAssumptions, signupDuplicateRejectionsOf } from './assumptions.ts';
 import type { HttpClient, RetrySafety } from './http.ts';
 import { readServiceError } from './http.ts';
+import { parseResponse } from './parsing.ts';
 import {
   type BillingAddress,
   type BusinessData,
   type ChangePlanResult,
   changePlanResultSchema,
   type ProvisionedBusiness,
-  parseResponse,
   provisionedBusinessSchema,
   provisioningEnvelopeSchema,
   type SubscriptionStatus,
   subscriptionStatusSchema,
   type UserData,
-} from './schemas.ts';
+} from './records/provisioning.ts';
 
 /**
  * Rejections of a follow-up signup that prove the first (ambiguous) attempt committed. The

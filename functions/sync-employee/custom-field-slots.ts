@@ -1,6 +1,6 @@
 import { PermanentError } from '#functions/domain/errors.ts';
 import type { InstallClient } from '#functions/service/install.ts';
-import { type CustomFieldData, slotField } from '#functions/service/schemas.ts';
+import { type CustomFieldData, slotField } from '#functions/service/records/custom-fields.ts';
 import { getSlot, listSlots, MAX_SLOTS, reserveSlot } from '#functions/store/slots.ts';
 import type { Store } from '#functions/store/store.ts';
 

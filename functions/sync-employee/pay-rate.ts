@@ -18,7 +18,7 @@ import {
   type AwardLibraryEntry,
   awardLibraryEntrySchema,
   type EmployeeAgreement,
-} from '#functions/service/schemas.ts';
+} from '#functions/service/records/pay-conditions.ts';
 import { getCachedAward, putCachedAward } from '#functions/store/awards.ts';
 import {
   claimPayRateApplication,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '#functions/service/client.ts';
 import type { CycleSpelling } from '#functions/service/install.ts';
-import type { AgreedHour } from '#functions/service/schemas.ts';
+import type { AgreedHour } from '#functions/service/records/agreed-hours.ts';
 import { type FakeService, replyJson, startFakeService } from './fake-service.ts';
 import { fullAgreedHour, simpleAgreedHour } from './spec-records.ts';
 

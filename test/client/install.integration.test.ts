@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidRequestError, isRetryable, ServiceRejectedError } from '#functions/domain/errors.ts';
 import type { InstallClient } from '#functions/service/install.ts';
-import type { AgreedHour } from '#functions/service/schemas.ts';
+import type { AgreedHour } from '#functions/service/records/agreed-hours.ts';
 import { type Harness, startHarness, uniqueSignup } from './sandbox-harness.ts';
 import { fullAgreedHour, simpleAgreedHour } from './spec-records.ts';
 

@@ -1,30 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ResponseShapeError } from '#functions/domain/errors.ts';
+import { agreedHourForm, normalizeCycle } from '#functions/service/agreed-hour-form.ts';
+import { parseResponse } from '#functions/service/parsing.ts';
+import { agreedHourSchema } from '#functions/service/records/agreed-hours.ts';
 import {
-  agreedHourForm,
-  agreedHourSchema,
-  areaRequestSchema,
-  awardLibraryEntrySchema,
-  changePlanRequestSchema,
-  countrySchema,
   customFieldDataSchema,
+  slotField,
+  timesheetCustomFieldDefinitionSchema,
+} from '#functions/service/records/custom-fields.ts';
+import { leaveAccrualSchema } from '#functions/service/records/leave.ts';
+import { areaRequestSchema, locationRequestSchema } from '#functions/service/records/locations.ts';
+import { metricItemSchema, metricRecordSchema } from '#functions/service/records/metrics.ts';
+import {
+  awardLibraryEntrySchema,
   employeeAgreementSchema,
-  joinedTimesheetPayReturnSchema,
-  leaveAccrualSchema,
-  locationRequestSchema,
-  metricItemSchema,
-  metricRecordSchema,
-  normalizeCycle,
-  parseResponse,
-  payReturnLineSchema,
+} from '#functions/service/records/pay-conditions.ts';
+import {
+  changePlanRequestSchema,
   provisionedBusinessSchema,
   signupRequestSchema,
-  slotField,
-  stateSchema,
-  timesheetCustomFieldDefinitionSchema,
+} from '#functions/service/records/provisioning.ts';
+import { countrySchema, stateSchema } from '#functions/service/records/reference-data.ts';
+import {
+  joinedTimesheetPayReturnSchema,
+  payReturnLineSchema,
   timesheetObjectSchema,
-} from '#functions/service/schemas.ts';
+} from '#functions/service/records/timesheet-pay-returns.ts';
 import * as records from './spec-records.ts';
 
 function shapeError(schema: z.ZodType, value: unknown): string {

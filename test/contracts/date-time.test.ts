@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { isoDateTime } from '#functions/contracts/date-time.ts';
 import { inboundSamples } from '#functions/contracts/samples.ts';
-import { agreedHourSchema } from '#functions/service/schemas.ts';
+import { agreedHourSchema } from '#functions/service/records/agreed-hours.ts';
 import * as records from '../client/spec-records.ts';
 import { decodeInboundMessage, decodeOptions, eventBody } from './support.ts';
 
