@@ -15,7 +15,7 @@ import { type BudgetTake, createRequestBudget } from '#functions/store/request-b
 import { createStore, type Store } from '#functions/store/store.ts';
 
 /**
- * The collaborators every use case receives (STYLE.md §2): tests build their own set against the
+ * The collaborators every use case receives: tests build their own set against the
  * sandbox and dynalite or against fakes; handlers get the process-wide set from
  * `buildDependencies`, whose publisher knows only the outbound contracts it is given (a handler
  * passes its own, so its bundle constructs no other schema; tools and tests may pass the registry).

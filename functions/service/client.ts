@@ -16,7 +16,7 @@ import {
 import type { HourBudgetType } from './records/metrics.ts';
 
 /**
- * The connector's typed client of the service: one module for the external system (STYLE.md §3).
+ * The connector's typed client of the service: one module for the external system.
  * Nobody else builds service URLs or sends the token.
  */
 

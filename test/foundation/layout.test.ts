@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 
 /**
- * The layout of `functions/` shows the hexagon at a glance (STYLE.md §8–10, issue 16): one folder
+ * The layout of `functions/` shows the hexagon at a glance (issue 16): one folder
  * per use case beside the runtime (primary adapter), the contracts, the publisher, the service
  * client and the store (secondary adapters) and the domain they share — and no module that nothing
  * uses.
