@@ -14,25 +14,30 @@ import * as businessEditionChanged from '#functions/contracts/outbound/business-
 import * as businessGone from '#functions/contracts/outbound/business-gone.ts';
 import { outboundContractsOf } from '#functions/publisher/publisher.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
-import { buildDependencies } from '#functions/runtime/dependencies.ts';
+import { buildDependencies, type DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { type DriftWatchReport, driftWatch } from './drift-watch.ts';
 
-// Cold start: a missing or invalid env var fails here, not on the first scheduled run.
-const dependencies = buildDependencies(
-  loadConfig(),
-  outboundContractsOf([businessEditionChanged, businessGone]),
-);
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export function createHandler(dependencyOptions?: DependencyOptions) {
+  // Cold start: a missing or invalid env var fails here, not on the first scheduled run.
+  const dependencies = buildDependencies(
+    loadConfig(),
+    outboundContractsOf([businessEditionChanged, businessGone]),
+    dependencyOptions,
+  );
+  return middy(
+    (event: ScheduledEvent, context: Context): Promise<DriftWatchReport> =>
+      driftWatch(
+        {
+          runId: event.id,
+          scheduledTime: event.time,
+          remainingTimeMs: () => context.getRemainingTimeInMillis(),
+        },
+        dependencies,
+      ),
+  )
+    .use(injectLambdaContext(dependencies.logger))
+    .use(logMetrics(dependencies.metrics));
+}
 
-export const handler = middy(
-  (event: ScheduledEvent, context: Context): Promise<DriftWatchReport> =>
-    driftWatch(
-      {
-        runId: event.id,
-        scheduledTime: event.time,
-        remainingTimeMs: () => context.getRemainingTimeInMillis(),
-      },
-      dependencies,
-    ),
-)
-  .use(injectLambdaContext(dependencies.logger))
-  .use(logMetrics(dependencies.metrics));
+export const handler = createHandler();

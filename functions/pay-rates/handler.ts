@@ -6,11 +6,17 @@
  */
 import * as payRatesRequested from '#functions/contracts/inbound/pay-rates-requested.ts';
 import * as payRatesReported from '#functions/contracts/outbound/pay-rates-reported.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { reportPayRates } from './pay-rates.ts';
 
-export const handler = createRouteHandler({
-  contract: payRatesRequested,
-  publishes: [payRatesReported],
-  useCase: reportPayRates,
-});
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export const createHandler = (dependencyOptions?: DependencyOptions) =>
+  createRouteHandler({
+    contract: payRatesRequested,
+    publishes: [payRatesReported],
+    useCase: reportPayRates,
+    ...(dependencyOptions ? { dependencyOptions } : {}),
+  });
+
+export const handler = createHandler();

@@ -8,8 +8,8 @@ import type {
 import { PermanentError, QueryLimitReachedError, ServiceRejectedError } from '#functions/domain/errors.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
-import { detailRoomBytes, splitIntoParts } from '#functions/publisher/split-answer.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import { detailRoomBytes, splitIntoParts } from '#functions/publisher/split-answer.ts';
 import { mapWithConcurrency } from '#functions/runtime/concurrency.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';

@@ -6,11 +6,17 @@
  */
 import * as payReturnsRequested from '#functions/contracts/inbound/pay-returns-requested.ts';
 import * as payReturnsReady from '#functions/contracts/outbound/pay-returns-ready.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { readPayReturns } from './pay-returns.ts';
 
-export const handler = createRouteHandler({
-  contract: payReturnsRequested,
-  publishes: [payReturnsReady],
-  useCase: readPayReturns,
-});
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export const createHandler = (dependencyOptions?: DependencyOptions) =>
+  createRouteHandler({
+    contract: payReturnsRequested,
+    publishes: [payReturnsReady],
+    useCase: readPayReturns,
+    ...(dependencyOptions ? { dependencyOptions } : {}),
+  });
+
+export const handler = createHandler();

@@ -6,11 +6,17 @@
  */
 import * as locationCreated from '#functions/contracts/inbound/location-created.ts';
 import * as locationProvisioned from '#functions/contracts/outbound/location-provisioned.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { provisionLocation } from './provision-location.ts';
 
-export const handler = createRouteHandler({
-  contract: locationCreated,
-  publishes: [locationProvisioned],
-  useCase: provisionLocation,
-});
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export const createHandler = (dependencyOptions?: DependencyOptions) =>
+  createRouteHandler({
+    contract: locationCreated,
+    publishes: [locationProvisioned],
+    useCase: provisionLocation,
+    ...(dependencyOptions ? { dependencyOptions } : {}),
+  });
+
+export const handler = createHandler();

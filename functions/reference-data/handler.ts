@@ -7,11 +7,17 @@
  */
 import * as referenceDataRequested from '#functions/contracts/inbound/reference-data-requested.ts';
 import * as referenceData from '#functions/contracts/outbound/reference-data.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { reportReferenceData } from './reference-data.ts';
 
-export const handler = createRouteHandler({
-  contract: referenceDataRequested,
-  publishes: [referenceData],
-  useCase: reportReferenceData,
-});
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export const createHandler = (dependencyOptions?: DependencyOptions) =>
+  createRouteHandler({
+    contract: referenceDataRequested,
+    publishes: [referenceData],
+    useCase: reportReferenceData,
+    ...(dependencyOptions ? { dependencyOptions } : {}),
+  });
+
+export const handler = createHandler();

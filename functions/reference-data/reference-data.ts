@@ -15,8 +15,8 @@ import {
 import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
-import { detailRoomBytes, splitIntoParts } from '#functions/publisher/split-answer.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import { detailRoomBytes, splitIntoParts } from '#functions/publisher/split-answer.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import type { InstallClient } from '#functions/service/install.ts';

@@ -6,11 +6,17 @@
  */
 import * as budgetSet from '#functions/contracts/inbound/budget-set.ts';
 import * as budgetSaved from '#functions/contracts/outbound/budget-saved.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { saveBudget } from './save-budget.ts';
 
-export const handler = createRouteHandler({
-  contract: budgetSet,
-  publishes: [budgetSaved],
-  useCase: saveBudget,
-});
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export const createHandler = (dependencyOptions?: DependencyOptions) =>
+  createRouteHandler({
+    contract: budgetSet,
+    publishes: [budgetSaved],
+    useCase: saveBudget,
+    ...(dependencyOptions ? { dependencyOptions } : {}),
+  });
+
+export const handler = createHandler();

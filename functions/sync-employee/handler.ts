@@ -7,11 +7,17 @@
  */
 import * as employeeChanged from '#functions/contracts/inbound/employee-changed.ts';
 import * as employeeSynced from '#functions/contracts/outbound/employee-synced.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { syncEmployee } from './sync-employee.ts';
 
-export const handler = createRouteHandler({
-  contract: employeeChanged,
-  publishes: [employeeSynced],
-  useCase: syncEmployee,
-});
+/** The handler; a local run passes what it adds to the function's collaborators (dependencies.ts). */
+export const createHandler = (dependencyOptions?: DependencyOptions) =>
+  createRouteHandler({
+    contract: employeeChanged,
+    publishes: [employeeSynced],
+    useCase: syncEmployee,
+    ...(dependencyOptions ? { dependencyOptions } : {}),
+  });
+
+export const handler = createHandler();

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { outboundBase, positiveId, region } from '../fields.ts';
 import { checkPartNumber, partFields } from '../answer-parts.ts';
+import { outboundBase, positiveId, region } from '../fields.ts';
 import { DEFAULT_OUTBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */

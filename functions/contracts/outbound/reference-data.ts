@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { checkPartNumber, partFields } from '../answer-parts.ts';
 import { isoTimestamp, outboundBase, positiveId } from '../fields.ts';
 import { referenceKind } from '../inbound/reference-data-requested.ts';
-import { checkPartNumber, partFields } from '../answer-parts.ts';
 import { DEFAULT_OUTBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
