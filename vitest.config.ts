@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    server: { deps: { external: [/\/\.tmp\/function-bundles\//] } },
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // This machine runs Node 20; Lambda runs Node 24. The SDK's Node-version notice is noise here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { register } from 'tsx/esm/api';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import type { LambdaHandler, LocalFunction } from './aws/lambda.ts';
 import type { FunctionHost } from './deployment.ts';
+import { functionBundle } from './function-bundles.ts';
 
 /**
  * Every function of the template runs in this one process (fast, debuggable, and the chaos run
@@ -12,19 +13,24 @@ import type { FunctionHost } from './deployment.ts';
  * variables plus the runtime variables (`runtimeEnvironment`). Modules are imported one at a time,
  * because the handlers read their configuration when they load.
  *
- * Each execution environment gets a module graph of its own, as on Lambda each has a process of
- * its own: the handler, the connector's shared modules and the packages are loaded once per
- * environment (tsx's namespaced import: the same file under another namespace is another module
- * instance), and a function has as many environments as it ran invocations at once. Shared module
- * instances would mix state between invocations running at once: the Powertools logger's record
- * keys (one invocation's error line carrying another's eventId and detail-type), the metrics
- * buffer, the clients' caches. What one process still cannot give each function: variables read
- * after load see the last environment started.
+ * Each execution environment imports the function's deployed bundle afresh
+ * (local/function-bundles.ts: the esbuild call `cdk deploy` makes), as on Lambda each environment
+ * is a process of its own that loads the bundle: one module instance per environment, so a
+ * function has as many as it ran invocations at once. Shared module instances would mix state
+ * between invocations running at once: the Powertools logger's record keys (one invocation's
+ * error line carrying another's eventId and detail-type), the metrics buffer, the clients' caches.
+ * What one process still cannot give each function: variables read after load see the last
+ * environment started.
  *
- * `shared` modules instead load each file once for the whole process, as a plain import does, and
- * run every invocation of a function in that one instance: for a tool that instruments the
- * handlers' own clients from outside (the bench's request recorder counts DynamoDB reads through
- * the shared client's middleware). Concurrent invocations then share the logger's record keys.
+ * `shared` modules instead load each source file once for the whole process, as a plain import
+ * does, and run every invocation of a function in that one instance: for a tool that instruments
+ * the handlers' own clients from outside (the bench's request recorder counts DynamoDB reads
+ * through the shared client's middleware). Concurrent invocations then share the logger's record
+ * keys.
+ *
+ * `dependencyOptions` (the chaos run's crash points and budget observer) reach a function through
+ * its module's `createHandler`, where it has one (functions/<name>/handler.ts); a function without
+ * it runs as the template names it.
  */
 export type FunctionModules = 'per-environment' | 'shared';
 
@@ -38,6 +44,7 @@ export class InProcessFunctionHost implements FunctionHost {
   constructor(
     private readonly runtimeEnvironment: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>,
     private readonly modules: FunctionModules = 'per-environment',
+    private readonly dependencyOptions?: DependencyOptions,
   ) {}
 
   /**
@@ -70,22 +77,27 @@ export class InProcessFunctionHost implements FunctionHost {
   /** A new environment: the function's modules imported afresh under a namespace of their own. */
   private start(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler> {
     const started = this.chain.then(async () => {
-      Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
-      const url = pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href;
-      let module: Record<string, unknown>;
+      let url: string;
       if (this.modules === 'shared') {
-        module = (await import(url)) as Record<string, unknown>;
+        url = pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href;
       } else {
+        // Built (or found) before the environment's variables are set: building reads no variable.
+        const bundle = await functionBundle(fn.entry);
         this.environments += 1;
-        // The registration stays for the process's life, as the environment's modules do.
-        const own = register({ namespace: `function-${this.environments}-${fn.name}` });
-        module = (await own.import(url, import.meta.url)) as Record<string, unknown>;
+        // Another URL for the same file is another module instance: this environment's own.
+        url = `${pathToFileURL(bundle).href}?environment=${this.environments}`;
       }
+      Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
+      const module = (await import(url)) as Record<string, unknown>;
       const handler = module[fn.handlerExport];
       if (typeof handler !== 'function') {
         throw new Error(
           `Runtime.HandlerNotFound: ${fn.entry} does not export a function named ${fn.handlerExport}`,
         );
+      }
+      const createHandler = module['createHandler'];
+      if (this.dependencyOptions && typeof createHandler === 'function') {
+        return (createHandler as (options: DependencyOptions) => LambdaHandler)(this.dependencyOptions);
       }
       return handler as LambdaHandler;
     });

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { deployBuildOptions, esbuildOptionsOf, functionTargets, REPO_ROOT } from '#bench/bundle.ts';
+import { functionTargets, REPO_ROOT } from '#bench/bundle.ts';
 import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
 import { inboundContracts } from '#functions/contracts/registry.ts';
 import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { connectorBundling } from '#lib/connector-function.ts';
+import { deployBuildOptions, esbuildOptionsOf } from '#lib/deploy-bundling.ts';
 
 /** Every source file esbuild put into a function's deploy bundle, dependencies included. */
 async function inputsOf(entry: string): Promise<string[]> {
