@@ -1,6 +1,6 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { HANDLER_SOURCE_METADATA, type HandlerSource } from '#lib/handler-source.ts';
-import { LocalArchives, type ReplayActivity } from './aws/archive.ts';
+import { LocalArchives } from './aws/archive.ts';
 import type { LocalClock } from './aws/clock.ts';
 import {
   type BusActivity,
@@ -19,6 +19,7 @@ import {
 } from './aws/lambda.ts';
 import { type PipeActivity, startPipe } from './aws/pipe.ts';
 import type { QueuePoller } from './aws/poller.ts';
+import type { ReplayActivity } from './aws/replay.ts';
 import { parseSchedule, type Schedule } from './aws/schedule.ts';
 import { SqsQueue } from './aws/sqs.ts';
 import { type TemplateModel, TemplateModelError, type TemplateResource } from './cloudformation.ts';

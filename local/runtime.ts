@@ -6,7 +6,7 @@ import { DEAD_LETTER_ATTRIBUTES } from '#functions/runtime/route-queue.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import { startSandbox } from '#sandbox/server.ts';
-import type { EventArchive, Replay } from './aws/archive.ts';
+import type { EventArchive } from './aws/archive.ts';
 import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
 import type { BusEvent } from './aws/event-bus.ts';
 import { eventsApi } from './aws/events-api.ts';
@@ -21,9 +21,10 @@ import {
   scheduledEvent,
   toSqsEvent,
 } from './aws/lambda.ts';
+import type { Replay } from './aws/replay.ts';
 import { LocalSecrets } from './aws/secrets-api.ts';
-import type { StoredMessage } from './aws/sqs.ts';
 import { sqsApi } from './aws/sqs-api.ts';
+import type { StoredMessage } from './aws/sqs-message.ts';
 import { type ControlRoute, type Operation, startAwsEndpoint } from './aws-endpoint.ts';
 import { TemplateModel } from './cloudformation.ts';
 import {
