@@ -2,7 +2,8 @@ import { parseStartArgs, START_USAGE, type StartOptions } from './cli-options.ts
 import { showHandlerOutput } from './handler-output.ts';
 import { describeActivity } from './progress.ts';
 import { type LocalRuntime, startLocalRuntime } from './runtime.ts';
-import { formatSummary, runScenario } from './scenario.ts';
+import { runScenario } from './scenario.ts';
+import { formatSummary } from './scenario-summary.ts';
 
 /**
  * `npm start`            replay the demo scenario on free ports, print a summary, exit 0 (or 1 with the reason).

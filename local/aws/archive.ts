@@ -2,6 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { LocalClock } from './clock.ts';
 import type { BusEvent, EventBus, RuleDefinition } from './event-bus.ts';
 import { compileEventPattern } from './event-pattern.ts';
+import {
+  REPLAY_NAME_FIELD,
+  Replay,
+  type ReplayActivity,
+  type ReplayedEvent,
+  type ReplayRequest,
+  type ReplayState,
+} from './replay.ts';
 
 /**
  * EventBridge archives and replays, as the EventBridge user guide ("Archiving and replaying events",
@@ -21,8 +29,8 @@ import { compileEventPattern } from './event-pattern.ts';
  *   the replayed events (every rule of the bus when it is absent), and each still matches them
  *   against its own pattern ("Amazon EventBridge rules").
  * - States STARTING → RUNNING → COMPLETED, or CANCELLING → CANCELLED after CancelReplay, or FAILED
- *   with a reason; at most 10 replays run at once per account and Region ("Amazon EventBridge
- *   quotas": LimitExceededException beyond).
+ *   with a reason (each replay's record: replay.ts); at most 10 replays run at once per account and
+ *   Region ("Amazon EventBridge quotas": LimitExceededException beyond).
  *
  * Not reproduced: archiving delay ("we recommend you delay replaying archived events for 10
  * minutes", events may not be archived yet: here an event is archived as it is put), pacing in
@@ -37,21 +45,11 @@ import { compileEventPattern } from './event-pattern.ts';
  * it keeps the original one.
  */
 
-export type ReplayState = 'STARTING' | 'RUNNING' | 'CANCELLING' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
-
-const FINAL_STATES: ReadonlySet<ReplayState> = new Set(['COMPLETED', 'CANCELLED', 'FAILED']);
-
 /** "Amazon EventBridge quotas": concurrent replays per account per Region. */
 export const MAX_CONCURRENT_REPLAYS = 10;
 
 /** ReplayName: 1..64 characters of [\.\-_A-Za-z0-9]+ (StartReplay API reference). */
 export const REPLAY_NAME_PATTERN = /^[.\-_A-Za-z0-9]{1,64}$/;
-
-/** The field a replay adds to every event it sends ("Archiving and replaying events"). */
-export const REPLAY_NAME_FIELD = 'replay-name';
-
-/** An event as a replay sends it: the archived event with `replay-name`. */
-export type ReplayedEvent = BusEvent & { readonly 'replay-name': string };
 
 /** A refusal in EventBridge's terms: the API layer (events-api.ts) answers it with `code`. */
 export class EventBridgeError extends Error {
@@ -147,117 +145,6 @@ export class EventArchive {
       this.kept = this.kept.filter((archived) => archived.archivedAt >= oldest);
     }
     return this.kept;
-  }
-}
-
-export interface ReplayRequest {
-  readonly name: string;
-  readonly description?: string;
-  /** The archive's ARN (StartReplay EventSourceArn). */
-  readonly archiveArn: string;
-  readonly eventStartTime: Date;
-  readonly eventEndTime: Date;
-  /** The destination bus's ARN: the archive's own bus. */
-  readonly destinationArn: string;
-  /** Rules that receive the replayed events; absent = every rule of the bus. */
-  readonly filterArns?: readonly string[];
-}
-
-export interface ReplayActivity {
-  readonly kind: 'replay';
-  readonly replay: string;
-  readonly state: ReplayState;
-  /** Events of the window sent so far. */
-  readonly events: number;
-  /** Names of the rules the replay sends to. */
-  readonly rules: readonly string[];
-  readonly reason?: string;
-}
-
-export class Replay {
-  readonly name: string;
-  readonly arn: string;
-  readonly description: string | undefined;
-  readonly archive: EventArchive;
-  readonly destination: { readonly arn: string; readonly filterArns?: readonly string[] };
-  readonly eventStartTime: Date;
-  readonly eventEndTime: Date;
-  readonly replayStartTime: Date;
-  /** The rules it sends to, in the bus's order. */
-  readonly rules: readonly RuleDefinition[];
-  private currentState: ReplayState = 'STARTING';
-  private reason: string | undefined;
-  private lastReplayed: Date | undefined;
-  private ended: Date | undefined;
-  private readonly states: ReplayState[] = ['STARTING'];
-  private readonly replayed: ReplayedEvent[] = [];
-
-  constructor(init: {
-    request: ReplayRequest;
-    arn: string;
-    archive: EventArchive;
-    rules: readonly RuleDefinition[];
-    startedAt: Date;
-  }) {
-    this.name = init.request.name;
-    this.arn = init.arn;
-    this.description = init.request.description;
-    this.archive = init.archive;
-    this.destination = {
-      arn: init.request.destinationArn,
-      ...(init.request.filterArns ? { filterArns: [...init.request.filterArns] } : {}),
-    };
-    this.eventStartTime = init.request.eventStartTime;
-    this.eventEndTime = init.request.eventEndTime;
-    this.replayStartTime = init.startedAt;
-    this.rules = init.rules;
-  }
-
-  get state(): ReplayState {
-    return this.currentState;
-  }
-
-  get stateReason(): string | undefined {
-    return this.reason;
-  }
-
-  /** "The time within the specified time range associated with the last event replayed" (StartReplay). */
-  get eventLastReplayedTime(): Date | undefined {
-    return this.lastReplayed;
-  }
-
-  get replayEndTime(): Date | undefined {
-    return this.ended;
-  }
-
-  /** Every state it went through, in order. */
-  get history(): readonly ReplayState[] {
-    return this.states;
-  }
-
-  /** The events it sent (with `replay-name`), in the order it sent them. */
-  get sent(): readonly ReplayedEvent[] {
-    return this.replayed;
-  }
-
-  get final(): boolean {
-    return FINAL_STATES.has(this.currentState);
-  }
-
-  /** @internal the engine's bookkeeping */
-  transition(state: ReplayState, at: Date, reason?: string): void {
-    if (this.final || state === this.currentState) return;
-    this.currentState = state;
-    this.states.push(state);
-    this.reason = reason;
-    if (FINAL_STATES.has(state)) this.ended = at;
-  }
-
-  /** @internal */
-  markSent(event: ReplayedEvent): void {
-    this.replayed.push(event);
-    const time = new Date(event.time);
-    if (!this.lastReplayed || time > this.lastReplayed) this.lastReplayed = time;
   }
 }
 

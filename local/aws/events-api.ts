@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AwsApiError, type Operation } from '../aws-endpoint.ts';
-import { type EventArchive, EventBridgeError, LocalArchives, type Replay } from './archive.ts';
+import { type EventArchive, EventBridgeError, LocalArchives } from './archive.ts';
 import { localClock } from './clock.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
 import { eventTime, LOCAL_ACCOUNT_ID } from './lambda.ts';
+import type { Replay } from './replay.ts';
 
 /**
  * EventBridge PutEvents ("PutEvents" API reference, "Calculating Amazon EventBridge PutEvents

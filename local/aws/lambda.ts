@@ -3,7 +3,8 @@ import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord }
 import { invocationScope } from '../handler-output.ts';
 import type { LocalClock } from './clock.ts';
 import { type BatchVerdict, QueuePoller } from './poller.ts';
-import type { ReceivedMessage, SqsQueue } from './sqs.ts';
+import type { SqsQueue } from './sqs.ts';
+import type { ReceivedMessage } from './sqs-message.ts';
 
 /**
  * What the Lambda service does for the connector: invoke a handler with a context (AWS Lambda

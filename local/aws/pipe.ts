@@ -1,7 +1,8 @@
 import type { LocalClock } from './clock.ts';
 import { type CompiledTemplate, dynamicParameter, withImplicitBodyParsing } from './input-template.ts';
 import { type BatchVerdict, QueuePoller } from './poller.ts';
-import { type ReceivedMessage, SqsError, type SqsQueue } from './sqs.ts';
+import { SqsError, type SqsQueue } from './sqs.ts';
+import type { ReceivedMessage } from './sqs-message.ts';
 
 /**
  * An EventBridge pipe from an SQS queue to an SQS queue, as the EventBridge user guide describes it:

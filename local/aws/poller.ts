@@ -1,4 +1,5 @@
-import type { ReceivedMessage, SqsQueue } from './sqs.ts';
+import type { SqsQueue } from './sqs.ts';
+import type { ReceivedMessage } from './sqs-message.ts';
 
 /**
  * What a Lambda event source mapping and an EventBridge pipe share when they read an SQS queue:

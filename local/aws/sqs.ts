@@ -1,18 +1,26 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { LocalClock } from './clock.ts';
+import {
+  contentDeduplicationId,
+  DeduplicationWindow,
+  isValidDeduplicationId,
+  isValidMessageGroupId,
+  pickFifo,
+} from './sqs-fifo.ts';
+import {
+  type ReceivedMessage,
+  type ReceiveOptions,
+  receivedMessage,
+  type SendInput,
+  type SendResult,
+  type StoredMessage,
+} from './sqs-message.ts';
 
 /**
  * An SQS queue, standard or FIFO, with the semantics the connector relies on. Each rule follows
- * the Amazon SQS Developer Guide page named beside it:
+ * the Amazon SQS Developer Guide page named beside it (FIFO message groups, MessageGroupId and
+ * deduplication: sqs-fifo.ts):
  *
- * - FIFO message groups ("Amazon SQS FIFO queue key terms", "Using the message group ID"): a group
- *   with a message in flight returns nothing more until that message is deleted or visible again;
- *   a receive returns as many messages of one group as it can, in order, then other groups.
- * - MessageGroupId ("SendMessage" API reference): 1-128 characters, alphanumeric and punctuation
- *   (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~); required on FIFO queues.
- * - Deduplication ("Exactly-once processing in Amazon SQS"): a MessageDeduplicationId seen in the
- *   last 5 minutes is accepted and not delivered again; scope is the queue or the message group
- *   (DeduplicationScope); without ContentBasedDeduplication the id is required.
  * - Visibility timeout ("Amazon SQS visibility timeout"): a received message is invisible for the
  *   timeout, then visible again unless deleted; ChangeMessageVisibility sets a new timeout counted
  *   from the call (at most 12 hours).
@@ -28,9 +36,7 @@ import type { LocalClock } from './clock.ts';
  * not make it do so locally.
  */
 
-export const FIFO_DEDUPLICATION_WINDOW_MS = 5 * 60 * 1000;
 export const MAX_VISIBILITY_TIMEOUT_SECONDS = 12 * 60 * 60;
-const GROUP_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 
 /** An SQS API error, with the code the AWS API gives it. */
 export class SqsError extends Error {
@@ -41,11 +47,6 @@ export class SqsError extends Error {
     super(message);
     this.name = 'SqsError';
   }
-}
-
-/** True when SQS accepts the value as a MessageGroupId (SendMessage API reference). */
-export function isValidMessageGroupId(value: unknown): value is string {
-  return typeof value === 'string' && GROUP_ID_PATTERN.test(value);
 }
 
 export interface QueueSettings {
@@ -64,48 +65,6 @@ export interface QueueSettings {
   readonly redrive?: { readonly deadLetterQueue: SqsQueue; readonly maxReceiveCount: number };
 }
 
-export interface SendInput {
-  readonly body: string;
-  readonly groupId?: string;
-  readonly deduplicationId?: string;
-  /** Message attributes (string values), e.g. what EventBridge adds to a dead-letter message. */
-  readonly messageAttributes?: Readonly<Record<string, string>>;
-}
-
-export interface SendResult {
-  readonly messageId: string;
-  readonly sequenceNumber?: string;
-  /** True when the deduplication id was seen within 5 minutes and nothing was enqueued. */
-  readonly duplicate: boolean;
-}
-
-/** A message as a receiver sees it. */
-export interface ReceivedMessage {
-  readonly messageId: string;
-  readonly receiptHandle: string;
-  readonly body: string;
-  readonly md5OfBody: string;
-  readonly attributes: Readonly<Record<string, string>>;
-  readonly messageAttributes: Readonly<Record<string, string>>;
-}
-
-/** A message of this queue, with what the local runtime knows about its past (not part of SQS). */
-export interface StoredMessage {
-  readonly messageId: string;
-  readonly body: string;
-  readonly groupId?: string;
-  readonly deduplicationId?: string;
-  readonly sequenceNumber?: string;
-  readonly sentTimestamp: number;
-  readonly messageAttributes: Readonly<Record<string, string>>;
-  /** ARN of the queue a dead-lettered message came from. */
-  readonly deadLetterSourceArn?: string;
-  receiveCount: number;
-  firstReceiveTimestamp?: number;
-  /** Why its last processing failed, as the poller that released it said. Local only. */
-  lastFailure?: string;
-}
-
 interface Entry extends StoredMessage {
   visibleAt: number;
   receiptHandle?: string;
@@ -113,14 +72,6 @@ interface Entry extends StoredMessage {
   held: boolean;
   /** Timeout to apply on release, and the time it counts from (undefined: the release). */
   visibility?: { seconds: number; from?: number };
-}
-
-export interface ReceiveOptions {
-  readonly maxMessages: number;
-  /** @default the queue's visibility timeout */
-  readonly visibilityTimeoutSeconds?: number;
-  /** Held until `release`/`delete`: for pollers of this runtime. @default false */
-  readonly hold?: boolean;
 }
 
 export class SqsQueue {
@@ -131,15 +82,11 @@ export class SqsQueue {
   readonly visibilityTimeoutSeconds: number;
   readonly redrive?: QueueSettings['redrive'];
   private readonly contentBasedDeduplication: boolean;
-  private readonly deduplicationScope: 'queue' | 'messageGroup';
+  private readonly deduplication: DeduplicationWindow;
   private readonly retentionMs: number;
   private readonly clock: LocalClock;
   private readonly entries: Entry[] = [];
   private readonly byHandle = new Map<string, Entry>();
-  private readonly seenDeduplicationIds = new Map<
-    string,
-    { messageId: string; sequenceNumber: string; at: number }
-  >();
   private readonly listeners = new Set<() => void>();
   private sequence = 10_000_000_000_000_000_000n;
   private wakeTimer: NodeJS.Timeout | undefined;
@@ -152,7 +99,7 @@ export class SqsQueue {
     this.url = settings.url;
     this.fifo = settings.fifo;
     this.contentBasedDeduplication = settings.contentBasedDeduplication ?? false;
-    this.deduplicationScope = settings.deduplicationScope ?? 'queue';
+    this.deduplication = new DeduplicationWindow(settings.deduplicationScope ?? 'queue');
     this.visibilityTimeoutSeconds = settings.visibilityTimeoutSeconds ?? 30;
     this.retentionMs = (settings.retentionSeconds ?? 345_600) * 1000;
     if (settings.redrive) {
@@ -186,29 +133,28 @@ export class SqsQueue {
       groupId = input.groupId;
       deduplicationId =
         input.deduplicationId ??
-        (this.contentBasedDeduplication ? createHash('sha256').update(input.body).digest('hex') : undefined);
+        (this.contentBasedDeduplication ? contentDeduplicationId(input.body) : undefined);
       if (deduplicationId === undefined) {
         throw new SqsError(
           'InvalidParameterValue',
           'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
         );
       }
-      if (!/^[\x21-\x7e]{1,128}$/.test(deduplicationId)) {
+      if (!isValidDeduplicationId(deduplicationId)) {
         throw new SqsError('InvalidParameterValue', 'Value for parameter MessageDeduplicationId is invalid.');
       }
     }
     const messageId = original?.messageId ?? randomUUID();
     if (this.fifo && original === undefined) {
       // A message moved by a redrive keeps its id; deduplication applies to new sends only.
-      this.forgetExpiredDeduplicationIds(now);
-      const key =
-        this.deduplicationScope === 'messageGroup'
-          ? `${groupId}\u0000${deduplicationId}`
-          : (deduplicationId as string);
-      const seen = this.seenDeduplicationIds.get(key);
+      const seen = this.deduplication.seen(groupId, deduplicationId as string, now);
       if (seen) return { messageId: seen.messageId, sequenceNumber: seen.sequenceNumber, duplicate: true };
       this.sequence += 1n;
-      this.seenDeduplicationIds.set(key, { messageId, sequenceNumber: this.sequence.toString(), at: now });
+      this.deduplication.remember(groupId, deduplicationId as string, {
+        messageId,
+        sequenceNumber: this.sequence.toString(),
+        at: now,
+      });
     } else if (this.fifo) {
       this.sequence += 1n;
     }
@@ -247,7 +193,9 @@ export class SqsQueue {
     }
     const now = this.clock.now();
     this.expire(now);
-    const picked = this.fifo ? this.pickFifo(now, max) : this.pickStandard(now, max);
+    const picked = this.fifo
+      ? pickFifo(this.entries, (entry) => this.isVisible(entry, now), max)
+      : this.pickStandard(now, max);
     const seconds = options.visibilityTimeoutSeconds ?? this.visibilityTimeoutSeconds;
     const received: ReceivedMessage[] = [];
     for (const entry of picked) {
@@ -265,7 +213,7 @@ export class SqsQueue {
         entry.visibleAt = now + this.clock.delayMs(seconds);
         this.scheduleWake(entry.visibleAt);
       }
-      received.push(this.view(entry));
+      received.push(receivedMessage(entry));
     }
     return received;
   }
@@ -347,7 +295,7 @@ export class SqsQueue {
     };
     this.entries.push(entry);
     this.byHandle.set(entry.receiptHandle as string, entry);
-    return this.view(entry);
+    return receivedMessage(entry);
   }
 
   /**
@@ -407,30 +355,6 @@ export class SqsQueue {
     return this.entries.filter((entry) => this.isVisible(entry, now)).slice(0, max);
   }
 
-  private pickFifo(now: number, max: number): Entry[] {
-    const blocked = new Set<string>();
-    for (const entry of this.entries) {
-      if (!this.isVisible(entry, now)) blocked.add(entry.groupId as string);
-    }
-    // Groups in the order of their oldest message; within a group, send order.
-    const groups = new Map<string, Entry[]>();
-    for (const entry of this.entries) {
-      const groupId = entry.groupId as string;
-      if (blocked.has(groupId)) continue;
-      const list = groups.get(groupId) ?? [];
-      list.push(entry);
-      groups.set(groupId, list);
-    }
-    const picked: Entry[] = [];
-    for (const list of groups.values()) {
-      for (const entry of list) {
-        if (picked.length >= max) return picked;
-        picked.push(entry);
-      }
-    }
-    return picked;
-  }
-
   private isVisible(entry: Entry, now: number): boolean {
     return !entry.held && entry.visibleAt <= now;
   }
@@ -458,35 +382,6 @@ export class SqsQueue {
           { deadLetterSourceArn: this.arn, original: entry },
         );
       }
-    }
-  }
-
-  private view(entry: Entry): ReceivedMessage {
-    const attributes: Record<string, string> = {
-      ApproximateReceiveCount: String(entry.receiveCount),
-      SentTimestamp: String(entry.sentTimestamp),
-      SenderId: 'AROA000000000000LOCAL:local',
-      ApproximateFirstReceiveTimestamp: String(entry.firstReceiveTimestamp ?? entry.sentTimestamp),
-    };
-    if (entry.sequenceNumber !== undefined) attributes['SequenceNumber'] = entry.sequenceNumber;
-    if (entry.groupId !== undefined) attributes['MessageGroupId'] = entry.groupId;
-    if (entry.deduplicationId !== undefined) attributes['MessageDeduplicationId'] = entry.deduplicationId;
-    if (entry.deadLetterSourceArn !== undefined)
-      attributes['DeadLetterQueueSourceArn'] = entry.deadLetterSourceArn;
-    return {
-      messageId: entry.messageId,
-      receiptHandle: entry.receiptHandle as string,
-      body: entry.body,
-      md5OfBody: createHash('md5').update(entry.body, 'utf8').digest('hex'),
-      attributes,
-      messageAttributes: entry.messageAttributes,
-    };
-  }
-
-  private forgetExpiredDeduplicationIds(now: number): void {
-    for (const [id, seen] of this.seenDeduplicationIds) {
-      if (now - seen.at < FIFO_DEDUPLICATION_WINDOW_MS) break; // insertion order = time order
-      this.seenDeduplicationIds.delete(id);
     }
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatSummary, type ScenarioReport } from '#local/scenario.ts';
+import type { ScenarioReport } from '#local/scenario.ts';
+import { formatSummary } from '#local/scenario-summary.ts';
 
 function reportWith(accounts: ScenarioReport['accounts']): ScenarioReport {
   return { steps: [], accounts, inboundCounts: {}, outboundCounts: {}, failures: [] };

@@ -11,18 +11,12 @@ import {
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EventBridgeError,
-  LocalArchives,
-  MAX_CONCURRENT_REPLAYS,
-  type Replay,
-  type ReplayActivity,
-  type ReplayRequest,
-} from '#local/aws/archive.ts';
+import { EventBridgeError, LocalArchives, MAX_CONCURRENT_REPLAYS } from '#local/aws/archive.ts';
 import { localClock } from '#local/aws/clock.ts';
 import { type BusEvent, EventBus, type RuleDefinition, type TargetOutcome } from '#local/aws/event-bus.ts';
 import { compileEventPattern } from '#local/aws/event-pattern.ts';
 import { eventsApi } from '#local/aws/events-api.ts';
+import type { Replay, ReplayActivity, ReplayRequest } from '#local/aws/replay.ts';
 import { SqsQueue } from '#local/aws/sqs.ts';
 import { type AwsEndpoint, startAwsEndpoint } from '#local/aws-endpoint.ts';
 import { TemplateModel, TemplateModelError } from '#local/cloudformation.ts';

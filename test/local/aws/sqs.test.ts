@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { localClock } from '#local/aws/clock.ts';
 import { type BatchVerdict, QueuePoller } from '#local/aws/poller.ts';
-import { FIFO_DEDUPLICATION_WINDOW_MS, type ReceivedMessage, SqsError, SqsQueue } from '#local/aws/sqs.ts';
+import { SqsError, SqsQueue } from '#local/aws/sqs.ts';
+import { FIFO_DEDUPLICATION_WINDOW_MS } from '#local/aws/sqs-fifo.ts';
+import type { ReceivedMessage } from '#local/aws/sqs-message.ts';
 
 const clock = localClock(1 / 1000);
 

@@ -1,0 +1,98 @@
+import type { ConnectorConfig } from '#lib/config.ts';
+import type { LocalClock } from '../aws/clock.ts';
+import { LOCAL_ACCOUNT_ID, type LocalFunction } from '../aws/lambda.ts';
+import { TemplateModel } from '../cloudformation.ts';
+import { deployLocally, type LocalDeployment } from '../deployment.ts';
+import { InProcessFunctionHost } from '../function-host.ts';
+import { labelFunctions } from '../handler-output.ts';
+import { mulberry32 } from '../random.ts';
+import type { LocalRuntimeOptions } from '../runtime.ts';
+import {
+  LOCAL_REGION,
+  localConnectorConfig,
+  SERVICE_PLACEHOLDER,
+  synthesizeLocalTemplates,
+} from '../template.ts';
+import type { LocalServices } from './services.ts';
+
+/**
+ * The connector's own template, as `cdk synth` makes it, synthesized for this machine and deployed
+ * on the local services (deployment.ts), its functions run in this process (function-host.ts).
+ */
+
+export interface ConnectorTemplate {
+  /** The example config with the service at the sandbox (or at the service proxy). */
+  readonly config: ConnectorConfig;
+  readonly model: TemplateModel;
+}
+
+/**
+ * The app, synthesized for this machine: the example config, with the service at
+ * SERVICE_PLACEHOLDER in the template (one synthesis serves every run: template.ts) and at the
+ * sandbox (or its proxy) in the config the runtime reports.
+ */
+export async function synthesizeConnectorTemplate(
+  services: Pick<LocalServices, 'serviceUrl' | 'endpoint'>,
+  options: Pick<LocalRuntimeOptions, 'provisioningRegions' | 'config' | 'connector' | 'customize'>,
+): Promise<ConnectorTemplate> {
+  const configFor = (url: string) =>
+    localConnectorConfig({
+      sandboxUrl: url,
+      ...(options.provisioningRegions ? { regions: options.provisioningRegions } : {}),
+      ...(options.config ? { overrides: options.config } : {}),
+    });
+  const config = configFor(services.serviceUrl);
+  const stacks = await synthesizeLocalTemplates(
+    configFor(SERVICE_PLACEHOLDER),
+    options.connector,
+    options.customize,
+  );
+  const model = new TemplateModel(stacks, {
+    region: LOCAL_REGION,
+    account: LOCAL_ACCOUNT_ID,
+    sqsEndpoint: services.endpoint.url,
+  });
+  return { config, model };
+}
+
+/**
+ * Deploys the template with each function run in this process under `runtimeVariables`, the
+ * service's placeholder address replaced by `serviceUrl`; the deployment's stop is pushed onto
+ * `cleanup`.
+ */
+export function deployConnectorTemplate(
+  model: TemplateModel,
+  setup: {
+    readonly clock: LocalClock;
+    readonly serviceUrl: string;
+    readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
+  },
+  options: Pick<LocalRuntimeOptions, 'functionModules' | 'replayKeepsIds' | 'onActivity' | 'faults'>,
+  cleanup: Array<() => Promise<void>>,
+): LocalDeployment {
+  const host = new InProcessFunctionHost(setup.runtimeVariables, options.functionModules);
+  const deployed = deployLocally(model, {
+    region: LOCAL_REGION,
+    clock: setup.clock,
+    host,
+    environmentSubstitutions: [[SERVICE_PLACEHOLDER, setup.serviceUrl]],
+    ...(options.replayKeepsIds === undefined ? {} : { replayKeepsIds: options.replayKeepsIds }),
+    ...(options.onActivity ? { onActivity: options.onActivity } : {}),
+    ...(options.faults
+      ? {
+          faults: {
+            lostDeleteRate: options.faults.lostDeleteRate,
+            random: mulberry32(options.faults.seed ?? 1),
+          },
+        }
+      : {}),
+  });
+  cleanup.push(() => deployed.stop());
+  // Log lines name a function as a reader knows it (local/handler-output.ts).
+  labelFunctions(
+    [...deployed.functions.values()].map(
+      (fn) => [fn.name, fn.environment['POWERTOOLS_SERVICE_NAME'] ?? fn.logicalId] as const,
+    ),
+  );
+  return deployed;
+}

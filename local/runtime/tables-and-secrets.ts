@@ -1,0 +1,61 @@
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LOCAL_ACCOUNT_ID } from '../aws/lambda.ts';
+import { LocalSecrets } from '../aws/secrets-api.ts';
+import type { LocalDeployment, TableDefinition } from '../deployment.ts';
+import { LOCAL_REGION } from '../template.ts';
+
+/** The template's tables created in dynalite, and its secrets in the local Secrets Manager. */
+
+/** Tables as the template defines them. */
+export async function createTables(
+  tables: readonly TableDefinition[],
+  dynamoEndpoint: string,
+): Promise<void> {
+  const dynamoClient = new DynamoDBClient({
+    endpoint: dynamoEndpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const table of tables) await dynamoClient.send(new CreateTableCommand(table.input));
+  } finally {
+    dynamoClient.destroy();
+  }
+}
+
+export interface DefinedSecrets {
+  readonly secrets: LocalSecrets;
+  /** The secret the functions read the service's bearer token from. */
+  readonly tokenSecretName: string;
+}
+
+/**
+ * Secrets as CloudFormation creates them; the one the functions read starts with `token` (`null`:
+ * it starts as CloudFormation creates it too).
+ */
+export function defineSecrets(deployed: LocalDeployment, token: string | null): DefinedSecrets {
+  const tokenSecretIds = new Set(
+    [...deployed.functions.values()]
+      .map((fn) => fn.environment['TOKEN_SECRET_ID'])
+      .filter((id): id is string => !!id),
+  );
+  const secrets = new LocalSecrets({
+    region: LOCAL_REGION,
+    account: LOCAL_ACCOUNT_ID,
+    knownNames: [...tokenSecretIds].map(secretName),
+  });
+  for (const secret of deployed.secrets) {
+    const isToken = tokenSecretIds.has(secret.arn) || tokenSecretIds.has(secret.name);
+    const initial =
+      isToken && token !== null ? token : secret.generated ? LocalSecrets.placeholder() : undefined;
+    secrets.define(secret.name, secret.arn, initial);
+  }
+  const tokenSecretName = deployed.secrets[0]?.name ?? secretName([...tokenSecretIds][0] ?? '');
+  return { secrets, tokenSecretName };
+}
+
+/** A secret's name from what a function is given: its name, or its ARN (name-suffix). */
+function secretName(idOrArn: string): string {
+  const match = /:secret:(.+)-[A-Za-z0-9]{6}$/.exec(idOrArn);
+  return match ? (match[1] as string) : idOrArn;
+}
