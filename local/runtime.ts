@@ -1,4 +1,5 @@
 import type { App } from 'aws-cdk-lib';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import type { EventArchive } from './aws/archive.ts';
@@ -78,6 +79,11 @@ export interface LocalRuntimeOptions {
    * clients. @default 'per-environment'
    */
   readonly functionModules?: FunctionModules;
+  /**
+   * What this run adds to every function's collaborators (the chaos run's crash points and budget
+   * observer), passed to each handler module's `createHandler` (local/function-host.ts).
+   */
+  readonly dependencyOptions?: DependencyOptions;
   /** Variables added to every function's environment (a chaos run's crash rate). */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
   /**

@@ -67,10 +67,17 @@ export function deployConnectorTemplate(
     readonly serviceUrl: string;
     readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
   },
-  options: Pick<LocalRuntimeOptions, 'functionModules' | 'replayKeepsIds' | 'onActivity' | 'faults'>,
+  options: Pick<
+    LocalRuntimeOptions,
+    'functionModules' | 'dependencyOptions' | 'replayKeepsIds' | 'onActivity' | 'faults'
+  >,
   cleanup: Array<() => Promise<void>>,
 ): LocalDeployment {
-  const host = new InProcessFunctionHost(setup.runtimeVariables, options.functionModules);
+  const host = new InProcessFunctionHost(
+    setup.runtimeVariables,
+    options.functionModules,
+    options.dependencyOptions,
+  );
   const deployed = deployLocally(model, {
     region: LOCAL_REGION,
     clock: setup.clock,

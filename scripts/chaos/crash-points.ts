@@ -10,7 +10,8 @@ import { mulberry32 } from '#local/random.ts';
  *
  * The use cases name those places through their `interruptions` collaborator
  * (functions/runtime/dependencies.ts), which deployed functions do not have; the chaos run injects this one
- * into the functions it hosts (`useLocalCollaborators`). Nothing of it is in a deployed bundle
+ * into the functions it hosts (`dependencyOptions` of the local runtime, passed to each handler
+ * module's `createHandler`). Nothing of it is in a deployed bundle
  * (test/infra/artifact.test.ts greps the assets).
  *
  * The draw is seeded, so a chaos run can be replayed; the order of draws still follows the

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { useLocalCollaborators } from '#functions/runtime/local-collaborators.ts';
+import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { getBusiness } from '#functions/store/business.ts';
 import type { BudgetTake } from '#functions/store/request-budget.ts';
 import { listSlots } from '#functions/store/slots.ts';
@@ -110,14 +110,13 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const workload = buildWorkload(settings);
 
   // This process hosts the functions (local/function-host.ts): every one of them gets the crash
-  // points as its `interruptions` collaborator, and the budget watch as its budget observer, set
-  // before anything is sent.
+  // points as its `interruptions` collaborator, and the budget watch as its budget observer.
   const crashes = crashPoints({ rate: settings.crashRate, seed: settings.seed });
   const budgetWatch = settings.rateLimit === null ? undefined : watchBudget();
-  useLocalCollaborators({
+  const dependencyOptions: DependencyOptions = {
     ...(settings.crashRate > 0 ? { interruptions: crashes } : {}),
     ...(budgetWatch ? { budgetObserver: budgetWatch.observe } : {}),
-  });
+  };
 
   let redeliveries = 0;
   const onActivity = (activity: RuntimeActivity): void => {
@@ -127,6 +126,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   let runtime: LocalRuntime | undefined;
   try {
     runtime = await startLocalRuntime({
+      dependencyOptions,
       timeScale: settings.timeScale,
       logLevel: settings.logLevel,
       token,
@@ -212,7 +212,6 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     budgetWatch?.stop();
     loopDelay.disable();
     await runtime?.close();
-    useLocalCollaborators({});
   }
 }
 
