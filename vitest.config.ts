@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // The functions' deployed bundles are imported as Node imports them (local/function-bundles.ts),
+    // not transformed again by Vitest: 50-65 ms per execution environment instead of 0.7-1.6 s.
     server: { deps: { external: [/\/\.tmp\/function-bundles\//] } },
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // This machine runs Node 20; Lambda runs Node 24. The SDK's Node-version notice is noise here.
@@ -12,6 +14,7 @@ export default defineConfig({
     // Test results, not logs: what a test file writes (the handlers' Powertools logs and metrics, a
     // test's console) is shown only under a test that failed (test/support/quiet-output.ts).
     setupFiles: ['test/support/quiet-output.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     silent: 'passed-only',
     // One line per test file; a test is listed on its own only when it takes longer than this.
     slowTestThreshold: 30_000,
