@@ -123,7 +123,14 @@ export async function synthesizeConnector(
     const { context } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
       context?: Record<string, unknown>;
     };
-    const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({
+      outdir,
+      context: { ...context, 'aws:cdk:bundling-stacks': [] },
+      // CDK's built-in CloudFormation validation (a WASM validator, about half of a synthesis here)
+      // checks what `cdk synth` and the infrastructure tests (test/infra/) check with it on; the
+      // local runtime only reads the template it would pass (App, `builtinCloudFormationValidation`).
+      builtinCloudFormationValidation: false,
+    });
     addConnectorStacks(
       app,
       config,
