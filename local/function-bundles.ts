@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUNDLE_ROOT = join(PROJECT_ROOT, '.tmp', 'function-bundles');
+const METAFILE = 'metafile.json';
 /** What the bundling options are read from (a change there bundles again). */
 const OPTION_SOURCES = ['lib/connector-function.ts', 'lib/deploy-bundling.ts', 'package-lock.json'];
 
@@ -48,13 +49,16 @@ async function bundleOf(key: string, entry: string): Promise<string> {
   // Built aside and renamed: another process (a second test worker) never sees half a folder.
   const partial = `${dir}.${process.pid}.tmp`;
   rmSync(partial, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     ...deployBuildOptions,
     absWorkingDir: PROJECT_ROOT,
     entryPoints: { [bundleName(entry)]: entry },
     outdir: partial,
     outExtension: { '.js': '.mjs' },
+    metafile: true,
   });
+  // What went into the bundle, for the tests that check a route carries only its own code.
+  writeFileSync(join(partial, METAFILE), JSON.stringify(metafile));
   try {
     renameSync(partial, dir);
   } catch (error) {
@@ -63,6 +67,18 @@ async function bundleOf(key: string, entry: string): Promise<string> {
     if (!existsSync(dir)) throw error;
   }
   return file;
+}
+
+/**
+ * Every source file esbuild put into `entry`'s bundle, dependencies included (repo-relative, as
+ * esbuild's metafile names them).
+ */
+export async function functionBundleInputs(entry: string): Promise<string[]> {
+  const bundle = await functionBundle(entry);
+  const { inputs } = JSON.parse(readFileSync(join(dirname(bundle), METAFILE), 'utf8')) as {
+    inputs: Record<string, unknown>;
+  };
+  return Object.keys(inputs);
 }
 
 /** `functions/sync-employee/handler.ts` → `functions__sync-employee__handler`. */

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { functionTargets, REPO_ROOT } from '#bench/bundle.ts';
 import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
@@ -8,20 +7,11 @@ import { inboundContracts } from '#functions/contracts/registry.ts';
 import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { connectorBundling } from '#lib/connector-function.ts';
-import { deployBuildOptions, esbuildOptionsOf } from '#lib/deploy-bundling.ts';
+import { esbuildOptionsOf } from '#lib/deploy-bundling.ts';
+import { functionBundleInputs } from '#local/function-bundles.ts';
 
-/** Every source file esbuild put into a function's deploy bundle, dependencies included. */
-async function inputsOf(entry: string): Promise<string[]> {
-  const result = await build({
-    ...deployBuildOptions,
-    entryPoints: [resolve(REPO_ROOT, entry)],
-    absWorkingDir: REPO_ROOT,
-    outdir: resolve(REPO_ROOT, '.tmp/route-bundles-test'),
-    write: false,
-    metafile: true,
-  });
-  return Object.keys(result.metafile.inputs);
-}
+/** Every source file esbuild put into a function's deploy bundle (the one the local runtime runs). */
+const inputsOf = functionBundleInputs;
 
 /** Connector source files esbuild put into a function's deploy bundle. */
 async function connectorInputsOf(entry: string): Promise<string[]> {
