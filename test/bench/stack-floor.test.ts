@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deployBuildOptions, REPO_ROOT } from '#bench/bundle.ts';
+import { REPO_ROOT } from '#bench/bundle.ts';
 import type { ColdStartResult } from '#bench/cold-start.ts';
 import {
   buildStackFloor,
@@ -240,15 +240,19 @@ describe("a stack floor's bundle", () => {
     await rm(outDir, { recursive: true, force: true });
   });
 
-  /** The packages and connector files esbuild put into a bundle. */
+  /** The packages and connector files esbuild puts into a bundle of `entry` (buildStackFloor bundles it with the deploy options). */
   async function inputsOf(entry: string): Promise<string[]> {
     const result = await build({
-      ...deployBuildOptions,
       entryPoints: [resolve(entry)],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      mainFields: ['module', 'main'],
       absWorkingDir: REPO_ROOT,
       outdir: join(outDir, 'inputs'),
       write: false,
       metafile: true,
+      logLevel: 'silent',
     });
     return Object.keys(result.metafile.inputs);
   }
