@@ -16,13 +16,15 @@ export const BUNDLE_DIR = resolve(REPO_ROOT, '.tmp/bench-bundles');
 export type BundleKind = 'function' | 'reference';
 
 export interface BundleTarget {
-  /** Function name (route table) or reference name (`hello`, `floor`, `stack-floor`, `raw-<function>`). */
+  /** Function name (route table) or reference name (`hello`, `floor`, `stack-floor`, `raw-<function>`, `stack-<function>`). */
   readonly name: string;
   readonly kind: BundleKind;
   /** Repo-relative entry. */
   readonly entry: string;
-  /** Configured memory (functions only). */
+  /** Configured memory (functions, and the stack floor of one). */
   readonly memorySizeMb?: number;
+  /** A reference made for one function (its stack floor): that function's name. */
+  readonly referenceOf?: string;
 }
 
 export interface BuiltBundle extends BundleTarget {

@@ -16,21 +16,25 @@ import { type ProfileSummary, summarizeProfile } from './cpu-profile.ts';
 import type { BenchEnvironment, StateMet } from './environment.ts';
 import {
   buildRawReference,
+  buildStackFloor,
   recordFirstInvocation,
+  type StackFloorShape,
   startAwsWireRecorder,
   type WireRequest,
 } from './first-invocation.ts';
 import { median } from './stats.ts';
 import type { ItemImage } from './table-state.ts';
-import { accountCreated, flowEvent, scheduleEvent, sqsBatch } from './workload.ts';
+import { accountCreated, flowEvent, scheduleEvent, sqsBatch, uniqueAccountId } from './workload.ts';
 
 /**
- * Issue #9 §1 and §5 (memory), issue #17 §1: every function's deploy bundle loaded by a fresh
- * `node` and invoked once against the local services, next to the references built in the same
- * run: the SDK-client floor (module load), and per function the raw handler that makes the same
- * requests with the same clients (first invocation; bench/first-invocation.ts). Runs are
- * interleaved (one of each target per round) so drift in the shared machine's load hits all alike,
- * and every ratio is taken within a round, so its spread over the rounds is the run-to-run spread.
+ * Issue #9 §1 and §5 (memory), issues #17 §1 and #24: every function's deploy bundle loaded by a
+ * fresh `node` and invoked once against the local services, next to the references built in the
+ * same run: per function its stack floor, the required stack constructed and used as a handler
+ * uses it around the same requests (the goals: module load and first invocation), and its raw
+ * handler, the same requests with the same clients and nothing else (bench/first-invocation.ts);
+ * and `hello`, the SDK-client `floor` and the generic `stack-floor`. Runs are interleaved (one of
+ * each target per round) so drift in the shared machine's load hits all alike, and every ratio is
+ * taken within a round, so its spread over the rounds is the run-to-run spread.
  */
 
 export interface ColdStartResult {
@@ -49,13 +53,22 @@ export interface ColdStartResult {
   readonly memorySizeMb?: number;
   /** Peak memory of one invocation with a batch of 10 (functions only). */
   readonly batchOf10?: { peakRssMb: number; rssPeakMb: number; failedRecords: number; error?: string };
-  /** Functions: the requests of the recorded first invocation its raw reference (`raw-<name>`) replays. */
+  /**
+   * Functions and the stack-floor: the requests of the recorded first invocation (`system
+   * operation`) their references replay. A function's stack floor: the requests it made itself
+   * when recorded once the same way (its replay and its idempotency layer's own).
+   */
   readonly firstInvocationRequests?: readonly string[];
-  /** Raw references: over the rounds, the most requests answered otherwise than when recorded. */
+  /** A function's stack floor (`stack-<function>`): that function. */
+  readonly referenceOf?: string;
+  /** Raw references and stack floors: over the rounds, the most requests answered otherwise than when recorded. */
   readonly answeredDifferently?: number;
-  /** Raw references: over the rounds, the fewest requests the handler sent again. */
+  /** Raw references and stack floors: over the rounds, the fewest recorded requests the handler sent again. */
   readonly replayedRequests?: number;
-  /** Functions, the stack-floor and the raw references: one profiled cold start, CPU by phase and consumer. */
+  /**
+   * One profiled cold start, CPU by phase and consumer: the functions and their stack floors, the
+   * stack-floor and its raw reference.
+   */
   readonly profile?: ProfileSummary;
 }
 
@@ -63,16 +76,30 @@ export interface ColdStartResult {
  * The event of one first invocation, from the function's place in routes.ts: a scheduled
  * function's schedule event; a route's batch of its own detail-type, for accounts created here
  * beforehand; for the references and AccountCreated, fresh AccountCreated events (no account
- * needed).
+ * needed). A function's stack floor gets its function's kind of event, for an account it does not
+ * need to exist (it replays the requests the function made).
  */
-async function eventFor(name: string, environment: BenchEnvironment, records: number): Promise<unknown> {
+async function eventFor(
+  name: string,
+  environment: BenchEnvironment,
+  records: number,
+  { provision = true }: { provision?: boolean } = {},
+): Promise<unknown> {
   if (scheduledFunctions.some((scheduled) => scheduled.functionName === name))
     return scheduleEvent(name, new Date());
   const detailType = queueRoutes.find((route) => route.functionName === name)?.detailType ?? 'AccountCreated';
   if (detailType === 'AccountCreated')
     return sqsBatch(Array.from({ length: records }, () => accountCreated()));
-  const accounts = await environment.provisionAccounts(records);
+  const accounts = provision
+    ? await environment.provisionAccounts(records)
+    : Array.from({ length: records }, () => uniqueAccountId());
   return sqsBatch(accounts.map((accountId) => flowEvent(detailType, accountId, 0)));
+}
+
+/** Whether a function's stack floor takes a queue route's batch (with idempotency) or a schedule. */
+function stackFloorShape(functionName: string): StackFloorShape {
+  const route = queueRoutes.find((candidate) => candidate.functionName === functionName);
+  return route ? { kind: 'queue', detailType: route.detailType } : { kind: 'scheduled' };
 }
 
 function runChild(
@@ -175,9 +202,13 @@ export async function measureColdStarts(
     nodeArgs: string[] = [],
   ) => {
     const { eventFile, resultFile } = nextFiles();
-    await writeFile(eventFile, JSON.stringify(await eventFor(bundle.name, environment, records)));
+    const event = bundle.referenceOf
+      ? await eventFor(bundle.referenceOf, environment, records, { provision: false })
+      : await eventFor(bundle.name, environment, records);
+    await writeFile(eventFile, JSON.stringify(event));
     const run = () => runChild(runner, bundle, eventFile, resultFile, env, nodeArgs);
-    // A raw reference runs from the table and service state its function's recorded invocation met.
+    // A raw reference or a stack floor runs from the table and service state its function's
+    // recorded invocation met.
     const met = metStates.get(bundle.name);
     return met ? met.state.replayFrom(met.images, met.requests, run) : run();
   };
@@ -194,6 +225,9 @@ export async function measureColdStarts(
   }
   const recordedRequests = new Map<string, string[]>();
   const raws = new Map<string, BuiltBundle>();
+  const stackFloors = new Map<string, BuiltBundle>();
+  const wireNames = (requests: readonly WireRequest[]) =>
+    requests.map((request) => `${request.system} ${request.operation}`);
   try {
     // The functions, and the required stack alone (stack-floor): its own ratio to a raw handler
     // making its requests is how much of the functions' goal the stack takes before any connector code.
@@ -212,30 +246,56 @@ export async function measureColdStarts(
           );
         }
       });
-      recordedRequests.set(
-        bundle.name,
-        requests.map((request) => `${request.system} ${request.operation}`),
-      );
+      recordedRequests.set(bundle.name, wireNames(requests));
       const raw = await buildRawReference(bundle.name, requests, outDir);
       raws.set(bundle.name, raw);
       const images = state.table.imagesOf(state.table.keysWrittenBy(requests));
-      metStates.set(raw.name, { state, images, requests });
+      const met = { state, images, requests };
+      metStates.set(raw.name, met);
+      if (bundle.kind !== 'function') continue;
+      // The function's stack floor, recorded once the same way: what it sends itself is what the
+      // row compares (the same requests as the function, its idempotency layer's included).
+      const floor = await buildStackFloor(
+        bundle.name,
+        stackFloorShape(bundle.name),
+        requests,
+        outDir,
+        bundle.memorySizeMb,
+      );
+      stackFloors.set(bundle.name, floor);
+      metStates.set(floor.name, met);
+      const floorRequests = await recordFirstInvocation(wire, environment.recorder, async () => {
+        const sample = await runOnce(floor, 1, recordingEnvironment);
+        if (sample.error !== undefined || sample.failedRecords > 0) {
+          throw new Error(
+            `${floor.name}: its recorded first invocation failed (${sample.error ?? `${sample.failedRecords} record(s) failed`})`,
+          );
+        }
+      });
+      recordedRequests.set(floor.name, wireNames(floorRequests));
     }
   } finally {
     await wire.close();
   }
 
-  // Rounds: every reference, and each function next to its raw reference.
+  // Rounds: every reference, and each function next to its stack floor and its raw reference.
   const order = built.flatMap((bundle) => {
     const raw = raws.get(bundle.name);
-    return raw ? [bundle, raw] : [bundle];
+    const floor = stackFloors.get(bundle.name);
+    return [bundle, ...(floor ? [floor] : []), ...(raw ? [raw] : [])];
   });
   const samples = new Map<string, ColdStartSample[]>(order.map((bundle) => [bundle.name, []]));
   for (let round = 0; round < repetitions; round++) {
     for (const bundle of order) samples.get(bundle.name)?.push(await runOnce(bundle, 1));
   }
 
-  const comparedOnFirstInvocation = new Set([...raws.keys(), ...[...raws.values()].map((raw) => raw.name)]);
+  // Profiled: each function and the reference its goals are judged against (its stack floor), and
+  // the stack-floor with its raw reference (its info rows).
+  const profiled = new Set([
+    ...stackFloors.keys(),
+    ...[...stackFloors.values()].map((floor) => floor.name),
+    ...(raws.has(STACK_FLOOR) ? [STACK_FLOOR, raws.get(STACK_FLOOR)?.name ?? ''] : []),
+  ]);
   const profileDir = join(outDir, 'profiles');
   await rm(profileDir, { recursive: true, force: true });
   const results: ColdStartResult[] = [];
@@ -257,9 +317,9 @@ export async function measureColdStarts(
         ...(sample.error ? { error: sample.error } : {}),
       };
     }
-    // Every bundle a function (or the stack-floor) is compared with on its first invocation is
-    // profiled too, so the profile tells what the function spends beyond its raw reference.
-    if (profile && comparedOnFirstInvocation.has(bundle.name)) {
+    // A function's stack floor is profiled too, so the profile tells what the function spends
+    // beyond it (the connector's own share); the stack-floor's beyond its raw reference.
+    if (profile && profiled.has(bundle.name)) {
       profileSummary = await profiledColdStart(bundle, profileDir, runOnce);
     }
     const recorded = recordedRequests.get(bundle.name);
@@ -278,7 +338,8 @@ export async function measureColdStarts(
       ...(bundle.memorySizeMb === undefined ? {} : { memorySizeMb: bundle.memorySizeMb }),
       ...(batchOf10 ? { batchOf10 } : {}),
       ...(recorded ? { firstInvocationRequests: recorded } : {}),
-      ...(bundle.name.startsWith('raw-')
+      ...(bundle.referenceOf ? { referenceOf: bundle.referenceOf } : {}),
+      ...(bundle.name.startsWith('raw-') || bundle.referenceOf
         ? {
             answeredDifferently: Math.max(0, ...taken.map((sample) => sample.answeredDifferently ?? 0)),
             // What every successful run sent at least (0 when none succeeded).

@@ -1,6 +1,6 @@
 /**
- * `npm run bench` (issues #9, #15, #17): cold start, module load and bundle size against references
- * built in the same run, per-event overhead against a raw replay, end-to-end latency through the
+ * `npm run bench` (issues #9, #15, #17, #24): cold start, module load and bundle size against
+ * references built in the same run (per function, the required stack making the same requests), per-event overhead against a raw replay, end-to-end latency through the
  * local runtime, service calls per event against the spec's minimum, the trial and drift watches at
  * scale, throughput, the request budget's cost per call, memory, and cost per million events.
  * Prints one table (figure, goal, pass/fail) and writes bench/results.json. Options: BENCH_USAGE
@@ -62,7 +62,7 @@ export interface BenchSizes {
   readonly coldStartFunctions?: readonly string[];
   readonly overheadEvents: number;
   readonly overheadWarmup: number;
-  /** Independent runs of each flow's overhead measurement (the heaviest flow's goal holds in each). */
+  /** Independent runs of each flow's overhead measurement: every route's goal is on their median (at least 3). */
   readonly overheadRuns: number;
   /** Events per flow of the profiled warm pass (section 2c: where the CPU goes, no ratio). */
   readonly warmProfileEvents: number;

@@ -1,6 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import * as z from 'zod';
 import { EnvironmentReader } from './environment-reader.ts';
 import {
   ConnectorMetric,
@@ -9,15 +8,6 @@ import {
   MetricName,
   syncFailedClass,
 } from './metric-names.ts';
-
-/*
- * zod's documented `jitless` setting (zod.dev, "z.config"): object schemas are parsed by zod's
- * interpreter instead of a parser it would compile (`new Function`) on each schema's first parse.
- * Set here, in the one module every function loads, before any parse. A Lambda process hosts one
- * function, so this is the function's own setting. Kept while the bench shows it pays
- * (docs/performance.md, "Measures kept").
- */
-z.config({ jitless: true });
 
 /**
  * Module-scope Logger and Metrics shared by every handler of the connector, plus the redaction
