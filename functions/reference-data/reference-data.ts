@@ -181,10 +181,7 @@ async function cachedList<T>(
   cache: CacheSettings,
   kind: ReferenceCacheKind,
   schema: {
-    safeParse(
-      value: unknown,
-      options?: { jitless?: boolean },
-    ): { success: true; data: T[] } | { success: false };
+    safeParse(value: unknown): { success: true; data: T[] } | { success: false };
   },
   read: () => Promise<T[]>,
   options: { fresh?: boolean } = {},
