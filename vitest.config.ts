@@ -1,13 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-// Two cores on CI: forks keep dynalite/sandbox servers isolated per file.
+// Forks keep each file's servers (dynalite, the sandbox, the local AWS endpoint) in a process of its own.
 export default defineConfig({
   test: {
     pool: 'forks',
     // The functions' deployed bundles are imported as Node imports them (local/function-bundles.ts),
     // not transformed again by Vitest: 50-65 ms per execution environment instead of 0.7-1.6 s.
     server: { deps: { external: [/\/\.tmp\/function-bundles\//] } },
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // Three forks on CI's two cores: a test file spends part of its time waiting (on its servers,
+    // queues and child processes), which a third file's work fills.
+    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     // This machine runs Node 20; Lambda runs Node 24. The SDK's Node-version notice is noise here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
