@@ -12,16 +12,18 @@ const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as {
 };
 
 describe('npm test and CI', () => {
-  it('runs the type-check, the lint and the whole vitest suite', () => {
+  it('runs the lint, then the type-check beside the whole vitest suite, failing when either fails', () => {
     // Act
-    const steps = packageJson.scripts.test?.split('&&').map((step) => step.trim()) ?? [];
+    const script = readFileSync(packageJson.scripts.test?.replace(/^bash /, '') ?? '', 'utf8');
+    const commands = script.split('\n').map((line) => line.trim());
 
     // Assess
-    expect(steps.map((step) => packageJson.scripts[step.replace(/^npm run /, '')] ?? step)).toEqual([
-      'tsc --noEmit -p tsconfig.json',
-      'biome check .',
-      'vitest run',
-    ]);
+    expect(packageJson.scripts.test).toBe('bash scripts/test.sh');
+    expect(commands).toContain('npx biome check . || exit 1');
+    expect(commands).toContain('npx tsc --noEmit -p tsconfig.json > .tmp/typecheck.log 2>&1 &');
+    expect(commands).toContain('npx vitest run');
+    // The type check is waited for, and its failure fails the run.
+    expect(script).toMatch(/if wait "\$typecheck"; then[\s\S]*exit 1\nfi\nexit "\$tests"/);
   });
 
   it('runs npm ci and then npm test in .ci/run, stopping at the first failure', () => {

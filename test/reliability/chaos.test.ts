@@ -3,7 +3,7 @@ import { formatMarkdown } from '#scripts/chaos/report.ts';
 import { type ChaosReport, runChaos } from '#scripts/chaos/run.ts';
 
 /**
- * The chaos run of `npm run chaos`, smaller: 200 events over 40 accounts through the connector's
+ * The chaos run of `npm run chaos`, smaller: 120 events over 24 accounts through the connector's
  * synthesized template (rule → intake queue → pipe → FIFO queue → function) while the sandbox
  * faults 20 % of the service calls (429, 500, timeout, drop-after-commit), 10 % of processed records
  * are delivered again and handlers crash between steps. The connector must create nothing twice
@@ -14,8 +14,8 @@ let report: ChaosReport;
 
 beforeAll(async () => {
   report = await runChaos({
-    events: 200,
-    accounts: 40,
+    events: 120,
+    accounts: 24,
     seed: 42,
     crashRate: 0.1,
     // A 'timeout' fault costs one client timeout; shorter keeps the suite fast on two cores.
