@@ -4,6 +4,11 @@ import { z } from 'zod';
 import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
 import { DEFAULT_AREA_LOOKUP_RESOURCE, DEFAULT_LOCATION_LOOKUP_RESOURCE } from '#functions/runtime/config.ts';
 import { startWindowProblem } from '#functions/runtime/retry-schedule.ts';
+import {
+  DEFAULT_INSTALL_URL_TEMPLATE,
+  installTemplateProblem,
+  serviceRootProblem,
+} from '#functions/service/addresses.ts';
 import { serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/service/http.ts';
 import { requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
@@ -35,14 +40,22 @@ const hostnameSuffixes = z
 const HOSTNAME_SUFFIXES_REQUIRED =
   'is required: the DNS suffixes of the service install hostnames (e.g. [".example.com"]); the bearer token is sent to every install hostname signup returns, so only these may receive it';
 
-const httpsUrl = z.url({ protocol: /^https$/, error: 'expected an https:// URL' });
-/** The local runtime's config points at the sandbox on this machine; nothing else may use http. */
-const loopbackUrl = z.url({
-  protocol: /^https?$/,
-  hostname: /^(127\.0\.0\.1|localhost)$/,
-  error: 'expected an https:// URL',
-});
-const serviceUrl = (local: boolean) => (local ? z.union([httpsUrl, loopbackUrl]) : httpsUrl);
+/**
+ * A service address, by the functions' own rule (functions/service/addresses.ts): https, no
+ * credentials, no query; plain http only in the local runtime's config, which points at the
+ * sandbox on this machine.
+ */
+const serviceUrl = (local: boolean) =>
+  z.string().check((context) => {
+    const problem = serviceRootProblem(context.value, { loopbackHttp: local });
+    if (problem !== undefined) {
+      context.issues.push({
+        code: 'custom',
+        message: problem,
+        input: context.value,
+      });
+    }
+  });
 
 // cdk context given on the command line is always a string ("-c logRetentionDays=14").
 const wholeNumber = () =>
@@ -143,13 +156,17 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
       ),
       installUrlTemplate: z
         .string()
-        .refine((value) => value.includes('{hostname}'), {
-          error: 'expected a template containing {hostname}',
+        .check((context) => {
+          const problem = installTemplateProblem(context.value, { loopbackHttp: local });
+          if (problem !== undefined) {
+            context.issues.push({
+              code: 'custom',
+              message: problem,
+              input: context.value,
+            });
+          }
         })
-        .refine((value) => url.safeParse(value.replaceAll('{hostname}', 'install.example')).success, {
-          error: 'expected an https:// URL once {hostname} is filled in',
-        })
-        .default('https://{hostname}'),
+        .default(DEFAULT_INSTALL_URL_TEMPLATE),
       // The token goes to every install hostname signup returns: outside the local runtime the
       // domains the service's installs live under must be named.
       allowedHostnameSuffixes: local

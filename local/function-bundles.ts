@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
  *
  * The bundle of one content is kept in `.tmp/function-bundles/<key>/`, where the key hashes
  * everything the bundle is made of: every source file under functions/, the entry itself,
- * the lock file (the packages bundled) and the bundling options' sources. A change of any of them
+ * package.json, tsconfig.json, the lock file (the packages bundled) and the bundling options' sources. A change of any of them
  * builds again; CI starts from a clean clone and builds once (vitest's global setup).
  */
 
@@ -20,7 +20,15 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUNDLE_ROOT = join(PROJECT_ROOT, '.tmp', 'function-bundles');
 const METAFILE = 'metafile.json';
 /** What the bundling options are read from (a change there bundles again). */
-const OPTION_SOURCES = ['lib/connector-function.ts', 'lib/deploy-bundling.ts', 'package-lock.json'];
+const OPTION_SOURCES = [
+  'lib/connector-function.ts',
+  'lib/deploy-bundling.ts',
+  'local/function-bundles.ts',
+  // The `#` imports esbuild resolves, the compiler options it reads, the packages it bundles.
+  'package.json',
+  'tsconfig.json',
+  'package-lock.json',
+];
 
 const building = new Map<string, Promise<string>>();
 
@@ -40,7 +48,7 @@ export function functionBundle(entry: string): Promise<string> {
 async function bundleOf(key: string, entry: string): Promise<string> {
   const dir = join(BUNDLE_ROOT, key);
   const file = join(dir, `${bundleName(entry)}.mjs`);
-  if (existsSync(dir)) return file;
+  if (existsSync(file)) return file;
   // Loaded on demand: a run served from the cache never loads esbuild or the CDK.
   const [{ build }, { deployBuildOptions }] = await Promise.all([
     import('esbuild'),

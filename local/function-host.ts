@@ -74,7 +74,7 @@ export class InProcessFunctionHost implements FunctionHost {
     return loading;
   }
 
-  /** A new environment: the function's modules imported afresh under a namespace of their own. */
+  /** A new environment: the function's deployed bundle imported afresh (or, `shared`, its source once). */
   private start(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler> {
     const started = this.chain.then(async () => {
       let url: string;

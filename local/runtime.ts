@@ -1,4 +1,5 @@
 import type { App } from 'aws-cdk-lib';
+import type { Region } from '#functions/contracts/fields.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
@@ -61,7 +62,7 @@ export interface LocalRuntimeOptions {
   /** Connector config fields over the example config (e.g. httpTimeoutMs). */
   readonly config?: Readonly<Record<string, unknown>>;
   /** Regions given a provisioning root at the sandbox. @default US, UK and AU */
-  readonly provisioningRegions?: ReadonlyArray<'US' | 'UK' | 'AU'>;
+  readonly provisioningRegions?: readonly Region[];
   /** Construct props over those of the config (test fixtures: other routes and handlers). */
   readonly connector?: Partial<WorkforceConnectorProps>;
   /** Changes the app before synthesis (CDK Aspects, escape hatches): tests that show drift. */
@@ -74,8 +75,8 @@ export interface LocalRuntimeOptions {
   /** `sandbox-clock`: schedules fire as the sandbox clock passes them. @default 'on-request' */
   readonly schedules?: ScheduleMode;
   /**
-   * How the functions' modules load (function-host.ts): a module graph per execution environment,
-   * as on Lambda, or one `shared` by the process, for a tool that instruments the handlers' own
+   * How the functions' modules load (function-host.ts): the deployed bundle afresh per execution
+   * environment, as on Lambda, or one `shared` by the process, for a tool that instruments the handlers' own
    * clients. @default 'per-environment'
    */
   readonly functionModules?: FunctionModules;

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from 'aws-cdk-lib';
+import { REGIONS, type Region } from '#functions/contracts/fields.ts';
 import { queueRoutes } from '#functions/routes.ts';
 import { LOCAL_REQUEST_BUDGET } from '#functions/store/request-budget.ts';
 import { type ConnectorConfig, EXAMPLE_CONFIG_FILE, parseConnectorConfig } from '#lib/config.ts';
@@ -68,7 +69,7 @@ export interface LocalConfigOptions {
   /** Partner name (provisioning path). @default the example config's */
   readonly partnerName?: string;
   /** Regions given a provisioning root (the sandbox serves UK and AU under /regions). @default all three */
-  readonly regions?: ReadonlyArray<'US' | 'UK' | 'AU'>;
+  readonly regions?: readonly Region[];
   /** Any other config field, applied last. */
   readonly overrides?: Readonly<Record<string, unknown>>;
 }
@@ -86,7 +87,7 @@ export function localConnectorConfig(options: LocalConfigOptions): ConnectorConf
       ...(options.partnerName ? { partnerName: options.partnerName } : {}),
       provisioningUrls: Object.fromEntries(
         Object.entries({ US: sandbox, UK: `${sandbox}/regions/uk`, AU: `${sandbox}/regions/au` }).filter(
-          ([region]) => (options.regions ?? ['US', 'UK', 'AU']).includes(region as 'US'),
+          ([region]) => (options.regions ?? REGIONS).includes(region as Region),
         ),
       ),
       installUrlTemplate: `${sandbox}/installs/{hostname}`,

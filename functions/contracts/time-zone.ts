@@ -6,6 +6,11 @@
 
 /** One formatter per zone (wall time to the second, 24-hour): building one is the costly part. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Names kept at most: Intl accepts every spelling of a zone in any case, and every BudgetSet names
+ * one, so an unbounded map would grow with what partners send; past this it starts again.
+ */
+const MAX_FORMATTERS = 1000;
 
 /** Intl's formatter of the wall time in `timeZone`, or undefined when Intl refuses the name. */
 export function zoneFormatter(timeZone: string): Intl.DateTimeFormat | undefined {
@@ -24,9 +29,10 @@ export function zoneFormatter(timeZone: string): Intl.DateTimeFormat | undefined
       second: '2-digit',
     });
   } catch {
-    // A RangeError: not a zone. Nothing is kept for it, so made-up names cannot grow the map.
+    // A RangeError: not a zone. Nothing is kept for it.
     return undefined;
   }
+  if (formatters.size >= MAX_FORMATTERS) formatters.clear();
   formatters.set(timeZone, formatter);
   return formatter;
 }

@@ -114,7 +114,7 @@ const TRIAL_DAY_RULES = { max: 365, unit: 'days' };
 
 /** TRIAL_THRESHOLDS_DAYS: whole days from 1 to 365, announced from the largest down, once each. */
 function trialThresholds(reader: EnvironmentReader, name: string): number[] {
-  const parts = reader.text(name) === undefined ? ['7', '3', '1'] : reader.list(name);
+  const parts = (reader.text(name) ?? '7,3,1').split(',').map((part) => part.trim());
   const days: number[] = [];
   for (const [index, part] of parts.entries()) {
     const day = reader.wholeNumberIn(name, part, TRIAL_DAY_RULES, `item ${index + 1}`);

@@ -109,13 +109,21 @@ export function assertPlainHostname(hostname: string, allowedSuffixes: readonly 
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** Where the service's addresses come from: a deployment, or a run on this machine (the sandbox). */
+export interface ServiceAddressRules {
+  /** Plain HTTP to 127.0.0.1/localhost (the sandbox). @default true: the functions' own check */
+  readonly loopbackHttp?: boolean;
+}
+
 /**
  * What is wrong with `raw` as a root the token may be sent to, or undefined when nothing is: the
- * token travels on every call, so plain HTTP is allowed only to the sandbox on this machine. The
- * one rule for every service address, whether read from the environment (runtime/config.ts) or
- * given to `createAddresses`.
+ * token travels on every call, so plain HTTP is allowed only to the sandbox on this machine, and
+ * only where `rules` allow it (a deployment's configuration never does). The one rule for every
+ * service address: read from the environment (runtime/config.ts), given to `createAddresses`, or
+ * written in the deployment's configuration (lib/config.ts).
  */
-export function serviceRootProblem(raw: string): string | undefined {
+export function serviceRootProblem(raw: string, rules: ServiceAddressRules = {}): string | undefined {
+  const loopbackHttp = rules.loopbackHttp ?? true;
   let url: URL;
   try {
     url = new URL(raw);
@@ -125,13 +133,16 @@ export function serviceRootProblem(raw: string): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (url.search !== '' || url.hash !== '') return 'must not have a query or fragment';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return 'must be an https URL (http only for 127.0.0.1/localhost)';
+  if (loopbackHttp && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return loopbackHttp ? 'must be an https URL (http only for 127.0.0.1/localhost)' : 'must be an https URL';
 }
 
 /** What is wrong with an install URL template, or undefined when nothing is. */
-export function installTemplateProblem(template: string): string | undefined {
+export function installTemplateProblem(
+  template: string,
+  rules: ServiceAddressRules = {},
+): string | undefined {
   if (!template.includes('{hostname}')) return 'must contain {hostname}';
-  const problem = serviceRootProblem(template.replaceAll('{hostname}', 'install.example'));
+  const problem = serviceRootProblem(template.replaceAll('{hostname}', 'install.example'), rules);
   return problem === undefined ? undefined : `${problem} once {hostname} is filled in`;
 }

@@ -291,7 +291,7 @@ async function observe(runtime: LocalRuntime, sandboxUrl: string, workload: Work
       tableSlots,
     };
   } finally {
-    store.doc.destroy();
+    store.client.destroy();
   }
 }
 

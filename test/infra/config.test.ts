@@ -83,13 +83,13 @@ describe('connector config', () => {
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^partnerName: is required/),
-        'provisioningUrls.US: expected an https:// URL',
+        'provisioningUrls.US: must be an https URL',
         expect.stringMatching(/^tokenSecret: expected \{"create": true/),
         'routes.AccountCreated.batchSize: expected 1..10',
         expect.stringMatching(/^routes\.Unknown: unknown route; expected one of AccountCreated, /),
         expect.stringMatching(/^alarms: give either topicArn .* or email/),
         expect.stringMatching(/^logRetentionDays: expected one of the CloudWatch Logs retention periods/),
-        'installUrlTemplate: expected a template containing {hostname}',
+        'installUrlTemplate: must contain {hostname}',
       ]),
     );
   });

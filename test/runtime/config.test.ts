@@ -297,6 +297,15 @@ describe('loadConfig', () => {
           'TRIAL_THRESHOLDS_DAYS item 3: must be a whole number of days',
         ],
       ],
+      ['TRIAL_THRESHOLDS_DAYS', '7,,3', ['TRIAL_THRESHOLDS_DAYS item 2: must be a whole number of days']],
+      [
+        'TRIAL_THRESHOLDS_DAYS',
+        ',',
+        [
+          'TRIAL_THRESHOLDS_DAYS item 1: must be a whole number of days',
+          'TRIAL_THRESHOLDS_DAYS item 2: must be a whole number of days',
+        ],
+      ],
       ['REPLAY_MARKER_TTL_SECONDS', '0', ['REPLAY_MARKER_TTL_SECONDS seconds must be at least 1']],
       [
         'POWERTOOLS_LOG_LEVEL',

@@ -36,7 +36,7 @@ describe('localMidnightUnixSeconds', () => {
     expect(start).toBe(1788667200);
   });
 
-  it('is plain UTC midnight for UTC and whole-hour offsets elsewhere', () => {
+  it("is plain UTC midnight for UTC, and the zone's own offset elsewhere (Kolkata +5:30, Sydney +11 in its summer)", () => {
     // Act & Assess
     expect(localMidnightUnixSeconds('2026-01-15', 'UTC')).toBe(Date.UTC(2026, 0, 15) / 1000);
     expect(localMidnightUnixSeconds('2026-01-15', 'Asia/Kolkata')).toBe(Date.UTC(2026, 0, 14, 18, 30) / 1000);
