@@ -40,22 +40,21 @@ const hostnameSuffixes = z
 const HOSTNAME_SUFFIXES_REQUIRED =
   'is required: the DNS suffixes of the service install hostnames (e.g. [".example.com"]); the bearer token is sent to every install hostname signup returns, so only these may receive it';
 
+/** A text checked by one of the functions' own rules, which names what is wrong with it. */
+const checkedBy = (problemOf: (value: string) => string | undefined) =>
+  z.string().check((context) => {
+    const problem = problemOf(context.value);
+    if (problem !== undefined)
+      context.issues.push({ code: 'custom', message: problem, input: context.value });
+  });
+
 /**
  * A service address, by the functions' own rule (functions/service/addresses.ts): https, no
  * credentials, no query; plain http only in the local runtime's config, which points at the
  * sandbox on this machine.
  */
 const serviceUrl = (local: boolean) =>
-  z.string().check((context) => {
-    const problem = serviceRootProblem(context.value, { loopbackHttp: local });
-    if (problem !== undefined) {
-      context.issues.push({
-        code: 'custom',
-        message: problem,
-        input: context.value,
-      });
-    }
-  });
+  checkedBy((value) => serviceRootProblem(value, { loopbackHttp: local }));
 
 // cdk context given on the command line is always a string ("-c logRetentionDays=14").
 const wholeNumber = () =>
@@ -154,19 +153,9 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
               : undefined,
         },
       ),
-      installUrlTemplate: z
-        .string()
-        .check((context) => {
-          const problem = installTemplateProblem(context.value, { loopbackHttp: local });
-          if (problem !== undefined) {
-            context.issues.push({
-              code: 'custom',
-              message: problem,
-              input: context.value,
-            });
-          }
-        })
-        .default(DEFAULT_INSTALL_URL_TEMPLATE),
+      installUrlTemplate: checkedBy((value) =>
+        installTemplateProblem(value, { loopbackHttp: local }),
+      ).default(DEFAULT_INSTALL_URL_TEMPLATE),
       // The token goes to every install hostname signup returns: outside the local runtime the
       // domains the service's installs live under must be named.
       allowedHostnameSuffixes: local
