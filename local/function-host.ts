@@ -40,6 +40,8 @@ export class InProcessFunctionHost implements FunctionHost {
   private readonly functions = new Map<string, Promise<LambdaHandler>>();
   private chain: Promise<unknown> = Promise.resolve();
   private environments = 0;
+  /** Each function's bundle, found (or built) at its first environment: later ones run the same code. */
+  private readonly bundles = new Map<string, Promise<string>>();
 
   constructor(
     private readonly runtimeEnvironment: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>,
@@ -82,10 +84,16 @@ export class InProcessFunctionHost implements FunctionHost {
         url = pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href;
       } else {
         // Built (or found) before the environment's variables are set: building reads no variable.
-        const bundle = await functionBundle(fn.entry);
+        let bundle = this.bundles.get(fn.entry);
+        if (!bundle) {
+          bundle = functionBundle(fn.entry);
+          // A failed build is tried again at the next cold start.
+          bundle.catch(() => this.bundles.delete(fn.entry));
+          this.bundles.set(fn.entry, bundle);
+        }
         this.environments += 1;
         // Another URL for the same file is another module instance: this environment's own.
-        url = `${pathToFileURL(bundle).href}?environment=${this.environments}`;
+        url = `${pathToFileURL(await bundle).href}?environment=${this.environments}`;
       }
       Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
       const module = (await import(url)) as Record<string, unknown>;
