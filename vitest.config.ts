@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     // The functions' deployed bundles are imported as Node imports them (local/function-bundles.ts),
-    // not transformed again by Vitest: 50-65 ms per execution environment instead of 0.7-1.6 s.
+    // not transformed again by Vitest, which would inline (transform and evaluate) each bundle anew.
     server: { deps: { external: [/\/\.tmp\/function-bundles\//] } },
     // Three forks on CI's two cores: a test file spends part of its time waiting (on its servers,
     // queues and child processes), which a third file's work fills.

@@ -139,6 +139,11 @@ const failedNote = (target: ColdStartResult, reference: ColdStartResult | undefi
     ...(reference ? [] : [`; no ${label} measured`]),
   ].join('');
 
+/** Both sides of a cold-start row ran without a failed run: only then is the row judged. */
+function bothRan(target: ColdStartResult, reference: ColdStartResult | undefined): boolean {
+  return target.errors.length === 0 && reference !== undefined && reference.errors.length === 0;
+}
+
 /**
  * A first invocation (process start to the end of the first record) against a reference's, per
  * round: judged against a function's stack floor (which must have sent the same requests as the
@@ -170,14 +175,7 @@ function firstInvocationRow(
           ? '— (the same requests, nothing else around them)'
           : '—'
         : `≤ ${goal} (median of rounds)`,
-    pass:
-      goal === undefined
-        ? undefined
-        : target.errors.length === 0 &&
-          reference !== undefined &&
-          reference.errors.length === 0 &&
-          same &&
-          first.median <= goal,
+    pass: goal === undefined ? undefined : bothRan(target, reference) && same && first.median <= goal,
   };
 }
 
@@ -194,13 +192,7 @@ function moduleLoadRow(
     item: `${target.name} module load / ${label}`,
     figure: `${formatSpread(load)}: ${round(target.initMsMedian, 0)} vs ${round(reference?.initMsMedian ?? Number.NaN, 0)} ms; bundle ${kb(target.bytes)} = ${round(target.bytes / (reference?.bytes ?? Number.NaN))} × its ${label}'s${failedNote(target, reference, label)}`,
     goal: goal === undefined ? '— (the SDK clients alone)' : `≤ ${goal} (median of rounds)`,
-    pass:
-      goal === undefined
-        ? undefined
-        : target.errors.length === 0 &&
-          reference !== undefined &&
-          reference.errors.length === 0 &&
-          load.median <= goal,
+    pass: goal === undefined ? undefined : bothRan(target, reference) && load.median <= goal,
   };
 }
 
