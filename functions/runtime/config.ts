@@ -66,14 +66,17 @@ export const DEFAULT_AREA_LOOKUP_RESOURCE = 'OperationalUnit';
 
 const PROVISIONING_URLS_HELP = 'JSON object {"US": url, "UK"?: url, "AU"?: url}';
 
-/** The provisioning roots: a small JSON document, checked by its schema (built on first use). */
-const provisioningUrlsSchema = z.lazy(() => {
-  const serviceUrl = z.string().check((context) => {
-    const problem = serviceRootProblem(context.value);
-    if (problem !== undefined)
-      context.issues.push({ code: 'custom', message: problem, input: context.value });
-  });
-  return z.strictObject({ US: serviceUrl, UK: serviceUrl.optional(), AU: serviceUrl.optional() });
+/** A provisioning root, checked by the functions' one rule for service roots (service/addresses.ts). */
+const serviceUrl = z.string().check((context) => {
+  const problem = serviceRootProblem(context.value);
+  if (problem !== undefined) context.issues.push({ code: 'custom', message: problem, input: context.value });
+});
+
+/** The provisioning roots: a small JSON document, checked by its schema. */
+const provisioningUrlsSchema = z.strictObject({
+  US: serviceUrl,
+  UK: serviceUrl.optional(),
+  AU: serviceUrl.optional(),
 });
 
 const PARTNER_NAME_SHAPE = /^[A-Za-z0-9._-]+$/;

@@ -41,13 +41,6 @@ const resourceName = (fallback: string) =>
     .regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' })
     .default(fallback);
 
-/**
- * The deploy setting's schema. Built on its first parse (`z.lazy`): a function whose deployment
- * sets no assumptions uses the defaults above and never builds it (built at import, its schema
- * objects were a share of every cold start).
- */
-export const serviceAssumptionsSchema = z.lazy(() => assumptionsShape());
-
 const regexSource = () =>
   z.string().refine(
     (source) => {
@@ -61,58 +54,58 @@ const regexSource = () =>
     { error: 'expected a regular expression' },
   );
 
-const assumptionsShape = () =>
-  z.strictObject({
-    /**
-     * Codes of a follow-up signup's refusal that prove the first, unanswered attempt committed (the
-     * spec names the conditions, not the codes): the e-mail and externalId duplicates.
-     */
-    signupDuplicateCodes: names(DEFAULTS.signupDuplicateCodes),
-    /** The same, matched on the refusal's message (case-insensitive regular expressions). */
-    signupDuplicateMessagePatterns: z
-      .array(regexSource())
-      .default([...DEFAULTS.signupDuplicateMessagePatterns]),
-    /**
-     * Codes of a subscription-status refusal that mean the hostname is no longer linked to the
-     * partner (the spec names the condition, "hostname is not linked to the calling partner", not
-     * the code): the drift watch reads them as the service having deleted the business
-     * (BusinessGone). Any other refusal is a failed check, tried again on the next run.
-     */
-    hostnameNotLinkedCodes: names(DEFAULTS.hostnameNotLinkedCodes),
-    /**
-     * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
-     * (an install reached through a network the partner controls).
-     */
-    installAuth: z.enum(['bearer', 'none']).default(DEFAULTS.installAuth),
-    /** Agreed-hour cycle spelling: each form's own (`per-form`), or one spelling for both. */
-    agreedHourCycleSpelling: z
-      .enum(['per-form', 'full-form', 'simple-form'])
-      .default(DEFAULTS.agreedHourCycleSpelling),
-    /** Fields of setAwardFromLibrary's answer tried, in order, for the new agreement id. */
-    agreementIdFields: names(DEFAULTS.agreementIdFields),
-    /** Fields of the create-location answer tried for the new location id. */
-    locationIdFields: names(DEFAULTS.locationIdFields),
-    /** Fields of the create-area answer tried for the new area id. */
-    areaIdFields: names(DEFAULTS.areaIdFields),
-    /** QUERY resource of employment contracts (the spec names the record, not the resource). */
-    contractResource: resourceName(DEFAULTS.contractResource),
-    /** QUERY resource of pay rules. */
-    payRuleResource: resourceName(DEFAULTS.payRuleResource),
-    /** Fields of a contract tried, in order, for its base pay rule id. */
-    basePayRuleFields: names(DEFAULTS.basePayRuleFields),
-    /** QUERY resource of leave rules (its use is implied by leave accrual). */
-    leaveRuleResource: resourceName(DEFAULTS.leaveRuleResource),
-    /**
-     * Most records one QUERY answers ("not shown", and the spec shows no paging). Unset: no limit
-     * is assumed. Set: a read that must see every record (the custom-field slot scan, an install's
-     * agreements, leave rules, countries, states) and gets this many fails with QUERY_LIMIT_REACHED
-     * rather than act on a list that may have been cut.
-     */
-    queryMaxRecords: z.int().min(1).nullable().default(DEFAULTS.queryMaxRecords),
-  });
+/** The deploy setting's schema; a deployment that sets no assumptions uses the defaults above. */
+export const serviceAssumptionsSchema = z.strictObject({
+  /**
+   * Codes of a follow-up signup's refusal that prove the first, unanswered attempt committed (the
+   * spec names the conditions, not the codes): the e-mail and externalId duplicates.
+   */
+  signupDuplicateCodes: names(DEFAULTS.signupDuplicateCodes),
+  /** The same, matched on the refusal's message (case-insensitive regular expressions). */
+  signupDuplicateMessagePatterns: z
+    .array(regexSource())
+    .default([...DEFAULTS.signupDuplicateMessagePatterns]),
+  /**
+   * Codes of a subscription-status refusal that mean the hostname is no longer linked to the
+   * partner (the spec names the condition, "hostname is not linked to the calling partner", not
+   * the code): the drift watch reads them as the service having deleted the business
+   * (BusinessGone). Any other refusal is a failed check, tried again on the next run.
+   */
+  hostnameNotLinkedCodes: names(DEFAULTS.hostnameNotLinkedCodes),
+  /**
+   * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
+   * (an install reached through a network the partner controls).
+   */
+  installAuth: z.enum(['bearer', 'none']).default(DEFAULTS.installAuth),
+  /** Agreed-hour cycle spelling: each form's own (`per-form`), or one spelling for both. */
+  agreedHourCycleSpelling: z
+    .enum(['per-form', 'full-form', 'simple-form'])
+    .default(DEFAULTS.agreedHourCycleSpelling),
+  /** Fields of setAwardFromLibrary's answer tried, in order, for the new agreement id. */
+  agreementIdFields: names(DEFAULTS.agreementIdFields),
+  /** Fields of the create-location answer tried for the new location id. */
+  locationIdFields: names(DEFAULTS.locationIdFields),
+  /** Fields of the create-area answer tried for the new area id. */
+  areaIdFields: names(DEFAULTS.areaIdFields),
+  /** QUERY resource of employment contracts (the spec names the record, not the resource). */
+  contractResource: resourceName(DEFAULTS.contractResource),
+  /** QUERY resource of pay rules. */
+  payRuleResource: resourceName(DEFAULTS.payRuleResource),
+  /** Fields of a contract tried, in order, for its base pay rule id. */
+  basePayRuleFields: names(DEFAULTS.basePayRuleFields),
+  /** QUERY resource of leave rules (its use is implied by leave accrual). */
+  leaveRuleResource: resourceName(DEFAULTS.leaveRuleResource),
+  /**
+   * Most records one QUERY answers ("not shown", and the spec shows no paging). Unset: no limit
+   * is assumed. Set: a read that must see every record (the custom-field slot scan, an install's
+   * agreements, leave rules, countries, states) and gets this many fails with QUERY_LIMIT_REACHED
+   * rather than act on a list that may have been cut.
+   */
+  queryMaxRecords: z.int().min(1).nullable().default(DEFAULTS.queryMaxRecords),
+});
 
-export type ServiceAssumptions = z.output<ReturnType<typeof assumptionsShape>>;
-export type ServiceAssumptionsInput = z.input<ReturnType<typeof assumptionsShape>>;
+export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
+export type ServiceAssumptionsInput = z.input<typeof serviceAssumptionsSchema>;
 
 /**
  * What a deployment that sets no assumptions uses: the schema's reading of `{}`. Shared by every

@@ -145,9 +145,8 @@ export interface InstallClient {
   getPayReturns(timesheetId: number): Promise<JoinedTimesheetPayReturn[]>;
 }
 
-// Built on first use (z.lazy), as the record schemas in records/: most functions never parse them.
 /** An agreed-hours profile: its shape is not shown, so any object is kept as given. */
-const anyObject = z.lazy(() => z.record(z.string(), z.unknown()));
+const anyObject = z.record(z.string(), z.unknown());
 
 export function createInstallClient(
   hostname: string,

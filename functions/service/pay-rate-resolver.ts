@@ -62,14 +62,11 @@ export interface PayRateResolverOptions {
   baseRateApplies?: boolean;
 }
 
-// Built on first use (z.lazy), as the record schemas in records/: most functions never parse them.
-const contractRecordSchema = z.lazy(() => z.looseObject({ Id: z.union([z.number(), z.string()]) }));
-const payRuleRecordSchema = z.lazy(() =>
-  z.looseObject({
-    Id: z.union([z.number(), z.string()]),
-    HourlyRate: z.number().nullable().optional(),
-  }),
-);
+const contractRecordSchema = z.looseObject({ Id: z.union([z.number(), z.string()]) });
+const payRuleRecordSchema = z.looseObject({
+  Id: z.union([z.number(), z.string()]),
+  HourlyRate: z.number().nullable().optional(),
+});
 
 type LookupById = <T extends z.ZodType>(
   resource: string,

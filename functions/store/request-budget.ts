@@ -32,14 +32,13 @@ import { isConditionalCheckFailure, type Store } from './store.ts';
  * a request is allowed by the skew, not how many are allowed per second.
  */
 
-const bucketSettingsShape = () =>
-  z.strictObject({
-    /** Sustained requests per second. */
-    ratePerSecond: z.number().positive().max(10_000),
-    /** Requests that may go at once after an idle period. */
-    burst: z.int().min(1).max(10_000),
-  });
-export type BucketSettings = z.output<ReturnType<typeof bucketSettingsShape>>;
+const bucketSettingsSchema = z.strictObject({
+  /** Sustained requests per second. */
+  ratePerSecond: z.number().positive().max(10_000),
+  /** Requests that may go at once after an idle period. */
+  burst: z.int().min(1).max(10_000),
+});
+export type BucketSettings = z.output<typeof bucketSettingsSchema>;
 
 /**
  * The service's rate limits (and their scope) are not shown: these defaults are modest guesses a
@@ -62,23 +61,17 @@ export const LOCAL_REQUEST_BUDGET = {
   install: { ratePerSecond: 500, burst: 100 },
 } as const satisfies RequestBudgetSettingsInput;
 
-/**
- * The deploy setting's schema, built on its first parse (`z.lazy`): a function whose deployment
- * sets no budget takes `defaultRequestBudgetSettings()` and never builds it (cold start).
- */
-export const requestBudgetSettingsSchema = z.lazy(() => {
-  const bucketSettingsSchema = bucketSettingsShape();
-  return z.strictObject({
-    /** One bucket per provisioning root (region); null: none. */
-    provisioning: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.provisioning),
-    /** One bucket per install (hostname); null: none. */
-    install: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.install),
-    /**
-     * One bucket every call also takes from: for a service whose limit covers the partner's token
-     * as a whole (the scope of the service's rate limits is not shown). @default none
-     */
-    overall: bucketSettingsSchema.optional(),
-  });
+/** The deploy setting's schema; a deployment that sets no budget takes `defaultRequestBudgetSettings()`. */
+export const requestBudgetSettingsSchema = z.strictObject({
+  /** One bucket per provisioning root (region); null: none. */
+  provisioning: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.provisioning),
+  /** One bucket per install (hostname); null: none. */
+  install: bucketSettingsSchema.nullable().default(DEFAULT_REQUEST_BUDGET.install),
+  /**
+   * One bucket every call also takes from: for a service whose limit covers the partner's token
+   * as a whole (the scope of the service's rate limits is not shown). @default none
+   */
+  overall: bucketSettingsSchema.optional(),
 });
 export type RequestBudgetSettings = z.output<typeof requestBudgetSettingsSchema>;
 export type RequestBudgetSettingsInput = z.input<typeof requestBudgetSettingsSchema>;

@@ -54,14 +54,12 @@ export const scheduleChangeFieldNames = [
  * own fields are checked. (Listing 146 fields of `z.unknown()` would check nothing and cost each
  * parse of every record.)
  */
-export const customFieldDataSchema = z.lazy(() =>
-  z.looseObject({
-    Id: int,
-    /** `Employee` or `Timesheet` by the spec; another value is kept, not refused. */
-    System: z.string(),
-    ...installRecordFields,
-  }),
-);
+export const customFieldDataSchema = z.looseObject({
+  Id: int,
+  /** `Employee` or `Timesheet` by the spec; another value is kept, not refused. */
+  System: z.string(),
+  ...installRecordFields,
+});
 export type CustomFieldData = z.infer<typeof customFieldDataSchema> &
   Partial<Record<SlotField | FairWorkWeekField | (typeof scheduleChangeFieldNames)[number], unknown>>;
 
@@ -84,15 +82,13 @@ export const validationTokensSchema = z
     'must be newline-separated tokens among nempty, unq',
   );
 
-export const timesheetCustomFieldDefinitionSchema = z.lazy(() =>
-  z.looseObject({
-    System: z.literal('Timesheet'),
-    Name: text.min(1),
-    ApiName: text.min(1),
-    Type: customFieldTypeSchema,
-    Validation: validationTokensSchema.optional(),
-    Valuelist: z.array(z.string()).optional(),
-    OperationUnit: z.array(int).optional(),
-  }),
-);
+export const timesheetCustomFieldDefinitionSchema = z.looseObject({
+  System: z.literal('Timesheet'),
+  Name: text.min(1),
+  ApiName: text.min(1),
+  Type: customFieldTypeSchema,
+  Validation: validationTokensSchema.optional(),
+  Valuelist: z.array(z.string()).optional(),
+  OperationUnit: z.array(int).optional(),
+});
 export type TimesheetCustomFieldDefinition = z.infer<typeof timesheetCustomFieldDefinitionSchema>;

@@ -10,20 +10,18 @@ import { installRecordFields, int, timestamp } from './fields.ts';
 export const leaveRuleRecordSchema = z.looseObject({ Id: z.union([z.int(), z.string().min(1)]) });
 export type LeaveRuleRecord = z.output<typeof leaveRuleRecordSchema>;
 
-export const leaveAccrualSchema = z.lazy(() =>
-  z.looseObject({
-    Id: int,
-    /** Install employee id, not the payroll id. */
-    Employee: int,
-    TransactionDate: timestamp,
-    Type: int.nullable().optional(),
-    LeaveRule: int,
-    Hours: z.number(),
-    Days: z.number().nullable().optional(),
-    Comment: z.string().nullable().optional(),
-    ...installRecordFields,
-    // Kept as given, unchecked (the connector reads none of them): EmployeeHistory, FkId,
-    // BalanceCalculatedAt.
-  }),
-);
+export const leaveAccrualSchema = z.looseObject({
+  Id: int,
+  /** Install employee id, not the payroll id. */
+  Employee: int,
+  TransactionDate: timestamp,
+  Type: int.nullable().optional(),
+  LeaveRule: int,
+  Hours: z.number(),
+  Days: z.number().nullable().optional(),
+  Comment: z.string().nullable().optional(),
+  ...installRecordFields,
+  // Kept as given, unchecked (the connector reads none of them): EmployeeHistory, FkId,
+  // BalanceCalculatedAt.
+});
 export type LeaveAccrual = z.infer<typeof leaveAccrualSchema>;

@@ -8,59 +8,51 @@ import { dpMetaDataSchema, flexibleId, installRecordFields, int, text, timestamp
  * and the pay rule (record rules: fields.ts).
  */
 
-export const operationalUnitInfoSchema = z.lazy(() =>
-  z.looseObject({
-    Id: int,
-    OperationalUnitName: text.optional(),
-    Company: int.optional(),
-    CompanyName: text.optional(),
-    LabelWithCompany: text.optional(),
-  }),
-);
+export const operationalUnitInfoSchema = z.looseObject({
+  Id: int,
+  OperationalUnitName: text.optional(),
+  Company: int.optional(),
+  CompanyName: text.optional(),
+  LabelWithCompany: text.optional(),
+});
 
 /** A timesheet's `_DPMetaData`, whose OperationalUnitInfo names the area of PayReturnsReady. */
-export const timesheetDpMetaDataSchema = z.lazy(() =>
-  dpMetaDataSchema.extend({
-    OperationalUnitInfo: operationalUnitInfoSchema.nullable().optional(),
-  }),
-);
+export const timesheetDpMetaDataSchema = dpMetaDataSchema.extend({
+  OperationalUnitInfo: operationalUnitInfoSchema.nullable().optional(),
+});
 
-export const timesheetMetadataSchema = z.lazy(() =>
-  z.looseObject({
-    borrowed_or_lent: z.unknown().optional(),
-    forecast_cost: z.unknown().optional(),
-  }),
-);
+export const timesheetMetadataSchema = z.looseObject({
+  borrowed_or_lent: z.unknown().optional(),
+  forecast_cost: z.unknown().optional(),
+});
 
-export const timesheetObjectSchema = z.lazy(() =>
-  z.looseObject({
-    Id: int,
-    Employee: int,
-    Date: z.string().optional(),
-    /** Unix seconds. */
-    StartTime: z.number().nullable().optional(),
-    /** Unix seconds. */
-    EndTime: z.number().nullable().optional(),
-    TotalTime: z.number().nullable().optional(),
-    Cost: z.number().nullable().optional(),
-    OperationalUnit: int.nullable().optional(),
-    /** Integer id, or the expanded record when the response expands it. */
-    CustomFieldData: z.union([int, customFieldDataSchema]).nullable().optional(),
-    /** A string holding JSON with borrowed_or_lent and forecast_cost; decoded here. */
-    Metadata: lenientJsonObject(timesheetMetadataSchema),
-    Creator: int.nullable().optional(),
-    Created: timestamp.nullable().optional(),
-    Modified: timestamp.nullable().optional(),
-    _DPMetaData: timesheetDpMetaDataSchema,
-    // Kept as given, unchecked (the connector reads none of them): Slots, EmployeeHistory,
-    // EmployeeAgreement, Mealbreak, MealbreakSlots, TotalTimeInv, Roster, EmployeeComment, SupervisorComment, Supervisor,
-    // Disputed, TimeApproved, TimeApprover, Discarded, ValidationFlag, IsInProgress, IsLeave, LeaveId,
-    // LeaveRule, Invoiced, InvoiceComment, PayRuleApproved, Exported, StagingId, PayStaged, PaycycleId,
-    // MarkedPaidUnpaidAt, AccrualState, AccrualStateChangedAt, AccrualAttempts, File, RealTime,
-    // AutoProcessed, AutoRounded, AutoTimeApproved, AutoPayRuleApproved, ParentId, StartTimeLocalized,
-    // EndTimeLocalized, OnCost.
-  }),
-);
+export const timesheetObjectSchema = z.looseObject({
+  Id: int,
+  Employee: int,
+  Date: z.string().optional(),
+  /** Unix seconds. */
+  StartTime: z.number().nullable().optional(),
+  /** Unix seconds. */
+  EndTime: z.number().nullable().optional(),
+  TotalTime: z.number().nullable().optional(),
+  Cost: z.number().nullable().optional(),
+  OperationalUnit: int.nullable().optional(),
+  /** Integer id, or the expanded record when the response expands it. */
+  CustomFieldData: z.union([int, customFieldDataSchema]).nullable().optional(),
+  /** A string holding JSON with borrowed_or_lent and forecast_cost; decoded here. */
+  Metadata: lenientJsonObject(timesheetMetadataSchema),
+  Creator: int.nullable().optional(),
+  Created: timestamp.nullable().optional(),
+  Modified: timestamp.nullable().optional(),
+  _DPMetaData: timesheetDpMetaDataSchema,
+  // Kept as given, unchecked (the connector reads none of them): Slots, EmployeeHistory,
+  // EmployeeAgreement, Mealbreak, MealbreakSlots, TotalTimeInv, Roster, EmployeeComment, SupervisorComment, Supervisor,
+  // Disputed, TimeApproved, TimeApprover, Discarded, ValidationFlag, IsInProgress, IsLeave, LeaveId,
+  // LeaveRule, Invoiced, InvoiceComment, PayRuleApproved, Exported, StagingId, PayStaged, PaycycleId,
+  // MarkedPaidUnpaidAt, AccrualState, AccrualStateChangedAt, AccrualAttempts, File, RealTime,
+  // AutoProcessed, AutoRounded, AutoTimeApproved, AutoPayRuleApproved, ParentId, StartTimeLocalized,
+  // EndTimeLocalized, OnCost.
+});
 export type TimesheetObject = z.infer<typeof timesheetObjectSchema>;
 
 /**
@@ -121,67 +113,58 @@ const payRuleConfigSchema = z.looseObject({
 });
 export type PayRuleConfig = z.infer<typeof payRuleConfigSchema>;
 
-export const payRuleObjectSchema = z.lazy(() =>
-  z.looseObject({
-    Id: flexibleId,
-    PayTitle: text.nullable().optional(),
-    AnnualSalary: z.number().nullable().optional(),
-    HourlyRate: z.number().nullable().optional(),
-    /** The export code: maps pay lines to payroll items. */
-    PayrollCategory: z.string().nullable().optional(),
-    Creator: int.nullable().optional(),
-    Created: timestamp.nullable().optional(),
-    Modified: timestamp.nullable().optional(),
-    /** A string holding JSON; decoded here. */
-    Config: lenientJsonObject(payRuleConfigSchema),
-    _DPMetaData: dpMetaDataSchema,
-    // Kept as given, unchecked (the connector reads none of them): RemunerationType, RemunerationBy,
-    // IsMultiplier, MultiplierValue, MultiplierBaseRate, MinimumType, MaximumType, MinimumValue,
-    // MaximumValue, MinimumShiftLength, MaximumShiftLength, AdvancedCalculation, IsExported, UnitValue,
-    // Schedule, RecommendWith, DexmlScript, DexmlScriptParam, PeriodType, PayPortionRule, Comment, RateType,
-    // RateTag, CtId, CrId.
-  }),
-);
+export const payRuleObjectSchema = z.looseObject({
+  Id: flexibleId,
+  PayTitle: text.nullable().optional(),
+  AnnualSalary: z.number().nullable().optional(),
+  HourlyRate: z.number().nullable().optional(),
+  /** The export code: maps pay lines to payroll items. */
+  PayrollCategory: z.string().nullable().optional(),
+  Creator: int.nullable().optional(),
+  Created: timestamp.nullable().optional(),
+  Modified: timestamp.nullable().optional(),
+  /** A string holding JSON; decoded here. */
+  Config: lenientJsonObject(payRuleConfigSchema),
+  _DPMetaData: dpMetaDataSchema,
+  // Kept as given, unchecked (the connector reads none of them): RemunerationType, RemunerationBy,
+  // IsMultiplier, MultiplierValue, MultiplierBaseRate, MinimumType, MaximumType, MinimumValue,
+  // MaximumValue, MinimumShiftLength, MaximumShiftLength, AdvancedCalculation, IsExported, UnitValue,
+  // Schedule, RecommendWith, DexmlScript, DexmlScriptParam, PeriodType, PayPortionRule, Comment, RateType,
+  // RateTag, CtId, CrId.
+});
 export type PayRuleObject = z.infer<typeof payRuleObjectSchema>;
 
-function timesheetPayReturnObject() {
-  return z.looseObject({
-    Id: int,
-    Timesheet: int,
-    PayRule: flexibleId,
-    Overridden: z.boolean().optional(),
-    Value: z.number(),
-    Cost: z.number(),
-    OverrideComment: z.string().nullable().optional(),
-    /** null, or a string holding a JSON array of event ids (schedule-change premium lines); decoded. */
-    EventIds: optionalJsonText(z.array(z.string())),
-    TimesheetObject: timesheetObjectSchema.optional(),
-    PayRuleObject: payRuleObjectSchema.optional(),
-    ...installRecordFields,
-  });
-}
-export const timesheetPayReturnSchema = z.lazy(timesheetPayReturnObject);
+export const timesheetPayReturnSchema = z.looseObject({
+  Id: int,
+  Timesheet: int,
+  PayRule: flexibleId,
+  Overridden: z.boolean().optional(),
+  Value: z.number(),
+  Cost: z.number(),
+  OverrideComment: z.string().nullable().optional(),
+  /** null, or a string holding a JSON array of event ids (schedule-change premium lines); decoded. */
+  EventIds: optionalJsonText(z.array(z.string())),
+  TimesheetObject: timesheetObjectSchema.optional(),
+  PayRuleObject: payRuleObjectSchema.optional(),
+  ...installRecordFields,
+});
 export type TimesheetPayReturn = z.infer<typeof timesheetPayReturnSchema>;
 
 /**
  * What getPayReturns returns: both joins present. It checks an answer in two steps
  * (payReturnLineSchema, then each distinct TimesheetObject with timesheetObjectSchema).
  */
-export const joinedTimesheetPayReturnSchema = z.lazy(() =>
-  timesheetPayReturnObject().extend({
-    TimesheetObject: timesheetObjectSchema,
-    PayRuleObject: payRuleObjectSchema,
-  }),
-);
+export const joinedTimesheetPayReturnSchema = timesheetPayReturnSchema.extend({
+  TimesheetObject: timesheetObjectSchema,
+  PayRuleObject: payRuleObjectSchema,
+});
 export type JoinedTimesheetPayReturn = z.infer<typeof joinedTimesheetPayReturnSchema>;
 
 /**
  * A pay line as getPayReturns first reads it: the joined TimesheetObject is the same timesheet on
  * every line of the answer, so it is checked once per answer (install.ts), not once per line.
  */
-export const payReturnLineSchema = z.lazy(() =>
-  timesheetPayReturnObject().extend({
-    TimesheetObject: z.looseObject({ Id: int }),
-    PayRuleObject: payRuleObjectSchema,
-  }),
-);
+export const payReturnLineSchema = timesheetPayReturnSchema.extend({
+  TimesheetObject: z.looseObject({ Id: int }),
+  PayRuleObject: payRuleObjectSchema,
+});
