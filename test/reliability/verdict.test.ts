@@ -54,6 +54,7 @@ function flawless(): Observations & { sent: Map<string, ChaosEvent> } {
     tableSlots: new Map(),
     redeliveries: 0,
     duplicatesDelivered: 0,
+    delivery: { reordered: 0, redelivered: 0 },
   };
 }
 
