@@ -65,7 +65,7 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
 
 function optionsLine(report: ChaosReport): string {
   const o = report.options;
-  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed}${o.orderedDelivery ? ' ordered-delivery' : ''}`;
+  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed} ${o.orderedDelivery ? 'ordered-delivery' : `redelivery-rate=${o.redeliveryRate}`}`;
 }
 
 /**

@@ -541,6 +541,20 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
     }
   });
 
+  it('carries what the runtime reordered and repeated into the verdict and its JSON, as figures, not checks', () => {
+    // Prepare
+    const observed = { ...flawless(), delivery: { reordered: 17, redelivered: 3 } };
+
+    // Act
+    const verdict = judge(observed);
+    const summary = verdictSummary(verdict, { rateLimit: null, wallTimeMs: 1000 });
+
+    // Assess
+    expect(verdict).toMatchObject({ reordered: 17, redelivered: 3 });
+    expect(summary).toMatchObject({ passed: true, reordered: 17, redelivered: 3 });
+    expect(Object.keys(summary.checks)).not.toContain('reordered');
+  });
+
   it('states every threshold next to its figure in the JSON verdict', () => {
     // Act
     const summary = verdictSummary(rateLimitedRun(), { rateLimit: 20, wallTimeMs: 61_234 });
