@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localClock } from '#local/aws/clock.ts';
-import { deliveryModel, orderedDelivery } from '#local/aws/delivery-model.ts';
+import { deliveryModel } from '#local/aws/delivery-model.ts';
 import { type BatchVerdict, QueuePoller } from '#local/aws/poller.ts';
 import { SqsError, SqsQueue } from '#local/aws/sqs.ts';
 import { FIFO_DEDUPLICATION_WINDOW_MS } from '#local/aws/sqs-fifo.ts';
