@@ -37,7 +37,6 @@ import {
  *   is ordered (delivery-model.ts), a receive takes the visible messages in a seeded random order, and
  *   a received message leaves, at the model's redelivery rate, a copy (same message id and body) that
  *   becomes visible within the visibility timeout and is received again. A FIFO queue does neither.
- *
  * - Per-message delay ("SendMessage" API reference, DelaySeconds: "Valid values: 0 to 900 ... When you
  *   set FifoQueue, you can't set DelaySeconds per message. You can set this parameter only on a queue
  *   level."): a standard queue's message becomes visible after its delay; a FIFO queue refuses a
@@ -45,8 +44,8 @@ import {
  *   DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue
  *   type.", as reported in ruby-shoryuken/shoryuken#731; 0 is accepted, localstack/localstack#6633).
  *
- * Locally, visibility timeouts and delays are scaled by the clock (clock.ts). A message held by a poller of
- * this runtime (a Lambda event source mapping or a pipe) stays invisible until the poller releases
+ * Locally, visibility timeouts and delays are scaled by the clock (clock.ts). A message held by a
+ * poller of this runtime (a Lambda event source mapping or a pipe) stays invisible until the poller releases
  * it, and its timeout counts from then: on AWS the visibility timeout is set to at least six times
  * the function timeout, so a message never reappears while it is being processed, and scaling must
  * not make it do so locally.
