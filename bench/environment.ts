@@ -1,7 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { createLambdaContext, type LambdaHandler } from '#local/aws/lambda.ts';
-import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
+import {
+  type LocalRuntime,
+  type LocalRuntimeOptions,
+  type RuntimeActivity,
+  startLocalRuntime,
+} from '#local/runtime.ts';
 import {
   instrumentSdkClients,
   type RecordedRequest,
@@ -52,11 +57,14 @@ export interface StateMet {
   ): Promise<T>;
 }
 
-export async function startBenchEnvironment(): Promise<BenchEnvironment> {
+export async function startBenchEnvironment(
+  options: Pick<LocalRuntimeOptions, 'seed' | 'orderedDelivery' | 'announce'> = {},
+): Promise<BenchEnvironment> {
   const recorder = new RequestRecorder();
   let serviceProxy: ServiceProxy | undefined;
   const listeners = new Set<(activity: RuntimeActivity) => void>();
   const runtime = await startLocalRuntime({
+    ...options,
     logLevel: 'ERROR',
     // The recorder counts DynamoDB requests through the handlers' own client (instrumentSdkClients).
     functionModules: 'shared',

@@ -15,6 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseSeed } from '#local/aws/delivery-model.ts';
 import { commandLine, type MachineDescription, sourceRevision, thisMachine } from '#scripts/provenance.ts';
 import { functionTargets } from './bundle.ts';
 import { type ColdStartResult, measureColdStarts } from './cold-start.ts';
@@ -176,10 +177,13 @@ export async function runBench(
     sections = ALL_SECTIONS,
     log = () => undefined,
     bundleDir,
+    delivery = {},
   }: {
     mode: string;
     sections?: readonly BenchSection[];
     log?: (message: string) => void;
+    /** The local runtime's delivery seed and ordering (local/aws/delivery-model.ts). @default a random seed */
+    delivery?: { readonly seed?: number; readonly orderedDelivery?: boolean };
     /** @default .tmp/bench-bundles */
     bundleDir?: string;
   },
@@ -197,7 +201,7 @@ export async function runBench(
     else writeSync(devNull, chunk);
     return true;
   }) as typeof process.stdout.write;
-  const environment = await startBenchEnvironment();
+  const environment = await startBenchEnvironment({ ...delivery, announce: log });
   const rows: ResultRow[] = [];
   const sectionMs: Record<string, number> = {};
   const timed = async <T>(section: BenchSection, label: string, work: () => Promise<T>) => {
@@ -310,13 +314,17 @@ export async function runBench(
   };
 }
 
-export const BENCH_USAGE = `usage: npm run bench [-- [--quick] [--only=<section>,...] [--functions=<name>,...] [--check] [--markdown <file>] [--help]]
+export const BENCH_USAGE = `usage: npm run bench [-- [--quick] [--only=<section>,...] [--functions=<name>,...] [--check] [--markdown <file>]
+                       [--seed <n>] [--ordered-delivery] [--help]]
 
   --quick             smaller sizes; same sections
   --only=<sections>   only these sections: ${ALL_SECTIONS.join(', ')}
   --functions=<names> the cold-start section for these functions only (route table names)
   --check             exit 1 when a figure misses its goal (for people and release checks)
   --markdown <file>   also write the results as Markdown: the table, where it ran, and the command
+  --seed <n>          the local runtime's delivery seed (default: a random one, printed at start)
+  --ordered-delivery  the local runtime delivers in send order and nothing twice: for debugging only,
+                      AWS gives no such order (docs/local.md)
   -h, --help          this text`;
 
 export interface BenchArguments {
@@ -326,6 +334,9 @@ export interface BenchArguments {
   readonly functions?: readonly string[];
   readonly check: boolean;
   readonly markdown?: string;
+  /** The local runtime's delivery seed; undefined: a random one. */
+  readonly seed?: number;
+  readonly orderedDelivery: boolean;
   readonly help: boolean;
 }
 
@@ -338,10 +349,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchArguments {
       functions: { type: 'string' },
       check: { type: 'boolean', default: false },
       markdown: { type: 'string' },
+      seed: { type: 'string' },
+      'ordered-delivery': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
+  const seed = values.seed === undefined ? undefined : parseSeed(values.seed);
   const sections = values.only ? values.only.split(',').map((name) => name.trim()) : [...ALL_SECTIONS];
   const unknown = sections.filter((name) => !(ALL_SECTIONS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}`);
@@ -357,6 +371,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArguments {
     ...(functions ? { functions } : {}),
     check: values.check,
     ...(values.markdown ? { markdown: values.markdown } : {}),
+    ...(seed === undefined ? {} : { seed }),
+    orderedDelivery: values['ordered-delivery'],
     help: values.help,
   };
 }
@@ -384,6 +400,10 @@ async function main(argv: readonly string[]): Promise<number> {
     mode: args.quick ? 'quick' : 'full',
     sections: args.sections,
     log: (message) => process.stderr.write(`bench: ${message}\n`),
+    delivery: {
+      ...(args.seed === undefined ? {} : { seed: args.seed }),
+      ...(args.orderedDelivery ? { orderedDelivery: true } : {}),
+    },
   });
   await writeResults(out, results);
   const command = commandLine('bench', argv);

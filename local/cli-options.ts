@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_TIME_SCALE } from './aws/clock.ts';
+import { parseSeed } from './aws/delivery-model.ts';
 import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
 
 /** The options of `npm start`, read apart from the CLI so the defaults can be checked without starting anything. */
 
 export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--json-logs] [--time-scale <s>] [--no-token] [--strict]
+                 [--seed <n>] [--ordered-delivery]
 
   (no flag)                  replay the demo scenario from events/ on free ports and exit
   --serve                    stay up on fixed ports: sandbox ${SERVE_PORTS.sandbox}, DynamoDB ${SERVE_PORTS.dynamo}, events ${SERVE_PORTS.events};
@@ -19,7 +21,12 @@ export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-lev
   --no-token                 serve with the token secret as CloudFormation creates it (a placeholder
                              the sandbox refuses), to rehearse setting the token after deploying
   --strict                   run the sandbox in strict mode: it answers as the service's API allows
-                             rather than as a client hopes (sandbox/README.md "Strict mode")`;
+                             rather than as a client hopes (sandbox/README.md "Strict mode")
+  --seed <n>                 the delivery seed: standard queues, rule deliveries and pipes reorder and
+                             repeat deliveries as AWS may, drawn from this seed (default: a random seed;
+                             the seed in use is printed at start, to repeat a run)
+  --ordered-delivery         deliver everything in send order and nothing twice: for debugging only,
+                             AWS gives no such order (docs/local.md)`;
 
 export interface StartOptions {
   readonly help: boolean;
@@ -35,6 +42,10 @@ export interface StartOptions {
   readonly token: boolean;
   /** The sandbox starts in strict mode. */
   readonly strict: boolean;
+  /** The delivery seed; undefined: a random one. */
+  readonly seed?: number;
+  /** Everything delivered in send order, nothing twice (debugging only). */
+  readonly orderedDelivery: boolean;
 }
 
 export class StartUsageError extends Error {
@@ -66,6 +77,12 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     throw new StartUsageError('--time-scale takes a number between 0 and 1');
   }
   if (values['no-token'] && !values.serve) throw new StartUsageError('--no-token applies to --serve only');
+  let seed: number | undefined;
+  try {
+    seed = values.seed === undefined ? undefined : parseSeed(values.seed);
+  } catch (error) {
+    throw new StartUsageError((error as Error).message);
+  }
   // The scenario prints its own progress; handler warnings (expected retries) would only clutter it.
   const logLevel = values['log-level'] ?? (values.serve ? undefined : 'ERROR');
   return {
@@ -82,6 +99,8 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     timeScale,
     token: !values['no-token'],
     strict: values.strict,
+    ...(seed === undefined ? {} : { seed }),
+    orderedDelivery: values['ordered-delivery'],
   };
 }
 
@@ -99,6 +118,8 @@ function parseStartArgv(argv: readonly string[]) {
       'time-scale': { type: 'string' },
       'no-token': { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+      'ordered-delivery': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,

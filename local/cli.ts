@@ -57,6 +57,9 @@ async function main(): Promise<number> {
     schedules: options.serve ? 'sandbox-clock' : 'on-request',
     ...(options.token ? {} : { token: null }),
     ...(options.strict ? { sandboxStrict: true } : {}),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.orderedDelivery ? { orderedDelivery: true } : {}),
+    announce: (line) => console.log(line),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     ...(options.verbose
       ? {

@@ -1,6 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import type { LocalArchives } from './aws/archive.ts';
 import type { LocalClock } from './aws/clock.ts';
+import type { DeliveryModel } from './aws/delivery-model.ts';
 import type { BusActivity, EventBus, RuleDefinition } from './aws/event-bus.ts';
 import type { CompiledTemplate } from './aws/input-template.ts';
 import type { BatchActivity, LambdaHandler, LocalFunction } from './aws/lambda.ts';
@@ -98,6 +99,8 @@ export interface LocalDeployment {
   readonly archives: LocalArchives;
   /** The bus the connector's rules listen on (the one bus of the template). */
   readonly connectorBus: EventBus;
+  /** How deliveries are ordered and repeated, with the counts of what was reordered and repeated. */
+  readonly delivery: DeliveryModel;
   queueByUrlOrName(urlOrName: string): SqsQueue | undefined;
   /** Messages held by pollers or waiting for a pipe, a function, a retry or a replay: false when idle. */
   busy(): boolean;
@@ -109,6 +112,11 @@ export interface LocalDeployment {
 export interface DeployOptions {
   readonly region: string;
   readonly clock: LocalClock;
+  /**
+   * How deliveries are ordered and repeated (aws/delivery-model.ts): standard queues, rule deliveries
+   * and pipes reorder and repeat as AWS may, seeded, unless the model is ordered.
+   */
+  readonly delivery: DeliveryModel;
   readonly host: FunctionHost;
   readonly onActivity?: (activity: DeploymentActivity) => void;
   /**
@@ -127,7 +135,7 @@ export interface DeployOptions {
 
 export function deployLocally(model: TemplateModel, options: DeployOptions): LocalDeployment {
   const template = new TemplateReader(model);
-  const queues = createQueues(template, options.clock);
+  const queues = createQueues(template, options.clock, options.delivery);
   const functions = createFunctions(template, options);
   const buses = createBuses(template, options);
   const rules = addRules(template, { buses, queues, functions });
@@ -157,6 +165,7 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
     mappings: mappings.mappings,
     archives,
     connectorBus,
+    delivery: options.delivery,
     queueByUrlOrName: (value) =>
       [...queues.values()].find(
         (queue) => queue.url === value || queue.name === value || queue.arn === value,

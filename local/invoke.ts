@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
+import { deliverySeedLine, parseSeed } from './aws/delivery-model.ts';
 import { showHandlerOutput } from './handler-output.ts';
 import { type InvocationReport, SERVE_PORTS, startLocalRuntime } from './runtime.ts';
 
@@ -20,13 +21,17 @@ const FUNCTION_NAMES = [
   refusalFunction.functionName,
 ];
 
-const USAGE = `usage: npm run invoke -- <function> [event.json] [--fresh]
+const USAGE = `usage: npm run invoke -- <function> [event.json] [--fresh] [--seed <n>] [--ordered-delivery]
 
   <function>   a function of the template by its name in functions/:
 ${wrap(FUNCTION_NAMES.join(', '), 80, '               ')}
   event.json   events/inbound/<DetailType>/sqs-fifo-batch.json, or eventbridge-entry.json (wrapped
                as the deployed pipe would); optional for scheduled functions (a Scheduled Event)
-  --fresh      do not use a running \`npm start -- --serve\`; start a local runtime for this run`;
+  --fresh      do not use a running \`npm start -- --serve\`; start a local runtime for this run
+  --seed <n>   the delivery seed of a runtime started for this run (default: a random one, printed)
+  --ordered-delivery
+               a runtime started for this run delivers in send order and nothing twice: for
+               debugging only, AWS gives no such order (docs/local.md)`;
 
 function wrap(text: string, width: number, indent: string): string {
   const lines: string[] = [];
@@ -46,10 +51,13 @@ async function main(): Promise<number> {
     allowPositionals: true,
     options: {
       fresh: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+      'ordered-delivery': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const [functionName, eventPath] = positionals;
+  const seed = values.seed === undefined ? undefined : parseSeed(values.seed);
   if (values.help || !functionName) {
     console.log(USAGE);
     return values.help ? 0 : 2;
@@ -68,10 +76,18 @@ async function main(): Promise<number> {
   const served = values.fresh ? undefined : await invokeServed(functionName, event);
   let report: InvocationReport;
   if (served) {
-    console.log(`Invoked ${functionName} in the running serve mode (${served.url})`);
+    console.log(`Invoked ${functionName} in the running serve mode (${served.url}), ${served.deliveryLine}`);
+    if (seed !== undefined || values['ordered-delivery']) {
+      console.log('(--seed and --ordered-delivery apply to a runtime started for this run: add --fresh)');
+    }
     report = served.report;
   } else {
-    const runtime = await startLocalRuntime({ logLevel: 'WARN' });
+    const runtime = await startLocalRuntime({
+      logLevel: 'WARN',
+      ...(seed === undefined ? {} : { seed }),
+      ...(values['ordered-delivery'] ? { orderedDelivery: true } : {}),
+      announce: (line) => console.log(line),
+    });
     try {
       console.log(
         `Invoking ${functionName} in a local runtime started for this run (sandbox ${runtime.sandboxUrl})`,
@@ -110,11 +126,14 @@ function retriedLines(report: Pick<InvocationReport, 'retried'>): string[] {
 async function invokeServed(
   functionName: string,
   event: unknown,
-): Promise<{ url: string; report: InvocationReport } | undefined> {
+): Promise<{ url: string; report: InvocationReport; deliveryLine: string } | undefined> {
   const url = `http://127.0.0.1:${SERVE_PORTS.events}`;
+  let deliveryLine: string;
   try {
     const health = await fetch(`${url}/_local/health`, { signal: AbortSignal.timeout(1000) });
     if (!health.ok) return undefined;
+    const { delivery } = (await health.json()) as { delivery?: { seed: number; ordered: boolean } };
+    deliveryLine = delivery ? deliverySeedLine(delivery) : 'delivery seed unknown';
   } catch {
     return undefined;
   }
@@ -125,7 +144,7 @@ async function invokeServed(
   });
   const answer = (await response.json()) as InvocationReport & { message?: string };
   if (!response.ok) throw new Error(answer.message ?? `serve mode answered ${response.status}`);
-  return { url, report: answer };
+  return { url, report: answer, deliveryLine };
 }
 
 // Exit explicitly: SDK keep-alive sockets of the handler must not hold the process open.

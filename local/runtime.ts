@@ -5,6 +5,7 @@ import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
 import type { EventArchive } from './aws/archive.ts';
 import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
+import { type DeliveryCounts, deliveryModel, deliverySeedLine } from './aws/delivery-model.ts';
 import type { BusEvent } from './aws/event-bus.ts';
 import type { LocalFunction } from './aws/lambda.ts';
 import type { Replay } from './aws/replay.ts';
@@ -47,6 +48,24 @@ export interface LocalRuntimeOptions {
   readonly ports?: 'free' | 'fixed' | LocalPorts;
   /** Scale of AWS waiting times (aws/clock.ts). @default 1/1000 */
   readonly timeScale?: number;
+  /**
+   * The seed of the delivery model (aws/delivery-model.ts): standard queues receive in a seeded random
+   * order and now and then deliver a message twice, rule deliveries and pipes do not keep publish
+   * order, as AWS may. The same seed draws the same choices. @default a random seed, printed at start
+   */
+  readonly seed?: number;
+  /**
+   * Every delivery in send order and none repeated: an AWS kinder than the real one, for debugging
+   * only. @default false
+   */
+  readonly orderedDelivery?: boolean;
+  /** Share of standard-queue receives that leave a copy to be received again. @default 0.02 */
+  readonly redeliveryRate?: number;
+  /**
+   * Where the runtime prints its delivery seed line at start ("delivery seed N (repeat with --seed N)").
+   * @default standard error
+   */
+  readonly announce?: (line: string) => void;
   /** POWERTOOLS_LOG_LEVEL of the handlers, over the template's. @default the template's */
   readonly logLevel?: string;
   /**
@@ -170,6 +189,11 @@ export interface LocalRuntime {
   readonly config: ConnectorConfig;
   readonly deployment: LocalDeployment;
   readonly secrets: LocalSecrets;
+  /**
+   * The delivery model: its seed (repeat a run with it), whether it is ordered, and how many
+   * deliveries it has reordered and repeated so far.
+   */
+  readonly delivery: RuntimeDelivery;
   /** The variables a function runs with (template + runtime), by its POWERTOOLS_SERVICE_NAME. */
   functionEnvironment(serviceName: string): Record<string, string>;
   /** The function whose POWERTOOLS_SERVICE_NAME is `serviceName` (the route table's function name). */
@@ -215,6 +239,12 @@ export interface InvocationReport {
   readonly retried?: ReadonlyArray<{ readonly messageId: string; readonly visibleAgainInSeconds: number }>;
 }
 
+export interface RuntimeDelivery {
+  readonly seed: number;
+  readonly ordered: boolean;
+  counts(): DeliveryCounts;
+}
+
 let running = false;
 
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
@@ -240,6 +270,12 @@ async function start(
   cleanup: Array<() => Promise<void>>,
 ): Promise<LocalRuntime> {
   const clock = localClock(options.timeScale ?? DEFAULT_TIME_SCALE, options.now);
+  const delivery = deliveryModel({
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.orderedDelivery === undefined ? {} : { ordered: options.orderedDelivery }),
+    ...(options.redeliveryRate === undefined ? {} : { redeliveryRate: options.redeliveryRate }),
+  });
+  (options.announce ?? ((line: string) => process.stderr.write(`${line}\n`)))(deliverySeedLine(delivery));
   const sandboxToken = options.token ?? SANDBOX_TOKEN;
   const services = await startServices(portsOf(options), sandboxToken, options, cleanup);
   const template = await synthesizeConnectorTemplate(services, options);
@@ -247,7 +283,7 @@ async function start(
   forgetDeveloperAwsSettings();
   const deployed = deployConnectorTemplate(
     template.model,
-    { clock, serviceUrl: services.serviceUrl, runtimeVariables },
+    { clock, delivery, serviceUrl: services.serviceUrl, runtimeVariables },
     options,
     cleanup,
   );
@@ -344,6 +380,11 @@ function localRuntime(parts: {
     config,
     deployment: deployed,
     secrets: parts.secrets,
+    delivery: {
+      seed: deployed.delivery.seed,
+      ordered: deployed.delivery.ordered,
+      counts: () => deployed.delivery.counts(),
+    },
     functionEnvironment: (serviceName) => {
       const fn = functionNamed(serviceName);
       return { ...fn.environment, ...runtimeVariables(fn) };

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseSeed } from '#local/aws/delivery-model.ts';
 import { showHandlerOutput } from '#local/handler-output.ts';
 import { formatMarkdown, formatReport } from '#scripts/chaos/report.ts';
 import { runChaos } from '#scripts/chaos/run.ts';
@@ -8,8 +9,8 @@ import { commandLine, sourceRevision } from '#scripts/provenance.ts';
 
 /**
  * npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S]
- *                  [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE]
- *                  [--markdown FILE]
+ *                  [--ordered-delivery] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs]
+ *                  [--json] [--report FILE] [--markdown FILE]
  *
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
@@ -21,7 +22,9 @@ import { commandLine, sourceRevision } from '#scripts/provenance.ts';
  */
 
 const USAGE =
-  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE] [--markdown FILE]';
+  'usage: npm run chaos -- [--events N] [--accounts A] [--fault-rate R] [--duplicate-rate D] [--seed S] [--ordered-delivery] [--crash-rate C] [--rate-limit L] [--log-level LEVEL] [--json-logs] [--json] [--report FILE] [--markdown FILE]\n' +
+  "  --seed S            seeds the workload, the faults, the crashes and the local runtime's delivery model (default 1)\n" +
+  '  --ordered-delivery  the local runtime delivers in send order and nothing twice: for debugging only, AWS gives no such order';
 
 function numberOption(
   values: Record<string, string | boolean | undefined>,
@@ -53,6 +56,7 @@ async function main(): Promise<number> {
       'crash-rate': { type: 'string' },
       'rate-limit': { type: 'string' },
       seed: { type: 'string' },
+      'ordered-delivery': { type: 'boolean' },
       'log-level': { type: 'string' },
       'json-logs': { type: 'boolean' },
       markdown: { type: 'string' },
@@ -72,7 +76,7 @@ async function main(): Promise<number> {
   const duplicateRate = rateOption(values, 'duplicate-rate');
   const crashRate = rateOption(values, 'crash-rate');
   const rateLimit = numberOption(values, 'rate-limit');
-  const seed = numberOption(values, 'seed');
+  const seed = values.seed === undefined ? undefined : parseSeed(values.seed);
   // By default the handlers' JSON logs as one line each, their EMF metric lines dropped; --json-logs
   // keeps their output as deployed (local/handler-output.ts).
   showHandlerOutput(values['json-logs'] ? 'json' : 'lines');
@@ -85,6 +89,7 @@ async function main(): Promise<number> {
     ...(crashRate === undefined ? {} : { crashRate }),
     ...(rateLimit === undefined ? {} : { rateLimit }),
     ...(seed === undefined ? {} : { seed }),
+    ...(values['ordered-delivery'] ? { orderedDelivery: true } : {}),
     ...(values['log-level'] === undefined ? {} : { logLevel: values['log-level'] }),
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });

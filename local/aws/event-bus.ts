@@ -1,5 +1,6 @@
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { LocalClock } from './clock.ts';
+import { BUS_DELIVERY_MAX_DELAY_SECONDS, type DeliveryModel, SendOrder } from './delivery-model.ts';
 import { invokeAsync, type LocalFunction } from './lambda.ts';
 import type { SqsQueue } from './sqs.ts';
 
@@ -14,8 +15,18 @@ import type { SqsQueue } from './sqs.ts';
  *   reached, then sent to the target's dead-letter queue (a standard SQS queue) with the message
  *   attributes RULE_ARN, TARGET_ARN, ERROR_CODE and ERROR_MESSAGE; without one it is dropped.
  * - Lambda targets are invoked asynchronously (lambda.ts `invokeAsync`).
+ * - No delivery order: unless the runtime's delivery model is ordered (delivery-model.ts), each
+ *   delivery to a target first waits a seeded random delay below BUS_DELIVERY_MAX_DELAY_SECONDS, so
+ *   an event published later can reach a target first. EventBridge describes ordered delivery only for
+ *   the FIFO subscribers of the other bus type ("Ordering and deduplicating events on a Custom Event
+ *   Bus": "A subscriber's Type is UNORDERED or FIFO. An unordered subscriber delivers events in
+ *   parallel for the highest throughput. A FIFO subscriber delivers events in the order that they were
+ *   published within an event group."); rules and targets, the bus modeled here, have no such setting,
+ *   and AWS's experts say so outright (re:Post, "AWS event Bridge": "Amazon EventBridge does not
+ *   guarantee the order of the events."). A retried delivery lands after later ones as well ("Event
+ *   retry policy and using dead-letter queues": "exponential back off and jitter, or randomized delay").
  *
- * Back-off delays are scaled by the clock (clock.ts).
+ * Back-off delays and the delivery delay are scaled by the clock (clock.ts).
  */
 
 export type BusEvent = EventBridgeEvent<string, Record<string, unknown>>;
@@ -97,19 +108,26 @@ export class EventBus {
   readonly arn: string;
   private readonly rules: RuleDefinition[] = [];
   private readonly clock: LocalClock;
+  private readonly delivery: DeliveryModel;
+  private readonly random: () => number;
   private readonly onActivity: ((activity: BusActivity) => void) | undefined;
   private readonly deliveries = new Set<Promise<void>>();
   private readonly putListeners: Array<(event: BusEvent) => void> = [];
+  /** Publish order per rule target, to count the deliveries that overtook an earlier event. */
+  private readonly targetOrder = new Map<TargetDefinition, SendOrder>();
 
   constructor(options: {
     name: string;
     arn: string;
     clock: LocalClock;
+    delivery: DeliveryModel;
     onActivity?: (activity: BusActivity) => void;
   }) {
     this.name = options.name;
     this.arn = options.arn;
     this.clock = options.clock;
+    this.delivery = options.delivery;
+    this.random = options.delivery.random(`events:${options.name}`);
     this.onActivity = options.onActivity;
   }
 
@@ -140,7 +158,19 @@ export class EventBus {
   deliverToTargets(rule: RuleDefinition, event: BusEvent): Promise<TargetOutcome[]> {
     return Promise.all(
       rule.targets.map((target) => {
-        const delivery = this.deliver(rule, target, event);
+        const order = this.targetOrder.get(target) ?? new SendOrder();
+        this.targetOrder.set(target, order);
+        const position = order.enter();
+        const delayMs = this.delivery.ordered
+          ? undefined
+          : this.clock.delayMs(this.random() * BUS_DELIVERY_MAX_DELAY_SECONDS);
+        const delivery = this.deliver(rule, target, event, {
+          delayMs,
+          delivered: () => {
+            if (order.deliver(position)) this.delivery.countReordered();
+          },
+          gaveUp: () => order.drop(position),
+        });
         const tracked = delivery.then(
           () => undefined,
           () => undefined,
@@ -165,9 +195,17 @@ export class EventBus {
     rule: RuleDefinition,
     target: TargetDefinition,
     event: BusEvent,
+    progress: {
+      /** The wait before the first attempt; undefined (ordered delivery): it is made before `put` returns. */
+      readonly delayMs: number | undefined;
+      readonly delivered: () => void;
+      readonly gaveUp: () => void;
+    },
   ): Promise<TargetOutcome> {
+    if (progress.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, progress.delayMs));
     if (target.kind === 'lambda') {
       // The Invoke call is accepted at once; errors of the function are Lambda's to retry.
+      progress.delivered();
       const outcome = await invokeAsync(target.function, event, this.clock);
       this.onActivity?.({ kind: 'lambda-async', function: target.function.name, event, ...outcome });
       return { target: target.id, ...outcome };
@@ -176,6 +214,7 @@ export class EventBus {
     for (let attempt = 0; ; attempt++) {
       try {
         target.queue.send({ body: JSON.stringify(event) });
+        progress.delivered();
         return { target: target.id, errors: [] };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -186,10 +225,11 @@ export class EventBus {
           ageSeconds >= target.retryPolicy.maximumEventAgeSeconds;
         if (!exhausted) {
           // Exponential back-off with jitter, capped at a few minutes between attempts.
-          const backoffSeconds = Math.min(300, 2 ** attempt) * (0.5 + Math.random() / 2);
+          const backoffSeconds = Math.min(300, 2 ** attempt) * (0.5 + this.random() / 2);
           await new Promise((resolve) => setTimeout(resolve, this.clock.delayMs(backoffSeconds)));
           continue;
         }
+        progress.gaveUp();
         target.deadLetterQueue?.send({
           body: JSON.stringify(event),
           messageAttributes: {

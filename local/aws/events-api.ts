@@ -12,6 +12,14 @@ import type { Replay } from './replay.ts';
  * object; an entry naming no bus goes to the account's `default` bus; entries are answered one by
  * one and a failing entry does not stop the others.
  *
+ * An entry whose Source starts with `aws.` is refused on its own, the call succeeding with
+ * FailedEntryCount, as EventBridge does: the `aws.` prefix is reserved for AWS services'
+ * events (EventBridge API reference, "PutEventsResultEntry": "NotAuthorizedForSourceException — You
+ * do not have permissions to publish events with this source onto this event bus."; the Custom
+ * Event Bus API reference, "PutEventsRequestEntry", Source: "The aws. value prefix is
+ * service-reserved and cannot be used as a value."). The message is the one EventBridge answers
+ * with ("Not authorized for the source.", as observed in aws-samples/serverless-patterns#3089).
+ *
  * One deliberate difference: AWS is reported to accept an entry for a bus that does not exist and
  * drop it (aws/aws-cli#9186); locally such an entry is answered with ResourceNotFoundException, so
  * a mistyped bus name shows up on the first try instead of as silence.
@@ -25,6 +33,8 @@ import type { Replay } from './replay.ts';
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 /** The total entry size limit of a PutEvents request (256 KB in the API reference). */
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
+/** Sources AWS services publish under; PutEvents refuses them (see above). */
+export const RESERVED_SOURCE_PREFIX = 'aws.';
 
 export interface PutEventsRequestEntry {
   Source?: unknown;
@@ -369,6 +379,9 @@ function readEntry(
         ErrorMessage: `Parameter ${field} is not valid. Reason: ${field} is a required argument.`,
       };
     }
+  }
+  if ((entry.Source as string).startsWith(RESERVED_SOURCE_PREFIX)) {
+    return { ErrorCode: 'NotAuthorizedForSourceException', ErrorMessage: 'Not authorized for the source.' };
   }
   const detail = parseDetail(entry.Detail as string);
   if (!detail) return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };

@@ -1,4 +1,5 @@
 import type { LocalClock } from './clock.ts';
+import { type DeliveryModel, PIPE_POLLER_MAX_DELAY_SECONDS, SendOrder, shuffled } from './delivery-model.ts';
 import { type CompiledTemplate, dynamicParameter, withImplicitBodyParsing } from './input-template.ts';
 import { type BatchVerdict, QueuePoller } from './poller.ts';
 import { SqsError, type SqsQueue } from './sqs.ts';
@@ -18,6 +19,15 @@ import type { ReceivedMessage } from './sqs-message.ts';
  *   read from the original event, not the transformed one ("Amazon EventBridge input
  *   transformation": "dynamic path parameters must reference the original event").
  * - The target input is the `InputTemplate` evaluated on the record (input-template.ts).
+ * - No order from a standard queue: "If a source enforces order to the events sent to EventBridge
+ *   Pipes, that order is maintained throughout the entire process to the destination" ("Amazon
+ *   EventBridge Pipes sources"); a standard queue enforces none ("Amazon SQS standard queues":
+ *   "messages may occasionally arrive out of order"), and "EventBridge polls up to 10 messages in
+ *   your queue simultaneously" ("Amazon SQS as a source"). Unless the runtime's delivery model is
+ *   ordered (delivery-model.ts), each of the pipe's concurrent pollers takes a seeded random time
+ *   (below PIPE_POLLER_MAX_DELAY_SECONDS, scaled by the clock) before it forwards, so a later batch
+ *   can overtake an earlier one, and forwards its batch in a seeded shuffled order. A FIFO source's
+ *   order would be kept; the connector's pipes read standard intake queues.
  */
 
 export interface PipeDefinition {
@@ -44,8 +54,13 @@ export type PipeActivity =
 export function startPipe(
   definition: PipeDefinition,
   clock: LocalClock,
+  delivery: DeliveryModel,
   onActivity?: (activity: PipeActivity) => void,
 ): QueuePoller {
+  const keepsOrder = delivery.ordered || definition.source.fifo;
+  const random = delivery.random(`pipe:${definition.name}`);
+  /** Receive order: what a forward that overtakes an earlier received message breaks. */
+  const receiveOrder = new SendOrder();
   const groupIdOf = definition.messageGroupIdPath
     ? dynamicParameter(definition.messageGroupIdPath)
     : undefined;
@@ -86,10 +101,19 @@ export function startPipe(
     // A pipe scales its pollers with the backlog; locally a handful is as fast as the target.
     maxConcurrency: 5,
     process: async (batch): Promise<BatchVerdict> => {
+      const positions = new Map(batch.map((message) => [message, receiveOrder.enter()]));
       try {
-        for (const message of batch) forward(message);
+        if (!keepsOrder) {
+          const delayMs = clock.delayMs(random() * PIPE_POLLER_MAX_DELAY_SECONDS);
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+        }
+        for (const message of keepsOrder ? batch : shuffled(batch, random)) {
+          forward(message);
+          if (receiveOrder.deliver(positions.get(message) as number)) delivery.countReordered();
+        }
         return { failed: new Set() };
       } catch (error) {
+        for (const position of positions.values()) receiveOrder.drop(position);
         const reason = `pipe ${definition.name}: target ${definition.target.name} refused the message: ${
           error instanceof Error ? error.message : String(error)
         }`;

@@ -5,13 +5,24 @@ import { SqsError, type SqsQueue } from './sqs.ts';
 /**
  * The SQS API (AWS JSON 1.0, "Amazon SQS JSON API") over the local queues, for handlers
  * (ChangeMessageVisibility), `npm run redrive` and partners' own tools: SendMessage,
- * ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueUrl, GetQueueAttributes,
+ * SendMessageBatch, ReceiveMessage, DeleteMessage, ChangeMessageVisibility, GetQueueUrl, GetQueueAttributes,
  * ListQueues, ListDeadLetterSourceQueues, PurgeQueue, StartMessageMoveTask and ListMessageMoveTasks.
  *
  * A message move ("StartMessageMoveTask": the source must be a dead-letter queue; without a
  * destination each message goes back to the queue it was dead-lettered from; "All redriven
  * messages are considered new messages" with a new id) runs at once locally, whatever rate it asks.
+ *
+ * SendMessage's DelaySeconds is the queue's to judge (sqs.ts: a FIFO queue refuses one other than 0
+ * with InvalidParameterValue); SendMessageBatch judges each entry so, answering it in `Failed`
+ * ("SendMessageBatch" API reference: "The result of sending each message is reported individually
+ * in the response"; BatchResultErrorEntry: Id, SenderFault, Code, Message), and refuses the whole
+ * request when it has no entry (EmptyBatchRequest), more than 10 (TooManyEntriesInBatchRequest),
+ * two entries with one Id (BatchEntryIdsNotDistinct) or an Id other than 1-80 alphanumeric
+ * characters, hyphens and underscores (InvalidBatchEntryId).
  */
+
+export const SEND_MESSAGE_BATCH_MAX_ENTRIES = 10;
+const BATCH_ENTRY_ID_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
 
 interface MoveTask {
   readonly TaskHandle: string;
@@ -32,6 +43,10 @@ const QUERY_ERRORS: Record<string, string> = {
   MissingParameter: 'MissingParameter;Sender',
   ResourceNotFoundException: 'ResourceNotFoundException;Sender',
   UnsupportedOperation: 'AWS.SimpleQueueService.UnsupportedOperation;Sender',
+  EmptyBatchRequest: 'AWS.SimpleQueueService.EmptyBatchRequest;Sender',
+  TooManyEntriesInBatchRequest: 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest;Sender',
+  BatchEntryIdsNotDistinct: 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct;Sender',
+  InvalidBatchEntryId: 'AWS.SimpleQueueService.InvalidBatchEntryId;Sender',
 };
 
 function apiError(type: string, message: string, status = 400): AwsApiError {
@@ -62,26 +77,50 @@ export function sqsApi(options: { readonly queues: () => Iterable<SqsQueue> }): 
   return {
     'AmazonSQS.SendMessage': wrap((body) => {
       const queue = byUrl(body);
-      if (typeof body['MessageBody'] !== 'string' || body['MessageBody'] === '') {
-        throw apiError('MissingParameter', 'The request must contain the parameter MessageBody.');
+      return sendOne(queue, body);
+    }),
+    'AmazonSQS.SendMessageBatch': wrap((body) => {
+      const queue = byUrl(body);
+      const entries = Array.isArray(body['Entries']) ? (body['Entries'] as unknown[]) : [];
+      if (entries.length === 0) {
+        throw apiError(
+          'EmptyBatchRequest',
+          'There should be at least one SendMessageBatchRequestEntry in the request.',
+        );
       }
-      const attributes = messageAttributesOf(body['MessageAttributes']);
-      const sent = queue.send({
-        body: body['MessageBody'],
-        ...(Object.keys(attributes).length > 0 ? { messageAttributes: attributes } : {}),
-        ...(typeof body['MessageGroupId'] === 'string' ? { groupId: body['MessageGroupId'] } : {}),
-        ...(typeof body['MessageDeduplicationId'] === 'string'
-          ? { deduplicationId: body['MessageDeduplicationId'] }
-          : {}),
-      });
-      return {
-        MessageId: sent.messageId,
-        // The SDK checks this against the body it sent.
-        MD5OfMessageBody: createHash('md5')
-          .update(body['MessageBody'] as string, 'utf8')
-          .digest('hex'),
-        ...(sent.sequenceNumber ? { SequenceNumber: sent.sequenceNumber } : {}),
-      };
+      if (entries.length > SEND_MESSAGE_BATCH_MAX_ENTRIES) {
+        throw apiError(
+          'TooManyEntriesInBatchRequest',
+          `Maximum number of entries per request are ${SEND_MESSAGE_BATCH_MAX_ENTRIES}. You have sent ${entries.length}.`,
+        );
+      }
+      const records = entries.map((entry) =>
+        typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {},
+      );
+      const seen = new Set<string>();
+      for (const record of records) {
+        const id = record['Id'];
+        if (typeof id !== 'string' || !BATCH_ENTRY_ID_PATTERN.test(id)) {
+          throw apiError(
+            'InvalidBatchEntryId',
+            'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.',
+          );
+        }
+        if (seen.has(id)) throw apiError('BatchEntryIdsNotDistinct', `Id ${id} repeated.`);
+        seen.add(id);
+      }
+      const successful: Array<Record<string, unknown>> = [];
+      const failed: Array<Record<string, unknown>> = [];
+      for (const record of records) {
+        try {
+          successful.push({ Id: record['Id'], ...sendOne(queue, record) });
+        } catch (error) {
+          if (!(error instanceof SqsError) && !(error instanceof AwsApiError)) throw error;
+          const code = error instanceof SqsError ? error.code : error.type;
+          failed.push({ Id: record['Id'], SenderFault: true, Code: code, Message: error.message });
+        }
+      }
+      return { Successful: successful, Failed: failed };
     }),
     'AmazonSQS.ReceiveMessage': wrap((body) => {
       const queue = byUrl(body);
@@ -228,6 +267,33 @@ export function sqsApi(options: { readonly queues: () => Iterable<SqsQueue> }): 
       const max = typeof body['MaxResults'] === 'number' ? body['MaxResults'] : 1;
       return { Results: moveTasks.filter((task) => task.SourceArn === body['SourceArn']).slice(0, max) };
     }),
+  };
+}
+
+/** One message of SendMessage, or one entry of SendMessageBatch, sent to `queue`. */
+function sendOne(queue: SqsQueue, body: Record<string, unknown>) {
+  if (typeof body['MessageBody'] !== 'string' || body['MessageBody'] === '') {
+    throw apiError('MissingParameter', 'The request must contain the parameter MessageBody.');
+  }
+  const delay = body['DelaySeconds'];
+  if (delay !== undefined && delay !== null && typeof delay !== 'number') {
+    throw apiError('InvalidParameterValue', `Value ${String(delay)} for parameter DelaySeconds is invalid.`);
+  }
+  const attributes = messageAttributesOf(body['MessageAttributes']);
+  const sent = queue.send({
+    body: body['MessageBody'],
+    ...(Object.keys(attributes).length > 0 ? { messageAttributes: attributes } : {}),
+    ...(typeof body['MessageGroupId'] === 'string' ? { groupId: body['MessageGroupId'] } : {}),
+    ...(typeof body['MessageDeduplicationId'] === 'string'
+      ? { deduplicationId: body['MessageDeduplicationId'] }
+      : {}),
+    ...(typeof delay === 'number' ? { delaySeconds: delay } : {}),
+  });
+  return {
+    MessageId: sent.messageId,
+    // The SDK checks this against the body it sent.
+    MD5OfMessageBody: createHash('md5').update(body['MessageBody'], 'utf8').digest('hex'),
+    ...(sent.sequenceNumber ? { SequenceNumber: sent.sequenceNumber } : {}),
   };
 }
 

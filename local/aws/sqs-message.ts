@@ -11,6 +11,8 @@ export interface SendInput {
   readonly deduplicationId?: string;
   /** Message attributes (string values), e.g. what EventBridge adds to a dead-letter message. */
   readonly messageAttributes?: Readonly<Record<string, string>>;
+  /** SendMessage's per-message DelaySeconds (0-900): standard queues only. */
+  readonly delaySeconds?: number;
 }
 
 export interface SendResult {

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LocalClock } from './clock.ts';
+import { type DeliveryModel, SendOrder, shuffled } from './delivery-model.ts';
 import {
   contentDeduplicationId,
   DeduplicationWindow,
@@ -28,15 +29,31 @@ import {
  *   maxReceiveCount the message moves to the dead-letter queue, keeping its body, id and
  *   attributes; a FIFO message's deduplication id becomes its message id.
  * - Retention ("Amazon SQS message quotas", MessageRetentionPeriod, default 4 days): older messages are deleted.
+ * - Standard queues ("Amazon SQS standard queues": "Standard queues ensure at-least-once message
+ *   delivery, but due to the highly distributed architecture, more than one copy of a message might
+ *   be delivered, and messages may occasionally arrive out of order"; the SQS documentation overview:
+ *   "occasionally more than one copy of a message is delivered", "Occasionally, messages might be
+ *   delivered in an order different from which they were sent"): unless the runtime's delivery model
+ *   is ordered (delivery-model.ts), a receive takes the visible messages in a seeded random order, and
+ *   a received message leaves, at the model's redelivery rate, a copy (same message id and body) that
+ *   becomes visible within the visibility timeout and is received again. A FIFO queue does neither.
+ * - Per-message delay ("SendMessage" API reference, DelaySeconds: "Valid values: 0 to 900 ... When you
+ *   set FifoQueue, you can't set DelaySeconds per message. You can set this parameter only on a queue
+ *   level."): a standard queue's message becomes visible after its delay; a FIFO queue refuses a
+ *   delay other than 0 with InvalidParameterValue (AWS's message: "Value 3 for parameter
+ *   DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue
+ *   type.", as reported in ruby-shoryuken/shoryuken#731; 0 is accepted, localstack/localstack#6633).
  *
- * Locally, visibility timeouts are scaled by the clock (clock.ts). A message held by a poller of
- * this runtime (a Lambda event source mapping or a pipe) stays invisible until the poller releases
+ * Locally, visibility timeouts and delays are scaled by the clock (clock.ts). A message held by a
+ * poller of this runtime (a Lambda event source mapping or a pipe) stays invisible until the poller releases
  * it, and its timeout counts from then: on AWS the visibility timeout is set to at least six times
  * the function timeout, so a message never reappears while it is being processed, and scaling must
  * not make it do so locally.
  */
 
 export const MAX_VISIBILITY_TIMEOUT_SECONDS = 12 * 60 * 60;
+/** SendMessage's DelaySeconds: "Valid values: 0 to 900. Maximum: 15 minutes." */
+export const MAX_DELAY_SECONDS = 900;
 
 /** An SQS API error, with the code the AWS API gives it. */
 export class SqsError extends Error {
@@ -72,6 +89,12 @@ interface Entry extends StoredMessage {
   held: boolean;
   /** Timeout to apply on release, and the time it counts from (undefined: the release). */
   visibility?: { seconds: number; from?: number };
+  /** Its place in send order until its first receive here (standard queues: what `reordered` counts). */
+  order?: number;
+  /** A copy the delivery model left, not received yet (what `redelivered` counts). */
+  copy?: boolean;
+  /** It left a copy already, or is one: no further copies. */
+  copied?: boolean;
 }
 
 export class SqsQueue {
@@ -85,6 +108,9 @@ export class SqsQueue {
   private readonly deduplication: DeduplicationWindow;
   private readonly retentionMs: number;
   private readonly clock: LocalClock;
+  private readonly delivery: DeliveryModel;
+  private readonly random: () => number;
+  private readonly sendOrder = new SendOrder();
   private readonly entries: Entry[] = [];
   private readonly byHandle = new Map<string, Entry>();
   private readonly listeners = new Set<() => void>();
@@ -93,7 +119,7 @@ export class SqsQueue {
   private wakeAt = Number.POSITIVE_INFINITY;
   private closed = false;
 
-  constructor(settings: QueueSettings, clock: LocalClock) {
+  constructor(settings: QueueSettings, clock: LocalClock, delivery: DeliveryModel) {
     this.name = settings.name;
     this.arn = settings.arn;
     this.url = settings.url;
@@ -112,12 +138,27 @@ export class SqsQueue {
       this.redrive = settings.redrive;
     }
     this.clock = clock;
+    this.delivery = delivery;
+    this.random = delivery.random(`sqs:${this.name}`);
   }
 
   send(input: SendInput, from?: { deadLetterSourceArn?: string; original?: StoredMessage }): SendResult {
     if (this.closed) throw new SqsError('QueueDoesNotExist', `queue ${this.name} is closed`);
     const now = this.clock.now();
     const original = from?.original;
+    const delaySeconds = input.delaySeconds ?? 0;
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        `Value ${delaySeconds} for parameter DelaySeconds is invalid. Reason: Must be >= 0 and <= ${MAX_DELAY_SECONDS}, if provided.`,
+      );
+    }
+    if (this.fifo && delaySeconds !== 0) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        `Value ${delaySeconds} for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.`,
+      );
+    }
     let groupId: string | undefined;
     let deduplicationId: string | undefined;
     if (this.fifo) {
@@ -173,10 +214,13 @@ export class SqsQueue {
         ? {}
         : { firstReceiveTimestamp: original.firstReceiveTimestamp }),
       ...(original?.lastFailure === undefined ? {} : { lastFailure: original.lastFailure }),
-      visibleAt: now,
+      visibleAt: now + this.clock.delayMs(delaySeconds),
       held: false,
+      // A message its sender delayed is out of send order by the sender's choice, not counted.
+      ...(this.fifo || delaySeconds > 0 ? {} : { order: this.sendOrder.enter() }),
     };
     this.entries.push(entry);
+    if (entry.visibleAt > now) this.scheduleWake(entry.visibleAt);
     this.notify();
     return { messageId, ...(sequenceNumber === undefined ? {} : { sequenceNumber }), duplicate: false };
   }
@@ -199,6 +243,7 @@ export class SqsQueue {
     const seconds = options.visibilityTimeoutSeconds ?? this.visibilityTimeoutSeconds;
     const received: ReceivedMessage[] = [];
     for (const entry of picked) {
+      this.countDelivery(entry);
       entry.receiveCount += 1;
       entry.firstReceiveTimestamp ??= now;
       if (entry.receiptHandle) this.byHandle.delete(entry.receiptHandle);
@@ -214,6 +259,7 @@ export class SqsQueue {
         this.scheduleWake(entry.visibleAt);
       }
       received.push(receivedMessage(entry));
+      this.maybeLeaveCopy(entry, now);
     }
     return received;
   }
@@ -221,10 +267,7 @@ export class SqsQueue {
   delete(receiptHandle: string): void {
     const entry = this.byHandle.get(receiptHandle);
     if (!entry) throw new SqsError('ReceiptHandleIsInvalid', 'The input receipt handle is invalid.');
-    this.byHandle.delete(receiptHandle);
-    const index = this.entries.indexOf(entry);
-    if (index >= 0) this.entries.splice(index, 1);
-    this.notify();
+    this.remove(entry);
   }
 
   changeVisibility(receiptHandle: string, seconds: number): void {
@@ -307,7 +350,7 @@ export class SqsQueue {
     const entry = this.byHandle.get(receiptHandle);
     if (!entry) return { deleted: true };
     const seconds = entry.visibility?.seconds ?? this.visibilityTimeoutSeconds;
-    this.take(entry.messageId);
+    this.remove(entry);
     return { visibleAgainInSeconds: seconds };
   }
 
@@ -317,14 +360,23 @@ export class SqsQueue {
     return this.entries.map((entry) => ({ ...entry }));
   }
 
-  /** Removes one message by id, wherever it is (a redrive move, a purge of one message). */
+  /**
+   * Removes one message by id, wherever it is (a redrive move, a purge of one message); a copy the
+   * delivery model left shares its id and is removed by a second call.
+   */
   take(messageId: string): StoredMessage | undefined {
-    const index = this.entries.findIndex((entry) => entry.messageId === messageId);
-    if (index < 0) return undefined;
-    const [entry] = this.entries.splice(index, 1);
-    if (entry?.receiptHandle) this.byHandle.delete(entry.receiptHandle);
-    this.notify();
+    const entry = this.entries.find((candidate) => candidate.messageId === messageId);
+    if (entry) this.remove(entry);
     return entry;
+  }
+
+  private remove(entry: Entry): void {
+    const index = this.entries.indexOf(entry);
+    if (index < 0) return;
+    this.entries.splice(index, 1);
+    if (entry.receiptHandle) this.byHandle.delete(entry.receiptHandle);
+    if (entry.order !== undefined) this.sendOrder.drop(entry.order);
+    this.notify();
   }
 
   /** Messages not deleted: visible, in flight or waiting. */
@@ -351,8 +403,52 @@ export class SqsQueue {
     this.listeners.clear();
   }
 
+  /** Oldest first when the delivery model is ordered; otherwise in a seeded random order. */
   private pickStandard(now: number, max: number): Entry[] {
-    return this.entries.filter((entry) => this.isVisible(entry, now)).slice(0, max);
+    const visible = this.entries.filter((entry) => this.isVisible(entry, now));
+    return (this.delivery.ordered ? visible : shuffled(visible, this.random)).slice(0, max);
+  }
+
+  /** Counts a first receive that overtook an older message, and the first receive of a copy. */
+  private countDelivery(entry: Entry): void {
+    if (entry.order !== undefined) {
+      if (this.sendOrder.deliver(entry.order)) this.delivery.countReordered();
+      entry.order = undefined;
+    }
+    if (entry.copy) {
+      this.delivery.countRedelivered();
+      entry.copy = false;
+    }
+  }
+
+  /**
+   * At the model's redelivery rate, a message of a standard queue received for the first time leaves
+   * a copy: the same message, visible again within the visibility timeout whatever becomes of this
+   * delivery, as a copy on another SQS server would be.
+   */
+  private maybeLeaveCopy(entry: Entry, now: number): void {
+    if (this.fifo || entry.copied || this.delivery.redeliveryRate === 0) return;
+    entry.copied = true;
+    if (this.random() >= this.delivery.redeliveryRate) return;
+    const copy: Entry = {
+      messageId: entry.messageId,
+      body: entry.body,
+      sentTimestamp: entry.sentTimestamp,
+      messageAttributes: entry.messageAttributes,
+      ...(entry.deadLetterSourceArn === undefined ? {} : { deadLetterSourceArn: entry.deadLetterSourceArn }),
+      // The stored message as this receive found it: its own receive counts from there.
+      receiveCount: entry.receiveCount - 1,
+      ...(entry.firstReceiveTimestamp === undefined
+        ? {}
+        : { firstReceiveTimestamp: entry.firstReceiveTimestamp }),
+      visibleAt: now + this.clock.delayMs(this.random() * this.visibilityTimeoutSeconds),
+      held: false,
+      copy: true,
+      copied: true,
+    };
+    this.entries.push(copy);
+    this.scheduleWake(copy.visibleAt);
+    this.notify();
   }
 
   private isVisible(entry: Entry, now: number): boolean {
@@ -366,11 +462,11 @@ export class SqsQueue {
   private expire(now: number): void {
     for (const entry of [...this.entries]) {
       if (now - entry.sentTimestamp > this.retentionMs) {
-        this.take(entry.messageId);
+        this.remove(entry);
         continue;
       }
       if (this.redrive && this.isVisible(entry, now) && entry.receiveCount >= this.redrive.maxReceiveCount) {
-        this.take(entry.messageId);
+        this.remove(entry);
         this.redrive.deadLetterQueue.send(
           {
             body: entry.body,

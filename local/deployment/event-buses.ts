@@ -22,7 +22,7 @@ export const DEFAULT_BUS = 'default';
 /** Buses, by name: the default bus always exists; custom ones come from the template. */
 export function createBuses(
   template: TemplateReader,
-  options: Pick<DeployOptions, 'region' | 'clock' | 'onActivity'>,
+  options: Pick<DeployOptions, 'region' | 'clock' | 'delivery' | 'onActivity'>,
 ): Map<string, EventBus> {
   const buses = new Map<string, EventBus>();
   const addBus = (name: string) => {
@@ -30,6 +30,7 @@ export function createBuses(
       name,
       arn: `arn:aws:events:${options.region}:${template.account}:event-bus/${name}`,
       clock: options.clock,
+      delivery: options.delivery,
       ...(options.onActivity ? { onActivity: options.onActivity } : {}),
     });
     buses.set(name, bus);

@@ -21,7 +21,7 @@ export interface StartedPipes {
 export function startPipes(
   template: TemplateReader,
   queues: ReadonlyMap<string, SqsQueue>,
-  options: Pick<DeployOptions, 'region' | 'clock' | 'onActivity'>,
+  options: Pick<DeployOptions, 'region' | 'clock' | 'delivery' | 'onActivity'>,
 ): StartedPipes {
   const pollers: QueuePoller[] = [];
   const pipes: PipeView[] = [];
@@ -88,6 +88,7 @@ export function startPipes(
         startPipe(
           { ...view, batchSize: sqsSource.BatchSize ?? 10, region: options.region },
           options.clock,
+          options.delivery,
           options.onActivity,
         ),
       );

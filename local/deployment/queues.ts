@@ -1,4 +1,5 @@
 import type { LocalClock } from '../aws/clock.ts';
+import type { DeliveryModel } from '../aws/delivery-model.ts';
 import { SqsQueue } from '../aws/sqs.ts';
 import type { TemplateResource } from '../cloudformation.ts';
 import type { TemplateReader } from './template-reader.ts';
@@ -7,7 +8,11 @@ import type { TemplateReader } from './template-reader.ts';
  * The template's queues (AWS::SQS::Queue), by name, dead-letter queues first so the queues
  * redriving to them can name them.
  */
-export function createQueues(template: TemplateReader, clock: LocalClock): Map<string, SqsQueue> {
+export function createQueues(
+  template: TemplateReader,
+  clock: LocalClock,
+  delivery: DeliveryModel,
+): Map<string, SqsQueue> {
   const queues = new Map<string, SqsQueue>();
   const queueResources = template.model.ofType('AWS::SQS::Queue');
   const redriveTarget = (resource: TemplateResource) =>
@@ -55,6 +60,7 @@ export function createQueues(template: TemplateReader, clock: LocalClock): Map<s
             ...(redrive ? { redrive } : {}),
           },
           clock,
+          delivery,
         ),
       );
     } catch (error) {

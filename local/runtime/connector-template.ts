@@ -1,5 +1,6 @@
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { LocalClock } from '../aws/clock.ts';
+import type { DeliveryModel } from '../aws/delivery-model.ts';
 import { LOCAL_ACCOUNT_ID, type LocalFunction } from '../aws/lambda.ts';
 import { TemplateModel } from '../cloudformation.ts';
 import { deployLocally, type LocalDeployment } from '../deployment.ts';
@@ -64,6 +65,7 @@ export function deployConnectorTemplate(
   model: TemplateModel,
   setup: {
     readonly clock: LocalClock;
+    readonly delivery: DeliveryModel;
     readonly serviceUrl: string;
     readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
   },
@@ -81,6 +83,7 @@ export function deployConnectorTemplate(
   const deployed = deployLocally(model, {
     region: LOCAL_REGION,
     clock: setup.clock,
+    delivery: setup.delivery,
     host,
     environmentSubstitutions: [[SERVICE_PLACEHOLDER, setup.serviceUrl]],
     ...(options.replayKeepsIds === undefined ? {} : { replayKeepsIds: options.replayKeepsIds }),

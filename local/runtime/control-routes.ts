@@ -30,6 +30,11 @@ export function controlRoutes(runtime: LocalRuntime): ControlRoute[] {
         busName: runtime.busName,
         tokenSecretName: runtime.tokenSecretName,
         deadLetters: runtime.dlq().length,
+        delivery: {
+          seed: runtime.delivery.seed,
+          ordered: runtime.delivery.ordered,
+          ...runtime.delivery.counts(),
+        },
       }),
     },
     { method: 'GET', path: '/_local/outbound', handle: () => runtime.outbound() },

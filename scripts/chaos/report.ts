@@ -19,6 +19,14 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
   return [
     ['sent', `${report.sent}  (${list(report.sentByDetailType)})`],
     ['delivered again', `${report.duplicatesDelivered}  (processed records whose delete was lost)`],
+    [
+      'reordered',
+      `${report.reordered}  (deliveries the runtime made out of send or publish order, as AWS may: standard queues, rule deliveries, pipes)`,
+    ],
+    [
+      'redelivered',
+      `${report.redelivered}  (copies a standard queue delivered again, as SQS's at-least-once delivery may)`,
+    ],
     ['applied', `${report.applied}`],
     ['SyncFailed', `${report.syncFailedTotal}  (${list(report.syncFailed)})`],
     [
@@ -57,7 +65,7 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
 
 function optionsLine(report: ChaosReport): string {
   const o = report.options;
-  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed}`;
+  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed} ${o.orderedDelivery ? 'ordered-delivery' : `redelivery-rate=${o.redeliveryRate}`}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { getBusiness } from '#functions/store/business.ts';
 import type { BudgetTake } from '#functions/store/request-budget.ts';
 import { listSlots } from '#functions/store/slots.ts';
 import { createStore } from '#functions/store/store.ts';
+import { DEFAULT_REDELIVERY_RATE } from '#local/aws/delivery-model.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import { crashPoints } from './crash-points.ts';
 import {
@@ -45,8 +46,21 @@ export interface ChaosOptions {
   readonly crashRate?: number;
   /** Requests per second the service accepts; undefined: no limit. */
   readonly rateLimit?: number;
-  /** @default 1 */
+  /**
+   * Seeds the workload, the sandbox's faults, the crash points, the lost deletes and the local
+   * runtime's delivery model (local/aws/delivery-model.ts). @default 1
+   */
   readonly seed?: number;
+  /**
+   * The local runtime delivers everything in send order and nothing twice: an AWS kinder than the
+   * real one, for debugging only. @default false
+   */
+  readonly orderedDelivery?: boolean;
+  /**
+   * Share of standard-queue receives that leave a copy to be received again (the local runtime's
+   * delivery model). @default the runtime's, 0.02
+   */
+  readonly redeliveryRate?: number;
   /**
    * Scale of AWS waiting times (local/aws/clock.ts): the routes' visibility timeouts (180-720 s)
    * become 0.1-0.4 s, so a record that exhausts its five receives reaches the DLQ in about a second
@@ -97,6 +111,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     crashRate: options.crashRate ?? 0.05,
     rateLimit: options.rateLimit ?? null,
     seed: options.seed ?? 1,
+    orderedDelivery: options.orderedDelivery ?? false,
+    redeliveryRate: options.redeliveryRate ?? DEFAULT_REDELIVERY_RATE,
     timeScale: options.timeScale ?? 1 / 1800,
     httpTimeoutMs: options.httpTimeoutMs ?? 1000,
     logLevel: options.logLevel ?? 'ERROR',
@@ -127,6 +143,10 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   try {
     runtime = await startLocalRuntime({
       dependencyOptions,
+      seed: settings.seed,
+      ...(settings.orderedDelivery ? { orderedDelivery: true } : {}),
+      redeliveryRate: settings.redeliveryRate,
+      announce: progress,
       timeScale: settings.timeScale,
       logLevel: settings.logLevel,
       token,
@@ -187,6 +207,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       ...observations,
       redeliveries,
       duplicatesDelivered: runtime.deployment.lostDeletes(),
+      delivery: runtime.delivery.counts(),
       ...(budgetWaits ? { budgetWaits } : {}),
     });
     const tokenInEnvironment = Object.entries(process.env)

@@ -95,6 +95,12 @@ export interface Observations {
   /** Processed records delivered again (their delete lost). */
   readonly duplicatesDelivered: number;
   /**
+   * What the local runtime's delivery model did (local/aws/delivery-model.ts): deliveries it made
+   * while something sent or published earlier to the same place still waited, and copies it
+   * delivered again, as AWS may (standard queues, rule deliveries, pipes).
+   */
+  readonly delivery: { readonly reordered: number; readonly redelivered: number };
+  /**
    * When at least one call was waiting on the request budget (wall-clock epoch ms, [from, to)):
    * sleeping for its slot or for a pause, or sent back to its queue (THROTTLED) until its slot.
    * Undefined: no budget was watched.
@@ -124,6 +130,10 @@ export interface ChaosVerdict {
   readonly sent: number;
   readonly sentByDetailType: Record<string, number>;
   readonly duplicatesDelivered: number;
+  /** Deliveries the runtime made out of send or publish order (Observations.delivery). */
+  readonly reordered: number;
+  /** Copies the runtime delivered again, as SQS standard queues may (Observations.delivery). */
+  readonly redelivered: number;
   readonly applied: number;
   readonly syncFailed: Record<string, number>;
   readonly syncFailedTotal: number;
@@ -350,6 +360,8 @@ export function judge(observed: Observations): ChaosVerdict {
     sent: observed.sent.size,
     sentByDetailType,
     duplicatesDelivered: observed.duplicatesDelivered,
+    reordered: observed.delivery.reordered,
+    redelivered: observed.delivery.redelivered,
     applied,
     syncFailed,
     syncFailedTotal: Object.values(syncFailed).reduce((sum, n) => sum + n, 0),
@@ -729,6 +741,10 @@ export function verdictSummary(
     checks,
     sent: verdict.sent,
     applied: verdict.applied,
+    /** Deliveries the local runtime made out of send or publish order, as AWS may. */
+    reordered: verdict.reordered,
+    /** Copies the local runtime delivered again, as SQS standard queues may. */
+    redelivered: verdict.redelivered,
     lost: verdict.lost,
     duplicated: verdict.duplicates.total,
     gaveUpWithoutSyncFailed: verdict.gaveUpWithoutSyncFailed,

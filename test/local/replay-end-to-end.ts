@@ -210,7 +210,10 @@ export function describeReplayEndToEnd(replayKeepsIds: boolean): void {
             entry.kind === 'pipe-forwarded',
         );
         const batches = after.filter((entry): entry is BatchActivity => entry.kind === 'batch');
-        expect(forwarded.map((entry) => entry.duplicate)).toEqual([replayKeepsIds]);
+        // Forwarded once, or more when the intake queue delivered a copy of it again
+        // (local/aws/delivery-model.ts): the route FIFO queue takes it once at most, by its deduplication id.
+        expect(forwarded.length).toBeGreaterThan(0);
+        expect(forwarded.filter((entry) => !entry.duplicate)).toHaveLength(replayKeepsIds ? 0 : 1);
         expect(batches.length).toBe(replayKeepsIds ? 0 : 1);
         expect(resultOf(eventId)).toHaveLength(1);
         expect(runtime.outbound()).toEqual(outboundBefore);

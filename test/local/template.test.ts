@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type InboundDetailType, inboundContracts } from '#functions/contracts/registry.ts';
 import { createRouteDecoder } from '#functions/contracts/route-decoder.ts';
 import { localClock } from '#local/aws/clock.ts';
+import { deliveryModel } from '#local/aws/delivery-model.ts';
 import {
   compileInputTemplate,
   dynamicParameter,
@@ -97,6 +98,7 @@ describe('the synthesized template as the local runtime reads it', () => {
     const deployment = deployLocally(model, {
       region: LOCAL_REGION,
       clock: localClock(),
+      delivery: deliveryModel({ seed: 25 }),
       host: { load: () => Promise.reject(new Error('no function runs here')) },
     });
     const views = deployment.queueViews;
@@ -125,6 +127,7 @@ describe('the synthesized template as the local runtime reads it', () => {
     const deployment = deployLocally(model, {
       region: LOCAL_REGION,
       clock: localClock(),
+      delivery: deliveryModel({ seed: 25 }),
       host: {
         load: async (fn) => async (event) => {
           received.push({ service: fn.environment['POWERTOOLS_SERVICE_NAME'], event: event as SQSEvent });
@@ -162,6 +165,7 @@ describe('the synthesized template as the local runtime reads it', () => {
     const deployment = deployLocally(model, {
       region: LOCAL_REGION,
       clock: localClock(1 / 100),
+      delivery: deliveryModel({ seed: 25 }),
       host: {
         load: async () => async () => {
           failedInvocations += 1;
@@ -286,6 +290,7 @@ describe('the synthesized template as the local runtime reads it', () => {
       deployLocally(new TemplateModel(drifted, options), {
         region: LOCAL_REGION,
         clock: localClock(),
+        delivery: deliveryModel({ seed: 25 }),
         host: { load: () => Promise.reject(new Error('unused')) },
       }),
     ).toThrow(/pipe parameter FilterCriteria is not modeled/);

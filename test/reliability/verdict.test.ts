@@ -54,6 +54,7 @@ function flawless(): Observations & { sent: Map<string, ChaosEvent> } {
     tableSlots: new Map(),
     redeliveries: 0,
     duplicatesDelivered: 0,
+    delivery: { reordered: 0, redelivered: 0 },
   };
 }
 
@@ -538,6 +539,20 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
       expect(runChecks(run, null)[check]).toEqual({ value: 1, max: 0, passed: false });
       expect(verdictSummary(run, { rateLimit: null, wallTimeMs: 1000 }).passed).toBe(false);
     }
+  });
+
+  it('carries what the runtime reordered and repeated into the verdict and its JSON, as figures, not checks', () => {
+    // Prepare
+    const observed = { ...flawless(), delivery: { reordered: 17, redelivered: 3 } };
+
+    // Act
+    const verdict = judge(observed);
+    const summary = verdictSummary(verdict, { rateLimit: null, wallTimeMs: 1000 });
+
+    // Assess
+    expect(verdict).toMatchObject({ reordered: 17, redelivered: 3 });
+    expect(summary).toMatchObject({ passed: true, reordered: 17, redelivered: 3 });
+    expect(Object.keys(summary.checks)).not.toContain('reordered');
   });
 
   it('states every threshold next to its figure in the JSON verdict', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PIPE_INPUT_TEMPLATE } from '#functions/contracts/envelope.ts';
 import { localClock } from '#local/aws/clock.ts';
+import { deliveryModel } from '#local/aws/delivery-model.ts';
 import { type BusEvent, EventBus } from '#local/aws/event-bus.ts';
 import { compileEventPattern } from '#local/aws/event-pattern.ts';
 import { compileInputTemplate } from '#local/aws/input-template.ts';
@@ -9,6 +10,8 @@ import { startPipe } from '#local/aws/pipe.ts';
 import { SqsQueue } from '#local/aws/sqs.ts';
 
 const clock = localClock(1 / 10_000);
+/** Rule deliveries, pipes and standard queues as the runtime runs them: reordered, seeded. */
+const delivery = deliveryModel({ seed: 25 });
 const queue = (name: string, options: Partial<ConstructorParameters<typeof SqsQueue>[0]> = {}) =>
   new SqsQueue(
     {
@@ -19,6 +22,7 @@ const queue = (name: string, options: Partial<ConstructorParameters<typeof SqsQu
       ...options,
     },
     clock,
+    delivery,
   );
 const event = (detail: Record<string, unknown>, id: string): BusEvent => ({
   version: '0',
@@ -55,7 +59,7 @@ describe('an EventBridge rule target', () => {
   it('retries a delivery the target refuses, then sends the event to the rule DLQ with the reason attributes', async () => {
     // Prepare: a FIFO queue refuses a send without a group id, as SQS does.
     const deadLetters = queue('rule-dlq');
-    const bus = new EventBus({ name: 'bus', arn: 'arn:bus', clock });
+    const bus = new EventBus({ name: 'bus', arn: 'arn:bus', clock, delivery });
     bus.addRule({
       name: 'rule',
       arn: 'arn:aws:events:us-east-1:000000000000:rule/bus/rule',
@@ -89,7 +93,7 @@ describe('an EventBridge rule target', () => {
   it('ignores an event no rule of its bus matches, and disabled rules', () => {
     // Prepare
     const target = queue('target');
-    const bus = new EventBus({ name: 'bus', arn: 'arn:bus', clock });
+    const bus = new EventBus({ name: 'bus', arn: 'arn:bus', clock, delivery });
     const rule = {
       name: 'r',
       arn: 'arn:r',
@@ -139,6 +143,7 @@ describe('an EventBridge pipe from SQS to SQS FIFO', () => {
         region: 'us-east-1',
       },
       clock,
+      delivery,
     );
 
     // Act
@@ -172,6 +177,7 @@ describe('an EventBridge pipe from SQS to SQS FIFO', () => {
         region: 'us-east-1',
       },
       clock,
+      delivery,
     );
 
     // Act

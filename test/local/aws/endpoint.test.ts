@@ -12,12 +12,14 @@ import {
   GetQueueUrlCommand,
   ListMessageMoveTasksCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localClock } from '#local/aws/clock.ts';
+import { deliveryModel } from '#local/aws/delivery-model.ts';
 import { type BusEvent, EventBus } from '#local/aws/event-bus.ts';
 import { eventsApi, putEventsEntrySize } from '#local/aws/events-api.ts';
 import { LocalSecrets } from '#local/aws/secrets-api.ts';
@@ -28,6 +30,7 @@ import { type AwsEndpoint, startAwsEndpoint } from '#local/aws-endpoint.ts';
 const credentials = { accessKeyId: 'AKIATEST', secretAccessKey: 'test-secret' };
 const region = 'us-east-1';
 const clock = localClock(1 / 1000);
+const delivery = deliveryModel({ seed: 25 });
 const arn = (name: string) => `arn:aws:sqs:${region}:000000000000:${name}`;
 
 describe('the local AWS endpoint, through the real SDK clients', () => {
@@ -42,7 +45,7 @@ describe('the local AWS endpoint, through the real SDK clients', () => {
 
   beforeAll(async () => {
     for (const name of ['default', 'connector-bus'])
-      buses.set(name, new EventBus({ name, arn: `arn:${name}`, clock }));
+      buses.set(name, new EventBus({ name, arn: `arn:${name}`, clock, delivery }));
     secrets = new LocalSecrets({
       region,
       account: '000000000000',
@@ -57,6 +60,7 @@ describe('the local AWS endpoint, through the real SDK clients', () => {
     const dlq = new SqsQueue(
       { name: 'poison-dlq.fifo', arn: arn('poison-dlq.fifo'), url: 'x', fifo: true },
       clock,
+      delivery,
     );
     const poison = new SqsQueue(
       {
@@ -67,12 +71,19 @@ describe('the local AWS endpoint, through the real SDK clients', () => {
         redrive: { deadLetterQueue: dlq, maxReceiveCount: 1 },
       },
       clock,
+      delivery,
     );
     const orders = new SqsQueue(
       { name: 'orders.fifo', arn: arn('orders.fifo'), url: 'x', fifo: true },
       clock,
+      delivery,
     );
-    queues = [dlq, poison, orders];
+    const intake = new SqsQueue(
+      { name: 'intake', arn: arn('intake'), url: 'x', fifo: false, visibilityTimeoutSeconds: 0 },
+      clock,
+      delivery,
+    );
+    queues = [dlq, poison, orders, intake];
     const operations = {
       ...eventsApi({ region, buses, onAccepted: (event, bus) => accepted.push({ event, bus: bus.name }) }),
       ...secrets.operations(),
@@ -175,6 +186,24 @@ describe('the local AWS endpoint, through the real SDK clients', () => {
         'ok',
       ]);
       expect(answer.Entries?.[1]?.ErrorMessage).toContain('Source is a required argument');
+      expect(accepted).toHaveLength(1);
+    });
+
+    it('refuses an entry whose source starts with aws. on its own, as EventBridge does (NotAuthorizedForSourceException)', async () => {
+      // Act
+      const answer = await eventBridge.send(
+        new PutEventsCommand({
+          Entries: [entry({ Source: 'aws.events' }), entry({ Source: 'aws.partner.app' }), entry()],
+        }),
+      );
+
+      // Assess: the call succeeds; the refused entries are counted and answered, the other one is put.
+      expect(answer.FailedEntryCount).toBe(2);
+      expect(answer.Entries?.slice(0, 2)).toEqual([
+        { ErrorCode: 'NotAuthorizedForSourceException', ErrorMessage: 'Not authorized for the source.' },
+        { ErrorCode: 'NotAuthorizedForSourceException', ErrorMessage: 'Not authorized for the source.' },
+      ]);
+      expect(answer.Entries?.[2]?.EventId).toBe(accepted[0]?.event.id);
       expect(accepted).toHaveLength(1);
     });
 
@@ -343,6 +372,110 @@ describe('the local AWS endpoint, through the real SDK clients', () => {
           }),
         ),
       ).rejects.toMatchObject({ $metadata: { httpStatusCode: 400 } });
+    });
+
+    it('refuses a per-message DelaySeconds on a FIFO queue (InvalidParameterValue), accepting 0', async () => {
+      // Prepare
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'orders.fifo' }));
+      const message = (id: string, delaySeconds?: number) => ({
+        QueueUrl,
+        MessageBody: id,
+        MessageGroupId: 'g',
+        MessageDeduplicationId: id,
+        ...(delaySeconds === undefined ? {} : { DelaySeconds: delaySeconds }),
+      });
+
+      // Act
+      const delayed = await sqs.send(new SendMessageCommand(message('delayed', 5))).catch((error) => error);
+      const zero = await sqs.send(new SendMessageCommand(message('zero', 0)));
+
+      // Assess
+      expect(delayed).toMatchObject({
+        name: 'InvalidParameterValue',
+        message:
+          'Value 5 for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.',
+        $metadata: { httpStatusCode: 400 },
+      });
+      expect(zero.MessageId).toBeDefined();
+      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      expect(received.Messages?.map((item) => item.Body)).toEqual(['zero']);
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl, ReceiptHandle: received.Messages?.[0]?.ReceiptHandle }),
+      );
+    });
+
+    it('sends a batch entry by entry: a FIFO entry with DelaySeconds fails on its own, the others are sent', async () => {
+      // Prepare
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'orders.fifo' }));
+
+      // Act
+      const answer = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl,
+          Entries: [
+            { Id: 'now', MessageBody: 'now', MessageGroupId: 'g', MessageDeduplicationId: 'batch-now' },
+            {
+              Id: 'later',
+              MessageBody: 'later',
+              MessageGroupId: 'g',
+              MessageDeduplicationId: 'batch-later',
+              DelaySeconds: 30,
+            },
+          ],
+        }),
+      );
+
+      // Assess
+      expect(answer.Successful?.map((entry) => entry.Id)).toEqual(['now']);
+      expect(answer.Failed).toEqual([
+        {
+          Id: 'later',
+          SenderFault: true,
+          Code: 'InvalidParameterValue',
+          Message: expect.stringMatching(/not valid for this queue type/),
+        },
+      ]);
+      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      expect(received.Messages?.map((item) => item.Body)).toEqual(['now']);
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl, ReceiptHandle: received.Messages?.[0]?.ReceiptHandle }),
+      );
+      await expect(
+        sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl,
+            Entries: [
+              { Id: 'same', MessageBody: 'a', MessageGroupId: 'g' },
+              { Id: 'same', MessageBody: 'b', MessageGroupId: 'g' },
+            ],
+          }),
+        ),
+      ).rejects.toMatchObject({ name: 'BatchEntryIdsNotDistinct' });
+      await expect(sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: [] }))).rejects.toMatchObject({
+        name: 'EmptyBatchRequest',
+      });
+    });
+
+    it('delays a standard queue message by its DelaySeconds (scaled by the local clock)', async () => {
+      // Prepare
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'intake' }));
+
+      // Act: 900 s, the maximum, is 0.9 s at this clock's scale.
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'later', DelaySeconds: 900 }));
+      const atOnce = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      let later: string | undefined;
+      while (later === undefined) {
+        const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+        later = received.Messages?.[0]?.Body;
+        if (later === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+
+      // Assess
+      expect(atOnce.Messages ?? []).toEqual([]);
+      expect(later).toBe('later');
+      await expect(
+        sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x', DelaySeconds: 901 })),
+      ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
     });
 
     it('moves dead letters back to the queue they came from with a message move task', async () => {

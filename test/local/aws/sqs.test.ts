@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localClock } from '#local/aws/clock.ts';
+import { deliveryModel } from '#local/aws/delivery-model.ts';
 import { type BatchVerdict, QueuePoller } from '#local/aws/poller.ts';
 import { SqsError, SqsQueue } from '#local/aws/sqs.ts';
 import { FIFO_DEDUPLICATION_WINDOW_MS } from '#local/aws/sqs-fifo.ts';
@@ -11,6 +12,7 @@ function queue(
   name: string,
   options: Partial<ConstructorParameters<typeof SqsQueue>[0]> = {},
   now?: () => number,
+  delivery = deliveryModel({ seed: 25 }),
 ) {
   return new SqsQueue(
     {
@@ -21,6 +23,7 @@ function queue(
       ...options,
     },
     now ? localClock(1 / 1000, now) : clock,
+    delivery,
   );
 }
 
@@ -359,7 +362,7 @@ describe('SqsQueue (standard)', () => {
     const received = intake.receive({ maxMessages: 10 });
 
     // Assess
-    expect(received.map((message) => message.body)).toEqual(['a', 'b']);
+    expect(received.map((message) => message.body).sort()).toEqual(['a', 'b']);
     expect(received[0]!.attributes['MessageGroupId']).toBeUndefined();
     expect(intake.inFlight()).toBe(2);
   });
