@@ -28,8 +28,11 @@ export interface SignupResolution {
   readonly waitingEventIds: readonly string[];
 }
 
-/** The longest the run waits for every other account's events to settle before it resolves anyway. */
-const SETTLE_TIMEOUT_MS = 120_000;
+/**
+ * The longest the run waits for every other account's events to settle before it resolves anyway
+ * (and says what was still queued): far above a 1000-event run's phase 2 on a busy machine.
+ */
+const SETTLE_TIMEOUT_MS = 600_000;
 const POLL_MS = 50;
 /** Tries of one `resolve-signup` (the sandbox still injects faults; the command fails on one it cannot retry). */
 const RESOLVE_TRIES = 3;
@@ -65,11 +68,14 @@ export async function resolveUnconfirmedSignups(options: {
   const { runtime, accounts, progress } = options;
   if (accounts.size === 0) return { unconfirmed: 0, resolved: 0, waitedFirst: true, waitingEventIds: [] };
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let waitedFirst = onlyWaitingRecordsOf(runtime, accounts);
-  while (!waitedFirst && Date.now() < deadline) {
+  let left = recordsBesidesWaiting(runtime, accounts);
+  while (left.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    waitedFirst = onlyWaitingRecordsOf(runtime, accounts);
+    left = recordsBesidesWaiting(runtime, accounts);
   }
+  const waitedFirst = left.length === 0;
+  if (!waitedFirst)
+    progress(`still queued after ${SETTLE_TIMEOUT_MS / 1000} s: ${left.slice(0, 5).join('; ')}`);
   const answered = new Set<string>();
   for (const event of runtime.outbound()) {
     for (const key of [event.detail['causationId'], event.detail['sourceEventId']]) {
@@ -84,7 +90,7 @@ export async function resolveUnconfirmedSignups(options: {
     .map(([id]) => id);
   progress(
     `resolving ${accounts.size} unconfirmed signup(s) with npm run resolve-signup; ${waitingEventIds.length} of their events are waiting${
-      waitedFirst ? '' : ` (the other accounts had not settled within ${SETTLE_TIMEOUT_MS / 1000} s)`
+      waitedFirst ? ', every other event settled' : ''
     }`,
   );
   const businesses = (await (await fetch(`${options.sandboxUrl}/_sandbox/businesses`)).json()) as Array<{
@@ -106,28 +112,38 @@ export async function resolveUnconfirmedSignups(options: {
 }
 
 /**
- * The connector's queues (dead-letter queues aside) hold records of `accounts` only, and every one
- * of those accounts that has records there has had one received again after a wait.
+ * What keeps the queues from holding only waiting records of `accounts`: a record of another
+ * account (dead-letter queues aside), or one of those accounts with no record received again after
+ * a wait yet. Empty when the queues hold nothing else.
  */
-function onlyWaitingRecordsOf(runtime: LocalRuntime, accounts: ReadonlySet<string>): boolean {
+function recordsBesidesWaiting(runtime: LocalRuntime, accounts: ReadonlySet<string>): string[] {
   const deadLetterQueues = new Set(
     runtime
       .resources()
       .queues.filter((queue) => queue.deadLettersOf !== undefined)
       .map((queue) => queue.name),
   );
+  const others: string[] = [];
   const queued = new Set<string>();
   const waited = new Set<string>();
   for (const queue of runtime.deployment.queues.values()) {
     if (deadLetterQueues.has(queue.name)) continue;
     for (const message of queue.messages()) {
       const account = message.groupId ?? accountOf(message.body);
-      if (account === undefined || !accounts.has(account)) return false;
+      if (account === undefined || !accounts.has(account)) {
+        others.push(
+          `${queue.name}: a record of ${account ?? 'no account'} (receive ${message.receiveCount})`,
+        );
+        continue;
+      }
       queued.add(account);
       if (message.receiveCount >= 2) waited.add(account);
     }
   }
-  return [...queued].every((account) => waited.has(account));
+  const notWaitedYet = [...queued]
+    .filter((account) => !waited.has(account))
+    .map((account) => `${account}: no record received again yet`);
+  return [...others, ...notWaitedYet];
 }
 
 /** The accountId of a queued event: an intake message is the event, a route message wraps it. */
