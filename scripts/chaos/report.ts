@@ -32,7 +32,7 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
     ],
     [
       'unconfirmed signups resolved',
-      `${report.signupsResolved.resolved} of ${report.signupsResolved.unconfirmed}  (npm run resolve-signup after phase 2; ${report.signupsResolved.waitingEvents} of their events were waiting${report.signupsResolved.waitedFirst ? ', every other event settled' : ''}, ${report.signupsResolved.appliedAfter} applied after, no redrive)`,
+      `${report.signupsResolved.resolved} of ${report.signupsResolved.unconfirmed}  (npm run resolve-signup during phase 2, ${report.signupsResolved.waitedPastBudget ? 'once their events had waited past the 5-attempt retry budget' : 'without seeing their events wait past the retry budget'}; ${report.signupsResolved.waitingEvents} of their events were waiting, ${report.signupsResolved.appliedAfter} applied after, no redrive)`,
     ],
     ['no-op (by design)', `${report.acknowledgedNoOp}`],
     ['lost', `${report.lost}`],

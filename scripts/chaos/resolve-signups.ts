@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_MAX_ATTEMPTS } from '#functions/runtime/retry-schedule.ts';
 import { getBusiness } from '#functions/store/business.ts';
 import { createStore } from '#functions/store/store.ts';
 import type { LocalRuntime } from '#local/runtime.ts';
@@ -7,10 +8,12 @@ import type { ChaosEvent, Workload } from './workload.ts';
 
 /**
  * What an operator does about unconfirmed signups (SyncFailed SIGNUP_COMMITTED_UNCONFIRMED), done by
- * the chaos run after phase 2 (docs/provisioning.md, runbook): find the business the service holds
+ * the chaos run during phase 2 (docs/provisioning.md, runbook): find the business the service holds
  * for the account and record it with `npm run resolve-signup`, run as its own process against the
  * local runtime (`--local`). The account's events published meanwhile wait for the business on their
- * queues, uncounted (domain/provisioned-business.ts), and apply after it, with no redrive.
+ * queues, uncounted (domain/provisioned-business.ts), and apply after it, with no redrive. The run
+ * resolves an account once its waiting events have outlived the retry budget they would have had as
+ * counted attempts: a record of it received more than DEFAULT_MAX_ATTEMPTS times.
  */
 
 export interface SignupResolution {
@@ -19,20 +22,17 @@ export interface SignupResolution {
   /** Of those, recorded by `npm run resolve-signup`. */
   readonly resolved: number;
   /**
-   * Whether, before resolving, the queues held only records of those accounts, each of the
-   * accounts' records already received again after a wait (else the run resolved after
-   * SETTLE_TIMEOUT_MS without seeing that).
+   * Whether, before resolving, every one of those accounts had a record received more than
+   * DEFAULT_MAX_ATTEMPTS times, or no event left unanswered (else the run resolved after
+   * WAIT_TIMEOUT_MS without seeing that).
    */
-  readonly waitedFirst: boolean;
+  readonly waitedPastBudget: boolean;
   /** Event ids of those accounts' sent events that had no answer yet when they were resolved. */
   readonly waitingEventIds: readonly string[];
 }
 
-/**
- * The longest the run waits for every other account's events to settle before it resolves anyway
- * (and says what was still queued): far above a 1000-event run's phase 2 on a busy machine.
- */
-const SETTLE_TIMEOUT_MS = 600_000;
+/** The longest the run waits to see that before it resolves anyway (and says which account it lacked). */
+const WAIT_TIMEOUT_MS = 600_000;
 const POLL_MS = 50;
 /** Tries of one `resolve-signup` (the sandbox still injects faults; the command fails on one it cannot retry). */
 const RESOLVE_TRIES = 3;
@@ -66,31 +66,38 @@ export async function resolveUnconfirmedSignups(options: {
   readonly progress: (line: string) => void;
 }): Promise<SignupResolution> {
   const { runtime, accounts, progress } = options;
-  if (accounts.size === 0) return { unconfirmed: 0, resolved: 0, waitedFirst: true, waitingEventIds: [] };
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let left = recordsBesidesWaiting(runtime, accounts);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    left = recordsBesidesWaiting(runtime, accounts);
-  }
-  const waitedFirst = left.length === 0;
-  if (!waitedFirst)
-    progress(`still queued after ${SETTLE_TIMEOUT_MS / 1000} s: ${left.slice(0, 5).join('; ')}`);
-  const answered = new Set<string>();
-  for (const event of runtime.outbound()) {
-    for (const key of [event.detail['causationId'], event.detail['sourceEventId']]) {
-      if (typeof key === 'string') answered.add(key);
+  if (accounts.size === 0)
+    return { unconfirmed: 0, resolved: 0, waitedPastBudget: true, waitingEventIds: [] };
+  const unanswered = () => {
+    const answered = new Set<string>();
+    for (const event of runtime.outbound()) {
+      for (const key of [event.detail['causationId'], event.detail['sourceEventId']]) {
+        if (typeof key === 'string') answered.add(key);
+      }
     }
+    return [...options.sent]
+      .filter(
+        ([id, event]) =>
+          accounts.has(event.account) && event.detailType !== 'AccountCreated' && !answered.has(id),
+      )
+      .map(([id, event]) => ({ id, account: event.account }));
+  };
+  const deadline = Date.now() + WAIT_TIMEOUT_MS;
+  let notYet = accountsNotWaitedPastBudget(runtime, unanswered());
+  while (notYet.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    notYet = accountsNotWaitedPastBudget(runtime, unanswered());
   }
-  const waitingEventIds = [...options.sent]
-    .filter(
-      ([id, event]) =>
-        accounts.has(event.account) && event.detailType !== 'AccountCreated' && !answered.has(id),
-    )
-    .map(([id]) => id);
+  const waitedPastBudget = notYet.length === 0;
+  if (!waitedPastBudget) {
+    progress(
+      `no record received more than ${DEFAULT_MAX_ATTEMPTS} times after ${WAIT_TIMEOUT_MS / 1000} s for ${notYet.join(', ')}`,
+    );
+  }
+  const waitingEventIds = unanswered().map(({ id }) => id);
   progress(
     `resolving ${accounts.size} unconfirmed signup(s) with npm run resolve-signup; ${waitingEventIds.length} of their events are waiting${
-      waitedFirst ? ', every other event settled' : ''
+      waitedPastBudget ? `, each account's past the ${DEFAULT_MAX_ATTEMPTS}-attempt budget` : ''
     }`,
   );
   const businesses = (await (await fetch(`${options.sandboxUrl}/_sandbox/businesses`)).json()) as Array<{
@@ -108,42 +115,27 @@ export async function resolveUnconfirmedSignups(options: {
     }
     if (await resolveSignup(runtime, accountId, hostname, progress)) resolved++;
   }
-  return { unconfirmed: accounts.size, resolved, waitedFirst, waitingEventIds };
+  return { unconfirmed: accounts.size, resolved, waitedPastBudget, waitingEventIds };
 }
 
 /**
- * What keeps the queues from holding only waiting records of `accounts`: a record of another
- * account (dead-letter queues aside), or one of those accounts with no record received again after
- * a wait yet. Empty when the queues hold nothing else.
+ * The accounts of `unanswered` events none of whose records on the connector's queues has been
+ * received more than DEFAULT_MAX_ATTEMPTS times yet: as counted attempts, such a record would have
+ * given up by then.
  */
-function recordsBesidesWaiting(runtime: LocalRuntime, accounts: ReadonlySet<string>): string[] {
-  const deadLetterQueues = new Set(
-    runtime
-      .resources()
-      .queues.filter((queue) => queue.deadLettersOf !== undefined)
-      .map((queue) => queue.name),
-  );
-  const others: string[] = [];
-  const queued = new Set<string>();
+function accountsNotWaitedPastBudget(
+  runtime: LocalRuntime,
+  unanswered: ReadonlyArray<{ readonly account: string }>,
+): string[] {
   const waited = new Set<string>();
   for (const queue of runtime.deployment.queues.values()) {
-    if (deadLetterQueues.has(queue.name)) continue;
     for (const message of queue.messages()) {
+      if (message.receiveCount <= DEFAULT_MAX_ATTEMPTS) continue;
       const account = message.groupId ?? accountOf(message.body);
-      if (account === undefined || !accounts.has(account)) {
-        others.push(
-          `${queue.name}: a record of ${account ?? 'no account'} (receive ${message.receiveCount})`,
-        );
-        continue;
-      }
-      queued.add(account);
-      if (message.receiveCount >= 2) waited.add(account);
+      if (account !== undefined) waited.add(account);
     }
   }
-  const notWaitedYet = [...queued]
-    .filter((account) => !waited.has(account))
-    .map((account) => `${account}: no record received again yet`);
-  return [...others, ...notWaitedYet];
+  return [...new Set(unanswered.map(({ account }) => account))].filter((account) => !waited.has(account));
 }
 
 /** The accountId of a queued event: an intake message is the event, a route message wraps it. */

@@ -749,7 +749,7 @@ export function verdictSummary(
       readonly resolved: number;
       readonly waitingEvents: number;
       readonly appliedAfter: number;
-      readonly waitedFirst: boolean;
+      readonly waitedPastBudget: boolean;
     };
   },
 ) {

@@ -75,6 +75,7 @@ describe('chaos: faults, duplicates and crashes under load', () => {
     expect(report.gaveUpAwaitingBusiness).toBe(0);
     expect(report.deadLetteredByCause['BUSINESS_NOT_PROVISIONED'] ?? 0).toBe(0);
     expect(report.signupsResolved.resolved).toBe(report.signupsResolved.unconfirmed);
+    expect(report.signupsResolved.waitedPastBudget).toBe(true);
     expect(report.signupsResolved.appliedAfter).toBeLessThanOrEqual(report.signupsResolved.waitingEvents);
   });
 
