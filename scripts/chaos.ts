@@ -15,8 +15,9 @@ import { commandLine, sourceRevision } from '#scripts/provenance.ts';
  * Drives the local runtime with N mixed events under faults, duplicates and crashes, compares the
  * outcome with a model computed from the events sent, prints the figures and exits 0 only when
  * every check of scripts/chaos/verdict.ts `runChecks` holds (nothing duplicated, lost or given up in
- * silence, no invalid event mishandled, no mismatch, no order violation, the token in no environment
- * variable: docs/reliability.md) and, with `--rate-limit`, the
+ * silence, no invalid event mishandled, no mismatch, no order violation, no event given up waiting
+ * for a business whose AccountCreated was sent, the token in no environment variable:
+ * docs/reliability.md) and, with `--rate-limit`, the
  * request budget's checks hold too (scripts/chaos/verdict.ts RATE_LIMIT_THRESHOLDS,
  * docs/performance.md).
  */
@@ -112,6 +113,7 @@ async function main(): Promise<number> {
       rateLimit: report.options.rateLimit,
       wallTimeMs: report.wallTimeMs,
       eventLoopDelayMs: report.eventLoopDelayMs,
+      signupsResolved: report.signupsResolved,
     });
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   }

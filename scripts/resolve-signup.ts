@@ -41,7 +41,10 @@ It asks subscription-status for the hostname: when the service refuses it (HOSTN
 hostname is not the partner's and nothing is written. Otherwise the account becomes ACTIVE on that
 hostname with the edition and trial end the service reports. The service cannot say which account a
 hostname was made for (subscription-status shows no externalId): check that with support. Then
-publish SubscriptionStatusRequested for the account and redrive its DLQ messages (npm run redrive).
+publish SubscriptionStatusRequested for the account (the partner learns the hostname). The account's
+events that waited for the business apply within their next wait (at most 30 minutes), with no
+redrive; only events that gave up before (in a DLQ, e.g. waited past the queue's retention) need
+npm run redrive.
 Exit code 0 when recorded (or would be, with --dry-run), 1 when refused or on a failure, 2 on a
 usage error.`;
 
@@ -195,7 +198,7 @@ export async function resolveSignup(
     `recorded: account ${account} is ACTIVE on ${hostname} (${status.edition}, trial end ${trialEndDate || 'none'}, region ${region}).`,
   );
   log(
-    'next: publish SubscriptionStatusRequested for the account (the partner learns the hostname) and redrive its dead letters (npm run redrive).',
+    'next: publish SubscriptionStatusRequested for the account (the partner learns the hostname). Its waiting events apply within their next wait (at most 30 minutes); redrive (npm run redrive) only dead letters of events that gave up before.',
   );
   return 0;
 }

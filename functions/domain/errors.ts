@@ -73,6 +73,17 @@ export class ThrottledError extends RetryableError {
  */
 export class TokenProblemError extends RetryableError {}
 
+/**
+ * The account's business is on its way (its AccountCreated was received and has not finally
+ * failed: waiting for the token, retrying, or a signup UNCONFIRMED until an operator resolves it).
+ * Retryable, and the record waits for it uncounted, as for the token (failure-kinds.ts).
+ */
+export class AwaitingBusinessError extends RetryableError {
+  constructor(message: string) {
+    super('BUSINESS_NOT_PROVISIONED', message);
+  }
+}
+
 /** The service refused the bearer token (401 or 403); the cached copy is dropped. */
 export class TokenRejectedError extends TokenProblemError {
   constructor(message: string, details: ConnectorErrorDetails = {}) {

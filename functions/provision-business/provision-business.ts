@@ -1,4 +1,5 @@
 import type { AccountCreatedDetail } from '#functions/contracts/inbound/account-created.ts';
+import type { InboundEvent } from '#functions/contracts/route-decoder.ts';
 import {
   PermanentError,
   RegionNotAvailableError,
@@ -8,12 +9,15 @@ import {
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { FinalFailure } from '#functions/runtime/record-failures.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
 import {
   type BusinessRecord,
   claimSignup,
   markSignupUnconfirmed,
+  noteAccountCreatedReceived,
   recordProvisioned,
+  recordSignupFailed,
   releaseSignupClaim,
 } from '#functions/store/business.ts';
 
@@ -28,7 +32,10 @@ import {
  * Steps:
  * 1. Region check: a region without a provisioning root fails with REGION_NOT_AVAILABLE before
  *    anything is written, so the account can be provisioned once the region is configured.
- * 2. Claim the signup in the store (one PENDING marker per account, written before the call):
+ * 0. Before the use case runs (route-handler.ts onReceived, even while the token is missing): the
+ *    account is noted RECEIVED, so its other events wait for the business uncounted.
+ * 2. Claim the signup in the store (one PENDING marker per account, written before the call; an
+ *    account RECEIVED, or FAILED by an earlier AccountCreated, is claimed like a new one):
  *    - ACTIVE business, same event → a redelivery after success: re-publish BusinessProvisioned,
  *      no call;
  *    - ACTIVE business, other event → ACCOUNT_ALREADY_PROVISIONED, no call;
@@ -42,6 +49,11 @@ import {
  *    duplicate rejection of the follow-up in step 2) moves the claim to UNCONFIRMED and fails with
  *    SIGNUP_COMMITTED_UNCONFIRMED; anything retryable keeps the PENDING claim for the redelivery.
  * 5. recordProvisioned (business ACTIVE + hostname mapping + trial index), then publish.
+ * 6. An event that ends in a SyncFailed (any permanent failure above, or RETRIES_EXHAUSTED) leaves
+ *    the account FAILED naming it (route-handler.ts onFinalFailure), unless the account is ACTIVE,
+ *    UNCONFIRMED or GONE: the account's waiting events end at once with BUSINESS_NOT_PROVISIONED.
+ *    A FAILED account whose claim was taken remembers that its signup may have committed, so the
+ *    next claim (a new AccountCreated, or a redrive) makes a non-blind follow-up signup.
  */
 export async function provisionBusiness(
   { event, detail }: UseCaseInput<AccountCreatedDetail>,
@@ -51,7 +63,11 @@ export async function provisionBusiness(
   if (config.provisioningUrls[region] === undefined) throw new RegionNotAvailableError(region);
 
   const claim = await claimSignup(store, { accountId, eventId: event.id, region, at: clock.now() });
-  let resumingEarlierAttempt = false;
+  // A claim over a FAILED account whose earlier claim may have reached the service: follow-up.
+  let resumingEarlierAttempt = claim.claimed && claim.resumesFailedSignup === true;
+  if (resumingEarlierAttempt) {
+    logger.warn('signing up an account whose failed earlier signup may have committed', { accountId });
+  }
   if (!claim.claimed) {
     const { existing } = claim;
     if (existing.status === 'ACTIVE') return [alreadyActive(existing, event.id)];
@@ -169,4 +185,40 @@ function alreadyActive(existing: BusinessRecord, eventId: string): OutboundEvent
       region: existing.region,
     },
   };
+}
+
+/** route-handler.ts onReceived: the account's AccountCreated reached its function. */
+export async function noteAccountCreatedReceivedFor(
+  { store, clock }: Dependencies,
+  event: InboundEvent,
+): Promise<void> {
+  const detail = event.detail as AccountCreatedDetail;
+  await noteAccountCreatedReceived(store, {
+    accountId: detail.accountId,
+    eventId: event.id,
+    region: detail.region,
+    at: clock.now(),
+  });
+}
+
+/** route-handler.ts onFinalFailure: the AccountCreated ended in a SyncFailed; the account says so. */
+export async function recordAccountCreatedFailure(
+  { store, clock, logger }: Dependencies,
+  event: InboundEvent,
+  failure: FinalFailure,
+): Promise<void> {
+  const detail = event.detail as AccountCreatedDetail;
+  const recorded = await recordSignupFailed(store, {
+    accountId: detail.accountId,
+    eventId: event.id,
+    region: detail.region,
+    code: failure.code,
+    message: failure.message,
+    at: clock.now(),
+  });
+  if (!recorded) {
+    logger.info("the account's business is not on its way (ACTIVE, UNCONFIRMED or GONE); its status stays", {
+      code: failure.code,
+    });
+  }
 }

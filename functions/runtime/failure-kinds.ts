@@ -3,7 +3,12 @@ import {
   IdempotencyValidationError,
 } from '@aws-lambda-powertools/idempotency';
 import type { InboundEvent } from '#functions/contracts/route-decoder.ts';
-import { ConnectorError, PermanentError, TokenProblemError } from '#functions/domain/errors.ts';
+import {
+  AwaitingBusinessError,
+  ConnectorError,
+  PermanentError,
+  TokenProblemError,
+} from '#functions/domain/errors.ts';
 import { isServicePause, MAX_WAIT_SECONDS, waitSeconds } from '#functions/runtime/retry-schedule.ts';
 
 /**
@@ -31,6 +36,12 @@ export function classify(error: unknown, event: InboundEvent, receiveCount: numb
   if (error instanceof IdempotencyAlreadyInProgressError) return { kind: 'in-progress' };
   if (error instanceof TokenProblemError) {
     return { kind: 'wait', code: error.code, seconds: waitSeconds(receiveCount), stopsBatch: true };
+  }
+  // The account's AccountCreated was received and has not finally failed: the business is on its
+  // way (domain/provisioned-business.ts). Only this account's records wait (FIFO skips the rest of
+  // its group); the same doubling waits as for the token, so it applies at most 30 min after.
+  if (error instanceof AwaitingBusinessError) {
+    return { kind: 'wait', code: error.code, seconds: waitSeconds(receiveCount), stopsBatch: false };
   }
   // A wait that is not the record's failure (isServicePause): the connector's own request budget
   // had no request soon enough (nothing was sent), or the service asked for a longer pause than the

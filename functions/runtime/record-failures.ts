@@ -23,11 +23,25 @@ import { countFailedAttempt, markGaveUp, readRecordAttempts } from '#functions/s
  * RETRIES_EXHAUSTED). retry-schedule.ts holds the numbers.
  */
 
-/** The failure policy of one route: its detail-type names its records, its queue holds them. */
+/** How a record ended when it ends in a SyncFailed from its use case: the code and message published. */
+export interface FinalFailure {
+  code: string;
+  message: string;
+}
+
+/**
+ * The failure policy of one route: its detail-type names its records, its queue holds them, and
+ * `onFinalFailure` (route-handler.ts) records what a record that ends in SyncFailed leaves behind.
+ */
 export class RecordFailures {
   constructor(
     private readonly detailType: string,
     private readonly queueOf: () => RouteQueue,
+    private readonly onFinalFailure?: (
+      dependencies: Dependencies,
+      event: InboundEvent,
+      failure: FinalFailure,
+    ) => Promise<void>,
   ) {}
 
   private lifeOf(record: SQSRecord, dependencies: Dependencies) {
@@ -47,8 +61,9 @@ export class RecordFailures {
   }
 
   /**
-   * The record will not be tried again: keep it in the dead-letter queue first (never lost), then
-   * tell the partner, then remember it gave up (a lost delete must not report it twice).
+   * The record will not be tried again: the route records what it leaves behind, then keep it in
+   * the dead-letter queue (never lost), then tell the partner, then remember it gave up (a lost
+   * delete must not report it twice).
    */
   private async giveUp(
     dependencies: Dependencies,
@@ -57,15 +72,18 @@ export class RecordFailures {
     last: { code: string; message: string; attempts: number; receiveCount: number },
   ): Promise<void> {
     const at = dependencies.clock.now();
-    await this.queueOf().keep({ record, ...last, at });
     const tried =
       last.attempts > 0
         ? `${last.attempts} attempt(s) over ${last.receiveCount} receive(s)`
         : `waiting over ${last.receiveCount} receive(s)`;
-    await reportPermanent(dependencies, event, {
+    const gaveUp: FinalFailure = {
       code: 'RETRIES_EXHAUSTED',
       message: `gave up after ${tried}; last error ${last.code}: ${last.message}. The event is kept in the ${this.detailType} dead-letter queue for a redrive once the cause is fixed.`,
-    });
+    };
+    // Before the copy: if this fails the record is tried again and gives up again, kept once.
+    await this.onFinalFailure?.(dependencies, event, gaveUp);
+    await this.queueOf().keep({ record, ...last, at });
+    await reportPermanent(dependencies, event, gaveUp);
     try {
       await markGaveUp(dependencies.store, this.detailType, record.messageId, {
         eventId: event.id,
@@ -100,6 +118,8 @@ export class RecordFailures {
     switch (failure.kind) {
       case 'permanent':
         logger.warn('record failed permanently', { code: failure.code, error: error as Error });
+        // Before the SyncFailed: if this fails, the record comes back and the partner is told once.
+        await this.onFinalFailure?.(dependencies, event, failure);
         await reportPermanent(dependencies, event, failure);
         return;
       case 'in-progress':

@@ -6,7 +6,11 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as syncFailedContract from '#functions/contracts/outbound/sync-failed.ts';
 import type { EventContract, InboundDetailType, OutboundDetailType } from '#functions/contracts/registry.ts';
-import { createRouteDecoder, type InboundContract } from '#functions/contracts/route-decoder.ts';
+import {
+  createRouteDecoder,
+  type InboundContract,
+  type InboundEvent,
+} from '#functions/contracts/route-decoder.ts';
 import { outboundContractsOf } from '#functions/publisher/publisher.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
 import {
@@ -17,7 +21,7 @@ import {
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import { logger, metrics } from '#functions/runtime/observability.ts';
 import { BatchState, receiveCountOf } from '#functions/runtime/record-batch.ts';
-import { RecordFailures } from '#functions/runtime/record-failures.ts';
+import { type FinalFailure, RecordFailures } from '#functions/runtime/record-failures.ts';
 import { recordTimeReserveMs } from '#functions/runtime/retry-schedule.ts';
 import { type RouteQueue, routeQueueSettings, sqsRouteQueue } from '#functions/runtime/route-queue.ts';
 import { publishSyncFailed } from '#functions/runtime/sync-failed.ts';
@@ -31,7 +35,8 @@ import { readRecordAttempts } from '#functions/store/record-attempts.ts';
  * and no other. Per SQS
  * FIFO record:
  *
- *   decode ─ no usable accountId / no route ───────▶ ack (the refusal rule sends the SyncFailed)
+ *   decode ─ valid: the route's onReceived (provision-business: the AccountCreated noted as received)
+ *      │ no usable accountId / no route ───────────▶ ack (the refusal rule sends the SyncFailed)
  *      │ invalid ──────────────────────────────────▶ SyncFailed, ack
  *      │ wrong detail-type for this route ─────────▶ SyncFailed WRONG_ROUTE, ack
  *      │ delivered again after it gave up ─────────▶ ack (already reported and kept)
@@ -40,7 +45,10 @@ import { readRecordAttempts } from '#functions/store/record-attempts.ts';
  *      ▼
  *   idempotent on the EventBridge event id: use case + publish its events
  *      ├─ ok / already done ───────────────────────▶ ack
- *      ├─ PermanentError, event id reused ─────────▶ SyncFailed + business.lastError, ack
+ *      ├─ PermanentError, event id reused ─────────▶ the route's onFinalFailure, SyncFailed +
+ *      │                                             business.lastError, ack
+ *      ├─ the account's business is on its way ────▶ wait (1 min doubling to 30 min), this
+ *      │  (AccountCreated received, not failed)      account's records only; no attempt counted
  *      ├─ token missing or refused ────────────────▶ wait (1 min doubling to 30 min), and the
  *      │                                             rest of the batch with it; no attempt counted
  *      ├─ the service asked for a pause longer
@@ -73,6 +81,20 @@ export interface RouteHandlerOptions<K extends InboundDetailType> {
   dependencies?: () => Dependencies;
   /** What a local run adds to the default dependencies (dependencies.ts). */
   dependencyOptions?: DependencyOptions;
+  /**
+   * What the route notes about a valid record as soon as it arrives, before anything can hold it
+   * back (a missing token, too little time left): provision-business notes the account's
+   * AccountCreated as received, so the account's other events wait for its business uncounted.
+   * A failure here fails the record (it comes back after the queue's visibility timeout, uncounted).
+   */
+  onReceived?: (dependencies: Dependencies, event: InboundEvent) => Promise<void>;
+  /**
+   * What the route records when one of its records ends in a SyncFailed from its use case (a
+   * permanent failure, or given up), before the SyncFailed is published: provision-business
+   * records the account FAILED, naming the event and the code. A failure here fails the record,
+   * which is reported on a later receive.
+   */
+  onFinalFailure?: (dependencies: Dependencies, event: InboundEvent, failure: FinalFailure) => Promise<void>;
   /**
    * The route's queue and dead-letter queue. @default the SQS queues the environment names
    * (route-queue.ts), checked when the handler is created if `dependencies` is not given
@@ -122,7 +144,7 @@ export function createRouteHandler<K extends InboundDetailType>(
   }
   const queueOf = resolveQueue;
 
-  const failures = new RecordFailures(detailType, queueOf);
+  const failures = new RecordFailures(detailType, queueOf, options.onFinalFailure);
 
   let runtime: IdempotentUseCase | undefined;
   const runtimeFor = (dependencies: Dependencies): IdempotentUseCase => {
@@ -140,8 +162,9 @@ export function createRouteHandler<K extends InboundDetailType>(
     const { dependencies } = current;
     logger.removeKeys(RECORD_LOG_KEYS);
     logger.appendKeys({ messageId: record.messageId });
-    failures.holdBackIfDue(record, dependencies, batch);
     const decoded = decode(record.body, { source: dependencies.config.inboundSource });
+    if (decoded.ok && options.onReceived) await options.onReceived(dependencies, decoded.event);
+    failures.holdBackIfDue(record, dependencies, batch);
 
     if (!decoded.ok && decoded.refusedByRule) {
       // The refusal rule sees every inbound event and answers this one (no usable accountId, no

@@ -5,12 +5,13 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { type Claim, claimMarker, releaseMarker, writeIfConditionHolds } from './claims.ts';
+import { type Claim, releaseMarker, writeIfConditionHolds } from './claims.ts';
 import { DEFAULT_DRIFT_EVERY_HOURS, nextDriftCheck } from './drift-schedule.ts';
 import { businessKey, driftShardOf, hostnameKey, trialShardOf, UNCONFIRMED_SIGNUPS_SHARD } from './keys.ts';
 import {
   CONDITIONAL_CHECK_FAILED,
   cancellationReasons,
+  conflictingItem,
   isConditionalCheckFailure,
   normalizeTimestamp,
   type Store,
@@ -20,25 +21,54 @@ import {
 export const TRIAL_EDITION = 'SUBSCRIPTION_PRO_TRIAL';
 
 /**
+ * RECEIVED: an AccountCreated of the account reached its function (noted before anything can hold
+ * it back, even a missing token), no signup has been sent for it yet.
  * PENDING: a signup is (or was) in flight for this account; nobody else may start one.
  * ACTIVE: signup answered; hostname known.
  * UNCONFIRMED: a signup may have committed in the service but its answer was lost, so the
  * service may hold a business whose hostname we never learned. Needs reconciliation; no new
  * signup is started for the account.
+ * FAILED: the account's last AccountCreated ended in a SyncFailed (refused, or given up with
+ * RETRIES_EXHAUSTED): `failure` names it. The account's other events end at once (SyncFailed
+ * BUSINESS_NOT_PROVISIONED naming it); a new AccountCreated may claim the account again.
  * GONE: the drift watch found the hostname no longer linked to the partner (the service deleted
  * the business); nothing calls it again and the account's events end in SyncFailed BUSINESS_GONE.
+ *
+ * RECEIVED, PENDING and UNCONFIRMED are "the business is on its way": the account's other events
+ * wait for it without using their attempts (domain/provisioned-business.ts).
  */
-export type BusinessStatus = 'PENDING' | 'ACTIVE' | 'UNCONFIRMED' | 'GONE';
+export type BusinessStatus = 'RECEIVED' | 'PENDING' | 'ACTIVE' | 'UNCONFIRMED' | 'FAILED' | 'GONE';
+
+const BUSINESS_STATUSES = ['RECEIVED', 'PENDING', 'ACTIVE', 'UNCONFIRMED', 'FAILED', 'GONE'] as const;
 
 const lastErrorSchema = z.object({ code: z.string(), message: z.string(), at: z.string() });
 
+/** The SyncFailed an AccountCreated ended in (status FAILED). */
+const signupFailureSchema = z.object({
+  eventId: z.string(),
+  code: z.string(),
+  message: z.string(),
+  at: z.string(),
+});
+
 const businessSchema = z.object({
   accountId: z.string(),
-  status: z.enum(['PENDING', 'ACTIVE', 'UNCONFIRMED', 'GONE']),
+  status: z.enum(BUSINESS_STATUSES),
   region: z.string(),
+  /** The AccountCreated that holds the record: received it, claimed the signup, or failed. */
   eventId: z.string(),
-  attempts: z.number().int(),
-  claimedAt: z.string(),
+  /** Signup attempts of the claim (absent while RECEIVED, or FAILED without a claim). */
+  attempts: z.number().int().optional(),
+  claimedAt: z.string().optional(),
+  /** When an AccountCreated was last noted as received (RECEIVED). */
+  receivedAt: z.string().optional(),
+  /** Status FAILED: which AccountCreated ended how. */
+  failure: signupFailureSchema.optional(),
+  /**
+   * A signup was claimed (PENDING) before the account FAILED, so the service may hold a business
+   * for it: the next claim makes a non-blind follow-up signup (a duplicate refusal = committed).
+   */
+  signupMayHaveCommitted: z.boolean().optional(),
   hostname: z.string().optional(),
   edition: z.string().optional(),
   trialEndDate: z.string().optional(),
@@ -55,6 +85,7 @@ const businessSchema = z.object({
 
 export type BusinessRecord = z.infer<typeof businessSchema>;
 export type SyncError = z.infer<typeof lastErrorSchema>;
+export type SignupFailure = z.infer<typeof signupFailureSchema>;
 
 const hostnameSchema = z.object({ accountId: z.string() });
 
@@ -72,40 +103,135 @@ export async function getAccountByHostname(store: Store, hostname: string): Prom
   return Item ? hostnameSchema.parse(Item).accountId : undefined;
 }
 
-export type SignupClaim = Claim<BusinessRecord>;
+/**
+ * `resumesFailedSignup`: the account had FAILED after an earlier claim (signupMayHaveCommitted),
+ * so the service may already hold its business and the signup must be a non-blind follow-up.
+ */
+export type SignupClaim =
+  | { claimed: true; resumesFailedSignup?: true }
+  | Extract<Claim<BusinessRecord>, { claimed: false }>;
 
 /**
- * Takes the right to call signup for an account. Exactly one of several concurrent deliveries
- * wins. A redelivery of the claiming event finds its own PENDING marker: the attempt counter is
- * raised and returned so the use case can tell "my earlier attempt may have reached the service".
+ * Takes the right to call signup for an account: the account has no record, or only RECEIVED (an
+ * AccountCreated noted, no signup sent) or FAILED (a new AccountCreated after a failed one).
+ * Exactly one of several concurrent deliveries wins. A redelivery of the claiming event finds its
+ * own PENDING marker: the attempt counter is raised and returned so the use case can tell "my
+ * earlier attempt may have reached the service".
  */
 export async function claimSignup(
   store: Store,
   claim: { accountId: string; eventId: string; region: string; at?: Date },
 ): Promise<SignupClaim> {
-  const outcome = await claimMarker(
-    store,
-    {
-      ...businessKey(claim.accountId),
-      type: 'Business',
-      accountId: claim.accountId,
-      status: 'PENDING',
-      region: claim.region,
-      eventId: claim.eventId,
-      attempts: 1,
-      claimedAt: normalizeTimestamp(claim.at ?? new Date()),
-    },
-    {
-      parse: (item) => businessSchema.parse(item),
-      read: () => getBusiness(store, claim.accountId),
-    },
-  );
-  if (outcome.claimed) return outcome;
-  const { existing } = outcome;
-  if (existing.status === 'PENDING' && existing.eventId === claim.eventId) {
-    return { claimed: false, existing: await countSignupAttempt(store, existing) };
+  for (;;) {
+    try {
+      const { Attributes } = await store.doc.send(
+        new UpdateCommand({
+          TableName: store.tableName,
+          Key: businessKey(claim.accountId),
+          UpdateExpression:
+            'SET #type = :type, accountId = :accountId, #status = :pending, #region = :region, eventId = :eventId, attempts = :one, claimedAt = :at REMOVE failure, receivedAt, signupMayHaveCommitted',
+          ConditionExpression: 'attribute_not_exists(pk) OR #status IN (:received, :failed)',
+          ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#region': 'region' },
+          ExpressionAttributeValues: {
+            ':type': 'Business',
+            ':accountId': claim.accountId,
+            ':pending': 'PENDING',
+            ':received': 'RECEIVED',
+            ':failed': 'FAILED',
+            ':region': claim.region,
+            ':eventId': claim.eventId,
+            ':one': 1,
+            ':at': normalizeTimestamp(claim.at ?? new Date()),
+          },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return Attributes?.['signupMayHaveCommitted'] === true
+        ? { claimed: true, resumesFailedSignup: true }
+        : { claimed: true };
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+      const returned = conflictingItem(error.Item);
+      const existing = returned ? businessSchema.parse(returned) : await getBusiness(store, claim.accountId);
+      // Undefined only when the holder released it between our write and our read: claim again.
+      if (existing === undefined) continue;
+      if (existing.status === 'RECEIVED' || existing.status === 'FAILED') continue; // claimable now
+      if (existing.status === 'PENDING' && existing.eventId === claim.eventId) {
+        return { claimed: false, existing: await countSignupAttempt(store, existing) };
+      }
+      return { claimed: false, existing };
+    }
   }
-  return outcome;
+}
+
+/**
+ * Notes that an AccountCreated of the account reached its function, before anything can hold it
+ * back (a missing token, too little time): from now on the account's other events wait for its
+ * business instead of using their attempts. Writes only over nothing, RECEIVED, or a FAILED
+ * record of another event (a new AccountCreated after a failed one; a redelivery of the failed
+ * event itself leaves FAILED as it is). Returns true when written.
+ */
+export async function noteAccountCreatedReceived(
+  store: Store,
+  received: { accountId: string; eventId: string; region: string; at?: Date },
+): Promise<boolean> {
+  return updateBusinessIf(store, received.accountId, {
+    UpdateExpression:
+      'SET #type = :type, accountId = :accountId, #status = :received, #region = :region, eventId = :eventId, receivedAt = :at REMOVE failure',
+    ConditionExpression:
+      'attribute_not_exists(pk) OR #status = :received OR (#status = :failed AND failure.eventId <> :eventId)',
+    ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#region': 'region' },
+    ExpressionAttributeValues: {
+      ':type': 'Business',
+      ':accountId': received.accountId,
+      ':received': 'RECEIVED',
+      ':failed': 'FAILED',
+      ':region': received.region,
+      ':eventId': received.eventId,
+      ':at': normalizeTimestamp(received.at ?? new Date()),
+    },
+  });
+}
+
+/**
+ * Records that the account's AccountCreated `eventId` ended in SyncFailed `code` (refused, or
+ * given up): the account's waiting events end at once, naming it. Only a business on its way
+ * becomes FAILED — no record (a claim released after a refusal), RECEIVED, PENDING (then
+ * `signupMayHaveCommitted`: the next claim's signup is a follow-up) or FAILED; an ACTIVE,
+ * UNCONFIRMED or GONE business stays as it is (e.g. a second AccountCreated refused
+ * ACCOUNT_ALREADY_PROVISIONED). Returns true when written.
+ */
+export async function recordSignupFailed(
+  store: Store,
+  failed: { accountId: string; eventId: string; region: string; code: string; message: string; at?: Date },
+): Promise<boolean> {
+  const at = normalizeTimestamp(failed.at ?? new Date());
+  const values = {
+    ':type': 'Business',
+    ':accountId': failed.accountId,
+    ':failedStatus': 'FAILED',
+    ':region': failed.region,
+    ':eventId': failed.eventId,
+    ':failure': { eventId: failed.eventId, code: failed.code, message: failed.message, at },
+  };
+  const sets =
+    'SET #type = :type, accountId = :accountId, #status = :failedStatus, #region = if_not_exists(#region, :region), eventId = :eventId, failure = :failure';
+  const names = { '#type': 'type', '#status': 'status', '#region': 'region' };
+  // A claim was taken: the signup may have reached the service.
+  const fromPending = await updateBusinessIf(store, failed.accountId, {
+    UpdateExpression: `${sets}, signupMayHaveCommitted = :true`,
+    ConditionExpression: '#status = :pending',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ':pending': 'PENDING', ':true': true },
+  });
+  if (fromPending) return true;
+  return updateBusinessIf(store, failed.accountId, {
+    UpdateExpression: sets,
+    ConditionExpression: 'attribute_not_exists(pk) OR #status IN (:received, :failedStatus)',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ':received': 'RECEIVED' },
+  });
 }
 
 async function countSignupAttempt(store: Store, pending: BusinessRecord): Promise<BusinessRecord> {

@@ -34,6 +34,14 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
       `${report.keptForRedrive}  (in a dead-letter queue, each also reported with SyncFailed; by cause: ${list(report.deadLetteredByCause)})`,
     ],
     ['gave up without a SyncFailed', `${report.gaveUpWithoutSyncFailed}`],
+    [
+      'RETRIES_EXHAUSTED by BUSINESS_NOT_PROVISIONED',
+      `${report.gaveUpAwaitingBusiness}  (events of accounts whose AccountCreated was sent: they wait for the business uncounted)`,
+    ],
+    [
+      'unconfirmed signups resolved',
+      `${report.signupsResolved.resolved} of ${report.signupsResolved.unconfirmed}  (npm run resolve-signup during phase 2, ${report.signupsResolved.waitedPastBudget ? 'once their events had waited past the 5-attempt retry budget' : 'without seeing their events wait past the retry budget'}; ${report.signupsResolved.waitingEvents} of their events were waiting, ${report.signupsResolved.appliedAfter} applied after, no redrive)`,
+    ],
     ['no-op (by design)', `${report.acknowledgedNoOp}`],
     ['lost', `${report.lost}`],
     [
@@ -120,7 +128,7 @@ function verdictLine(report: ChaosReport): string {
       return `${name} ${check.value} (${limit})`;
     });
   return report.passed
-    ? `PASS: no duplicates, nothing lost, nothing given up in silence, no invalid event mishandled, no table/service mismatch, no order violation, the run token in no environment variable${
+    ? `PASS: no duplicates, nothing lost, nothing given up in silence, no invalid event mishandled, no table/service mismatch, no order violation, no event given up waiting for a business on its way, the run token in no environment variable${
         o.rateLimit === null ? '' : `; ${rateLimitPassText()}`
       }`
     : `FAIL: ${failed.join('; ')}`;

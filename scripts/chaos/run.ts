@@ -9,6 +9,7 @@ import { createStore } from '#functions/store/store.ts';
 import { DEFAULT_REDELIVERY_RATE } from '#local/aws/delivery-model.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import { crashPoints } from './crash-points.ts';
+import { resolveUnconfirmedSignups, unconfirmedAccounts } from './resolve-signups.ts';
 import {
   type ChaosVerdict,
   type InstallTables,
@@ -95,6 +96,19 @@ export interface ChaosReport extends ChaosVerdict {
   readonly eventLoopDelayMs: { readonly p50: number; readonly p99: number; readonly max: number };
   /** Names of environment variables of this (the handlers') process whose value holds the token. */
   readonly tokenInEnvironment: readonly string[];
+  /**
+   * The unconfirmed signups of phase 1, resolved after phase 2 as an operator would (npm run
+   * resolve-signup): how many, how many of their events were still waiting for the business then,
+   * and how many of those applied after it without a redrive.
+   */
+  readonly signupsResolved: {
+    readonly unconfirmed: number;
+    readonly resolved: number;
+    readonly waitingEvents: number;
+    readonly appliedAfter: number;
+    /** Before resolving, each of those accounts had a record received more than the 5 attempts' times. */
+    readonly waitedPastBudget: boolean;
+  };
   /** The owner e-mails and mobile numbers the run sent (what a log scan looks for). */
   readonly personalData: readonly string[];
   readonly token: string;
@@ -175,12 +189,24 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       credentials: { accessKeyId: 'AKIACHAOS', secretAccessKey: 'chaos' },
     });
     const sent = new Map<string, ChaosEvent>();
+    let resolution: Awaited<ReturnType<typeof resolveUnconfirmedSignups>> | undefined;
     try {
       progress(`phase 1: ${workload.creations.length} AccountCreated`);
       await publish(eventBridge, runtime, workload.creations, sent);
       await runtime.waitForIdle();
+      const unconfirmed = await unconfirmedAccounts(runtime, workload);
       progress(`phase 2: ${workload.followUps.length} follow-up events`);
       await publish(eventBridge, runtime, workload.followUps, sent);
+      // The events of unconfirmed signups wait for their business (uncounted) until an operator
+      // resolves the signup, here once they have waited past their retry budget; then they apply,
+      // with no redrive.
+      resolution = await resolveUnconfirmedSignups({
+        runtime,
+        sandboxUrl,
+        accounts: unconfirmed,
+        sent,
+        progress,
+      });
       await runtime.waitForIdle();
       progress(
         `phase 3: trial watch ${TRIAL_WATCH_ADVANCE_DAYS} days later, two overlapping runs and a later one`,
@@ -210,6 +236,13 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       delivery: runtime.delivery.counts(),
       ...(budgetWaits ? { budgetWaits } : {}),
     });
+    const outbound = runtime.outbound();
+    const appliedIds = new Set(
+      outbound
+        .filter((event) => event['detail-type'] !== 'SyncFailed')
+        .map((event) => event.detail['causationId']),
+    );
+    const waitingIds = resolution?.waitingEventIds ?? [];
     const tokenInEnvironment = Object.entries(process.env)
       .filter(([, value]) => value?.includes(token))
       .map(([name]) => name);
@@ -225,6 +258,13 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         max: lateMs(loopDelay.max),
       },
       tokenInEnvironment,
+      signupsResolved: {
+        unconfirmed: resolution?.unconfirmed ?? 0,
+        resolved: resolution?.resolved ?? 0,
+        waitingEvents: waitingIds.length,
+        appliedAfter: waitingIds.filter((id) => appliedIds.has(id)).length,
+        waitedPastBudget: resolution?.waitedPastBudget ?? false,
+      },
       personalData: workload.accounts.flatMap((account) => [account.ownerEmail, account.ownerMobile]),
       token,
       passed: runPassed({ ...verdict, tokenInEnvironment }, settings.rateLimit),

@@ -145,6 +145,12 @@ export interface ChaosVerdict {
   /** Of those, events of accounts without an ACTIVE business (signup UNCONFIRMED or dead-lettered): they wait for reconciliation by design. */
   readonly deadLetteredAwaitingBusiness: number;
   /**
+   * Events of an account whose AccountCreated was sent that gave up (SyncFailed RETRIES_EXHAUSTED)
+   * with last error BUSINESS_NOT_PROVISIONED: their business was on its way (or its signup awaited
+   * an operator), so they had to wait for it uncounted, or end at once if it failed. Must be 0.
+   */
+  readonly gaveUpAwaitingBusiness: number;
+  /**
    * Sent events whose copy is in a dead-letter queue with no SyncFailed naming them: records that
    * gave up in silence. Every way a record gives up must tell the partner, so this must be 0.
    */
@@ -278,14 +284,27 @@ export function judge(observed: Observations): ChaosVerdict {
   let deadUnexpectedly = 0;
   let deadAwaitingBusiness = 0;
   let noOp = 0;
+  let gaveUpAwaitingBusiness = 0;
+  const created = new Set(
+    [...observed.sent.values()]
+      .filter((event) => event.detailType === 'AccountCreated')
+      .map((event) => event.account),
+  );
   const lostEvents: Array<{ eventId: string; detailType: string; account: string }> = [];
   const invalidMishandled: Array<{ eventId: string; detailType: string; outcome: string }> = [];
   for (const [eventId, event] of byOrder) {
     sentByDetailType[event.detailType] = (sentByDetailType[event.detailType] ?? 0) + 1;
     const outcome = outcomes.get(eventId) ?? { kind: 'lost' };
     if (outcome.kind === 'applied') applied++;
-    else if (outcome.kind === 'failed') syncFailed[outcome.code] = (syncFailed[outcome.code] ?? 0) + 1;
-    else if (outcome.kind === 'dead-lettered') {
+    else if (outcome.kind === 'failed') {
+      syncFailed[outcome.code] = (syncFailed[outcome.code] ?? 0) + 1;
+      if (
+        outcome.code === 'RETRIES_EXHAUSTED' &&
+        /last error BUSINESS_NOT_PROVISIONED\b/.test(outcome.message) &&
+        created.has(event.account)
+      )
+        gaveUpAwaitingBusiness++;
+    } else if (outcome.kind === 'dead-lettered') {
       dead++;
       if (event.expectation.kind !== 'refused') {
         deadUnexpectedly++;
@@ -369,6 +388,7 @@ export function judge(observed: Observations): ChaosVerdict {
     deadLetteredByCause,
     deadLetteredUnexpectedly: deadUnexpectedly,
     deadLetteredAwaitingBusiness: deadAwaitingBusiness,
+    gaveUpAwaitingBusiness,
     gaveUpWithoutSyncFailed,
     keptForRedrive,
     acknowledgedNoOp: noOp,
@@ -674,7 +694,8 @@ export type RunCheck =
  * The checks a run passes or fails on, each with its figure and its threshold (so a script
  * reading `npm run chaos -- --json` sees both): nothing lost, duplicated or given up in silence, no
  * invalid event mishandled, the table and the service in agreement, custom field values in the
- * order published, and (when the run says) the run token in none of the handlers' environment
+ * order published, no event given up waiting for a business whose AccountCreated was sent, and (when
+ * the run says) the run token in none of the handlers' environment
  * variables; with a rate limit, the three checks of RATE_LIMIT_THRESHOLDS too.
  */
 export function runChecks(
@@ -689,6 +710,7 @@ export function runChecks(
     invalidMishandled: atMost(verdict.invalidMishandled.length, 0),
     mismatches: atMost(verdict.mismatches.length, 0),
     orderViolations: atMost(verdict.orderViolations, 0),
+    gaveUpAwaitingBusiness: atMost(verdict.gaveUpAwaitingBusiness, 0),
     ...(verdict.tokenInEnvironment === undefined
       ? {}
       : { tokenInEnvironment: atMost(verdict.tokenInEnvironment.length, 0) }),
@@ -733,6 +755,14 @@ export function verdictSummary(
     readonly wallTimeMs: number;
     /** How late the run's event loop was (informational: a starved machine bunches requests). */
     readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
+    /** The unconfirmed signups the run resolved, and what became of their waiting events (run.ts). */
+    readonly signupsResolved?: {
+      readonly unconfirmed: number;
+      readonly resolved: number;
+      readonly waitingEvents: number;
+      readonly appliedAfter: number;
+      readonly waitedPastBudget: boolean;
+    };
   },
 ) {
   const checks = runChecks(verdict, run.rateLimit);
@@ -748,6 +778,9 @@ export function verdictSummary(
     lost: verdict.lost,
     duplicated: verdict.duplicates.total,
     gaveUpWithoutSyncFailed: verdict.gaveUpWithoutSyncFailed,
+    /** RETRIES_EXHAUSTED by BUSINESS_NOT_PROVISIONED for an account whose AccountCreated was sent. */
+    gaveUpAwaitingBusiness: verdict.gaveUpAwaitingBusiness,
+    ...(run.signupsResolved ? { signupsResolved: run.signupsResolved } : {}),
     deadLettered: {
       total: verdict.keptForRedrive,
       byCause: { throttling: 0, ...verdict.deadLetteredByCause },

@@ -76,6 +76,15 @@ describe('chaos: faults, duplicates and crashes under load', () => {
     expect(report.invalidMishandled).toEqual([]);
   });
 
+  it('gives up no event waiting for a business whose AccountCreated was sent: resolved signups apply their waiting events', () => {
+    // Assess
+    expect(report.gaveUpAwaitingBusiness).toBe(0);
+    expect(report.deadLetteredByCause['BUSINESS_NOT_PROVISIONED'] ?? 0).toBe(0);
+    expect(report.signupsResolved.resolved).toBe(report.signupsResolved.unconfirmed);
+    expect(report.signupsResolved.waitedPastBudget).toBe(true);
+    expect(report.signupsResolved.appliedAfter).toBeLessThanOrEqual(report.signupsResolved.waitingEvents);
+  });
+
   it('leaves custom field values in the order the account published them', () => {
     // Assess
     expect(report.orderViolations).toBe(0);

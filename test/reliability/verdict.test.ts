@@ -148,6 +148,40 @@ describe('chaos verdict', () => {
     expect(verdict.syncFailed).toEqual({ RETRIES_EXHAUSTED: 1 });
   });
 
+  it('counts an event that gave up waiting for the business of an account whose AccountCreated was sent', () => {
+    // Prepare: two events of the first account end RETRIES_EXHAUSTED, one because its business was not there.
+    const observed = flawless();
+    const [awaiting, otherCause] = [...observed.sent]
+      .filter(([, event]) => event.account === first.accountId && event.detailType !== 'AccountCreated')
+      .map(([id]) => id);
+    const gaveUp = (id: string | undefined, lastCode: string) => ({
+      id: `sf-${id}`,
+      'detail-type': 'SyncFailed',
+      detail: {
+        sourceEventId: id,
+        code: 'RETRIES_EXHAUSTED',
+        message: `gave up after 5 attempt(s) over 5 receive(s); last error ${lastCode}: …`,
+      },
+    });
+
+    // Act
+    const verdict = judge({
+      ...observed,
+      outbound: [
+        ...observed.outbound.filter(
+          (event) => ![awaiting, otherCause].includes(String(event.detail['causationId'])),
+        ),
+        gaveUp(awaiting, 'BUSINESS_NOT_PROVISIONED'),
+        gaveUp(otherCause, 'SERVICE_UNAVAILABLE'),
+      ],
+    });
+
+    // Assess
+    expect(verdict.syncFailed).toEqual({ RETRIES_EXHAUSTED: 2 });
+    expect(verdict.gaveUpAwaitingBusiness).toBe(1);
+    expect(runChecks(verdict, null)['gaveUpAwaitingBusiness']).toEqual({ value: 1, max: 0, passed: false });
+  });
+
   it('counts a refused event as mishandled when a copy of it is still parked in a dead-letter queue, answered or not', () => {
     // Prepare: an event whose accountId is no message group id, answered by the refusal rule.
     const observed = flawless();
@@ -514,12 +548,13 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
       'invalidMishandled',
       'mismatches',
       'orderViolations',
+      'gaveUpAwaitingBusiness',
     ]);
     expect(runPassed(run, null)).toBe(true);
     expect(runPassed({ ...run, lost: 1 }, null)).toBe(false);
   });
 
-  it('fails a run with an invalid event mishandled, a mismatch, an order violation or the token in the environment', () => {
+  it('fails a run with an invalid event mishandled, a mismatch, an order violation, an event given up waiting for a business on its way or the token in the environment', () => {
     // Prepare: a flawless run, then each counter alone at one.
     const base = judge(flawless());
     const runs = {
@@ -529,6 +564,7 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
       },
       mismatches: { ...base, mismatches: ['acct-1: ACTIVE but the service holds 2 businesses'] },
       orderViolations: { ...base, orderViolations: 1 },
+      gaveUpAwaitingBusiness: { ...base, gaveUpAwaitingBusiness: 1 },
       tokenInEnvironment: { ...base, tokenInEnvironment: ['LEAKED'] },
     };
 

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimSignup, getAccountByHostname, getBusiness } from '#functions/store/business.ts';
+import {
+  claimSignup,
+  getAccountByHostname,
+  getBusiness,
+  recordSignupFailed,
+} from '#functions/store/business.ts';
 import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   accountCreatedDetail,
@@ -128,7 +133,7 @@ describe('AccountCreated → provision-business', () => {
     ]);
   });
 
-  it('reports a duplicate owner e-mail with EMAIL_ALREADY_EXISTS and releases the claim', async () => {
+  it('reports a duplicate owner e-mail with EMAIL_ALREADY_EXISTS, releases the claim and leaves the account FAILED', async () => {
     // Prepare
     const email = uniqueEmail('taken');
     const first = uniqueAccountId('email-first');
@@ -149,7 +154,13 @@ describe('AccountCreated → provision-business', () => {
     expect(failure).toMatchObject({ code: 'EMAIL_ALREADY_EXISTS', sourceEventId: event.id });
     expect(String(failure?.message)).not.toContain(email);
     expect(await sandboxBusinessOf(flow, second)).toEqual([]);
-    expect(await getBusiness(flow.store, second)).toBeUndefined();
+    // No claim left (nothing was created); FAILED, so the account's other events end at once.
+    const business = await getBusiness(flow.store, second);
+    expect(business).toMatchObject({
+      status: 'FAILED',
+      failure: { eventId: event.id, code: 'EMAIL_ALREADY_EXISTS' },
+    });
+    expect(business?.signupMayHaveCommitted).toBeUndefined();
   });
 
   it('reports an externalId the service already holds with EXTERNAL_ID_NOT_UNIQUE', async () => {
@@ -162,16 +173,17 @@ describe('AccountCreated → provision-business', () => {
     const callsBefore = await signupCalls();
 
     // Act
-    await flow.invokeBatch(
-      'provision-business',
-      sqsFifoBatch([inboundEvent('AccountCreated', accountCreatedDetail(accountId))]),
-    );
+    const event = inboundEvent('AccountCreated', accountCreatedDetail(accountId));
+    await flow.invokeBatch('provision-business', sqsFifoBatch([event]));
 
     // Assess
     expect(await signupCalls()).toBe(callsBefore + 1);
     expect(syncFailedFor(accountId)).toEqual([expect.objectContaining({ code: 'EXTERNAL_ID_NOT_UNIQUE' })]);
     expect(await sandboxBusinessOf(flow, accountId)).toHaveLength(1);
-    expect(await getBusiness(flow.store, accountId)).toBeUndefined();
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({
+      status: 'FAILED',
+      failure: { eventId: event.id, code: 'EXTERNAL_ID_NOT_UNIQUE' },
+    });
   });
 
   it('reports an invalid mobile number with INVALID_MOBILE_NUMBER, and a corrected event then succeeds', async () => {
@@ -201,6 +213,10 @@ describe('AccountCreated → provision-business', () => {
       expect.objectContaining({ detail: expect.objectContaining({ causationId: corrected.id }) }),
     ]);
     expect(await sandboxBusinessOf(flow, accountId)).toHaveLength(1);
+    // The failure of the first event is gone with the corrected one's claim.
+    const business = await getBusiness(flow.store, accountId);
+    expect(business).toMatchObject({ status: 'ACTIVE', eventId: corrected.id });
+    expect(business?.failure).toBeUndefined();
   });
 
   it('refuses an employee count of 0 before calling the service, naming the field', async () => {
@@ -296,6 +312,37 @@ describe('AccountCreated → provision-business', () => {
     // Assess
     expect(syncFailedFor(accountId)).toEqual([
       expect.objectContaining({ code: 'SIGNUP_COMMITTED_UNCONFIRMED' }),
+    ]);
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({ status: 'UNCONFIRMED' });
+    expect(await sandboxBusinessOf(flow, accountId)).toHaveLength(1);
+  });
+
+  it('signs up a new AccountCreated after one that gave up as a follow-up: its committed signup is found, never doubled', async () => {
+    // Prepare: an earlier AccountCreated claimed, the service committed, the answer never came
+    // back, and the event gave up (RETRIES_EXHAUSTED): the account FAILED with its claim taken.
+    const accountId = uniqueAccountId('after-give-up');
+    const detail = accountCreatedDetail(accountId);
+    await claimSignup(flow.store, { accountId, eventId: 'evt-gave-up', region: 'US' });
+    await flow.sandbox('POST', '/connect/v1/partner/acme/signup', {
+      userData: detail['owner'],
+      businessData: { externalId: accountId, portfolioName: 'Harbor Cafe' },
+    });
+    await recordSignupFailed(flow.store, {
+      accountId,
+      eventId: 'evt-gave-up',
+      region: 'US',
+      code: 'RETRIES_EXHAUSTED',
+      message: 'gave up after 5 attempt(s); last error TIMEOUT',
+    });
+
+    // Act: the partner publishes AccountCreated again (a new event id).
+    const again = inboundEvent('AccountCreated', detail);
+    const response = await flow.invokeBatch('provision-business', sqsFifoBatch([again]));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(syncFailedFor(accountId)).toEqual([
+      expect.objectContaining({ code: 'SIGNUP_COMMITTED_UNCONFIRMED', sourceEventId: again.id }),
     ]);
     expect(await getBusiness(flow.store, accountId)).toMatchObject({ status: 'UNCONFIRMED' });
     expect(await sandboxBusinessOf(flow, accountId)).toHaveLength(1);

@@ -14,16 +14,14 @@ const flow = useFlowHarness({ provisioningRegions: ['US'] });
 
 describe('AccountCreated for a region that is not running', () => {
   for (const region of ['UK', 'AU']) {
-    it(`fails a ${region} account with REGION_NOT_AVAILABLE, leaving no claim and making no call`, async () => {
+    it(`fails a ${region} account with REGION_NOT_AVAILABLE, making no call and leaving no claim: the account FAILED, naming the event`, async () => {
       // Prepare
       const accountId = uniqueAccountId(region.toLowerCase());
       const callsBefore = (await provisioningCalls(flow, 'signup')).length;
 
       // Act
-      const response = await flow.invokeBatch(
-        'provision-business',
-        sqsFifoBatch([inboundEvent('AccountCreated', accountCreatedDetail(accountId, { region }))]),
-      );
+      const event = inboundEvent('AccountCreated', accountCreatedDetail(accountId, { region }));
+      const response = await flow.invokeBatch('provision-business', sqsFifoBatch([event]));
 
       // Assess
       expect(response.batchItemFailures).toEqual([]);
@@ -36,7 +34,14 @@ describe('AccountCreated for a region that is not running', () => {
           }),
         }),
       ]);
-      expect(await getBusiness(flow.store, accountId)).toBeUndefined();
+      // No claim (nothing was sent); FAILED so the account's other events end at once, naming it.
+      const business = await getBusiness(flow.store, accountId);
+      expect(business).toMatchObject({
+        status: 'FAILED',
+        failure: { eventId: event.id, code: 'REGION_NOT_AVAILABLE' },
+      });
+      expect(business?.attempts).toBeUndefined();
+      expect(business?.signupMayHaveCommitted).toBeUndefined();
     });
   }
 

@@ -99,6 +99,10 @@ describe('service assumptions a deployment configures', () => {
     expect(flow.publishedFor(accountId, 'SyncFailed').map((failed) => failed.detail['code'])).toEqual([
       'EMAIL_ALREADY_EXISTS',
     ]);
-    expect(await getBusiness(flow.store, accountId)).toBeUndefined();
+    // The claim is released (a plain refusal created nothing); the account FAILED, naming the event.
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({
+      status: 'FAILED',
+      failure: { eventId: event.id, code: 'EMAIL_ALREADY_EXISTS' },
+    });
   });
 });
