@@ -26,6 +26,8 @@ export const MetricName = {
   /** Replayed events whose content was applied before: acknowledged without running again. */
   ReplaySkipped: 'ReplaySkipped',
   SyncFailed: 'SyncFailed',
+  /** Events answered with SyncSkipped SUPERSEDED: a newer event on one of their things was applied first. */
+  EventsSuperseded: 'EventsSuperseded',
   ServiceCalls: 'ServiceCalls',
   ServiceRetries: 'ServiceRetries',
   /** Milliseconds service calls waited in process for the shared request budget. */

@@ -395,6 +395,19 @@ export function scheduledEvent(at: Date | string, id: string = randomUUID()): Sc
   };
 }
 
+let lastOccurredMs = 0;
+
+/**
+ * The `occurredAt` a partner's clock gives a change made now (RFC 3339, to the millisecond),
+ * strictly later than the previous one: events a test sends on one thing are newer in the order
+ * it makes them. Without it two events made in one second would be ordered by their random event
+ * ids (the envelope time has whole seconds), as the connector documents.
+ */
+export function occurredNow(): string {
+  lastOccurredMs = Math.max(Date.now(), lastOccurredMs + 1);
+  return new Date(lastOccurredMs).toISOString();
+}
+
 /** An account id no other test of the file uses (tests share one sandbox and one table). */
 export function uniqueAccountId(label: string): string {
   return `acct-${label}-${randomUUID().slice(0, 8)}`;
