@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EventOrder, eventPosition } from '#functions/domain/event-order.ts';
 import { positionKey } from '#functions/store/keys.ts';
 import { advancePosition, comparePositions, readPositions } from '#functions/store/positions.ts';
 import { useTestStore } from './support.ts';
@@ -103,5 +104,46 @@ describe('thing positions', () => {
       pk: 'INSTALL#h.us.sandbox.test',
       sk: 'POSITION#employee#2#payRate',
     });
+  });
+});
+
+describe('EventOrder', () => {
+  it('fails with ORDER_CONFLICT when a newer position appears between its read and its write', async () => {
+    // Prepare: read with nothing held; then another delivery records a newer event on the thing.
+    const hostname = newHostname();
+    const plan = { key: 'plan', field: 'plan' };
+    const order = await EventOrder.read(
+      store,
+      hostname,
+      { id: 'evt-a', detailType: 'PlanChosen', time: '2026-05-01T10:00:00Z' },
+      {},
+      [plan],
+    );
+    await advancePosition(store, hostname, 'plan', position('2026-05-01T10:00:01.000000000Z', 'evt-b'), at);
+
+    // Act
+    const applied = order.applied([plan], at);
+
+    // Assess
+    expect(order.applies(plan)).toBe(true);
+    await expect(applied).rejects.toMatchObject({
+      name: 'PermanentError',
+      code: 'ORDER_CONFLICT',
+      message: expect.stringContaining('evt-b'),
+    });
+  });
+
+  it('takes the envelope time for an event without occurredAt, and occurredAt over it', async () => {
+    // Assess
+    expect(eventPosition({ id: 'e', time: '2026-05-01T10:00:00Z' }, {})).toEqual({
+      occurredAt: '2026-05-01T10:00:00.000000000Z',
+      eventId: 'e',
+    });
+    expect(
+      eventPosition(
+        { id: 'e', time: '2026-05-01T10:00:00Z' },
+        { occurredAt: '2026-04-30T09:00:00.25-01:00' },
+      ),
+    ).toEqual({ occurredAt: '2026-04-30T10:00:00.250000000Z', eventId: 'e' });
   });
 });
