@@ -27,6 +27,10 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
     ],
     ['gave up without a SyncFailed', `${report.gaveUpWithoutSyncFailed}`],
     ['no-op (by design)', `${report.acknowledgedNoOp}`],
+    [
+      'superseded',
+      `${report.superseded}  (answered with SyncSkipped SUPERSEDED: a newer event on one of their things was applied first)`,
+    ],
     ['lost', `${report.lost}`],
     [
       'duplicates created',
