@@ -103,6 +103,8 @@ const OPERATOR_CODES = new Set([
   'UNEXPECTED_SOURCE',
   // The intake (rule target or pipe) could not deliver a routable event: infrastructure.
   'INTAKE_UNDELIVERABLE',
+  // Two deliveries of one account ran at once (a FIFO guarantee broken): infrastructure.
+  'ORDER_CONFLICT',
 ]);
 
 export function syncFailedClass(code: string): SyncFailedClass {
