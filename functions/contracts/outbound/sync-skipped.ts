@@ -14,6 +14,8 @@ export const MAX_SUPERSEDED_THINGS = 366;
 
 export const schema = z.object({
   ...outboundBase,
+  // Where known: today every superseded thing belongs to an install, so it is always set.
+  hostname: outboundBase.hostname.optional(),
   sourceEventId: text(128),
   detailType: text(128),
   /** SUPERSEDED: a newer event on the same thing was applied first. */
