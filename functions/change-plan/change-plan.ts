@@ -57,7 +57,7 @@ export async function changePlan(
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
   const order = await EventOrder.read(store, business.hostname, event, detail, [PLAN]);
-  if (!order.applies(PLAN)) return order.syncSkipped(business.hostname);
+  if (!order.applies(PLAN)) return order.syncSkipped();
   const target = TARGET_EDITION[detail.plan];
   if (business.edition === target) {
     await order.applied([PLAN], clock.now());

@@ -140,14 +140,14 @@ export class EventOrder {
    * is. One per event: a redelivery of it is answered from its idempotency record. The runtime
    * counts it (metric EventsSuperseded).
    */
-  syncSkipped(hostname: string): OutboundEvent[] {
+  syncSkipped(): OutboundEvent[] {
     const superseded = this.supersededThings();
     if (superseded.length === 0) return [];
     const newest = superseded.reduce((a, b) => (comparePositions(b.by, a.by) > 0 ? b : a));
     const named = superseded.slice(0, THINGS_NAMED_IN_MESSAGE).map(({ thing }) => thing.field);
     const more = superseded.length - named.length;
     const detail: Omit<SyncSkippedDetail, 'accountId' | 'causationId'> = {
-      hostname,
+      hostname: this.hostname,
       sourceEventId: this.event.id,
       detailType: this.event.detailType,
       code: 'SUPERSEDED',

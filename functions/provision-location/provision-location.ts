@@ -99,7 +99,7 @@ export async function provisionLocation(
   const business = await provisionedBusinessOf(store, detail.accountId);
   const location = locationThing(detail.locationRef);
   const order = await EventOrder.read(store, business.hostname, event, detail, [location]);
-  if (!order.applies(location)) return order.syncSkipped(business.hostname);
+  if (!order.applies(location)) return order.syncSkipped();
   const install = service.install(business.hostname);
   const creation: Creation = {
     store,

@@ -72,7 +72,7 @@ export async function saveBudget(
     detail.days.map((day) => budgetCell(detail, day.date)),
   );
   const days = detail.days.filter((day) => order.applies(budgetCell(detail, day.date)));
-  const skipped = order.syncSkipped(business.hostname);
+  const skipped = order.syncSkipped();
   if (days.length === 0) return skipped;
 
   const install = service.install(business.hostname);

@@ -173,7 +173,7 @@ export async function syncEmployee(
     interruptions?.at('sync-employee.between-parts');
   }
 
-  const skipped = order.syncSkipped(business.hostname);
+  const skipped = order.syncSkipped();
   if (applied.length === 0) return skipped;
   await recordSyncSuccess(store, detail.accountId, clock.now());
   const statusOf = (part: EmployeePart): PartStatus =>
