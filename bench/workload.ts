@@ -32,6 +32,19 @@ export function uniqueAccountId(prefix = 'bench'): string {
   return `${prefix}-${runTag}-${sequence}`;
 }
 
+let lastOccurredMs = 0;
+
+/**
+ * The `occurredAt` a partner's clock gives a change made now, strictly later than the previous
+ * one: the bench's events on one thing are newer in the order it makes them, so none is superseded
+ * (an older event on a thing changes nothing: docs/reliability.md, "Order per thing") and every
+ * measured record does its work.
+ */
+function occurredNow(): string {
+  lastOccurredMs = Math.max(Date.now(), lastOccurredMs + 1);
+  return new Date(lastOccurredMs).toISOString();
+}
+
 export function accountCreated(accountId = uniqueAccountId()): InboundEntry {
   const sample = inboundSamples.AccountCreated;
   return {
@@ -51,7 +64,7 @@ export function planChosen(accountId: string, plan: 'PREMIUM' | 'FREE' = 'PREMIU
   return {
     id: randomUUID(),
     detailType: 'PlanChosen',
-    detail: { accountId, plan, ...(plan === 'PREMIUM' ? { billingAddress } : {}) },
+    detail: { accountId, plan, ...(plan === 'PREMIUM' ? { billingAddress } : {}), occurredAt: occurredNow() },
   };
 }
 
@@ -66,7 +79,11 @@ export function employeeChanged(
 ): InboundEntry {
   const sample = inboundSamples.EmployeeChanged;
   const detail = Object.keys(parts).length > 0 ? { employeeId: sample.employeeId, ...parts } : sample;
-  return { id: randomUUID(), detailType: 'EmployeeChanged', detail: { ...detail, accountId } };
+  return {
+    id: randomUUID(),
+    detailType: 'EmployeeChanged',
+    detail: { ...detail, accountId, occurredAt: occurredNow() },
+  };
 }
 
 export function locationCreated(accountId: string, areaCount = 2): InboundEntry {
@@ -78,7 +95,7 @@ export function locationCreated(accountId: string, areaCount = 2): InboundEntry 
   return {
     id: randomUUID(),
     detailType: 'LocationCreated',
-    detail: { ...sample, accountId, locationRef: `loc-${randomUUID()}`, areas },
+    detail: { ...sample, accountId, locationRef: `loc-${randomUUID()}`, areas, occurredAt: occurredNow() },
   };
 }
 
@@ -96,6 +113,7 @@ export function budgetSet(accountId: string, days = 7): InboundEntry {
         date: new Date(start + index * 86_400_000).toISOString().slice(0, 10),
         value: 1000 + index,
       })),
+      occurredAt: occurredNow(),
     },
   };
 }

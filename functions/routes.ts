@@ -123,7 +123,10 @@ export const queueRoutes: readonly QueueRoute[] = [
     'provision-business',
     'Provisions a business (signup) for a new partner account.',
   ),
-  queueRoute('PlanChosen', 'change-plan', 'Converts or cancels the subscription of a business.'),
+  queueRoute('PlanChosen', 'change-plan', 'Converts or cancels the subscription of a business.', {
+    // Reads the plan's position (store/positions.ts, which also queries an employee's or a budget's).
+    tableActions: ITEM_AND_QUERY_ACTIONS,
+  }),
   queueRoute(
     'SubscriptionStatusRequested',
     'subscription-status',
@@ -140,7 +143,10 @@ export const queueRoutes: readonly QueueRoute[] = [
     timeoutSeconds: 90,
     tableActions: ITEM_AND_QUERY_ACTIONS,
   }),
-  queueRoute('BudgetSet', 'save-budget', 'Saves daily wage or hour budgets as metrics.'),
+  queueRoute('BudgetSet', 'save-budget', 'Saves daily wage or hour budgets as metrics.', {
+    // The positions of a budget's days: one Query over their range (store/positions.ts).
+    tableActions: ITEM_AND_QUERY_ACTIONS,
+  }),
   queueRoute('PayReturnsRequested', 'pay-returns', 'Reads and normalizes timesheet pay returns.', {
     // Up to 100 timesheets per record, one joined query each.
     timeoutSeconds: 120,

@@ -175,6 +175,11 @@ function catalog(): string {
       'schema',
     )} |`;
   });
+  const orderingRows = inboundDetailTypes.map((detailType: InboundDetailType) => {
+    const { ordering } = inboundContracts[detailType];
+    if (ordering === undefined) throw new Error(`the ${detailType} contract says nothing about its ordering`);
+    return `| \`${detailType}\` | ${ordering} |`;
+  });
   const outboundRows = outboundDetailTypes.map((detailType: OutboundDetailType) => {
     const contract = outboundContracts[detailType];
     return `| \`${detailType}\` | ${contract.description} | ${link(schemaPath('outbound', detailType), 'schema')} |`;
@@ -215,6 +220,15 @@ function catalog(): string {
     '| detail-type | meaning | function | samples | JSON Schema |',
     '|---|---|---|---|---|',
     ...inboundRows,
+    '',
+    '## Order per thing (`occurredAt`)',
+    '',
+    "Every inbound detail may carry `occurredAt`: when the partner's system made the change, from the partner's own clock and increasing per thing (RFC 3339: seconds, `Z` or a `±hh:mm` offset, up to nine fractional digits). Without it the EventBridge event `time` stands in (a publisher may set it with PutEvents `Time`); that time has whole seconds, so two events on one thing in the same second are then ordered by event id, not by publish order: send `occurredAt`.",
+    "For each thing an event sets, the final state in the service is what the newest event on that thing asks for (newest by `occurredAt`, then by event id), whatever order and however often the events arrive: AWS delivers an account's events at least once and not in publish order ([docs/reliability.md](../docs/reliability.md)). An event older than the one already applied to a thing changes nothing for that thing and is answered by one `SyncSkipped` `SUPERSEDED` that lists each such thing and the event that superseded it; its other things still apply and their usual result event is published. A repeat of the applied event (same `occurredAt` and event id) is that event again, never superseded. A refused event (`SyncFailed`) applied nothing and moves nothing.",
+    '',
+    '| detail-type | what it sets, and what an older event arriving after a newer one does |',
+    '|---|---|',
+    ...orderingRows,
     '',
     '## Outbound (connector → partner)',
     '',

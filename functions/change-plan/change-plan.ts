@@ -1,5 +1,6 @@
 import type { PlanChosenDetail } from '#functions/contracts/inbound/plan-chosen.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { EventOrder, type Thing } from '#functions/domain/event-order.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
@@ -17,38 +18,51 @@ const FREE_EDITION = 'SUBSCRIPTION_FREE';
 
 const TARGET_EDITION = { PREMIUM: PREMIUM_EDITION, FREE: FREE_EDITION } as const;
 
+/** The one thing a PlanChosen sets: the business's plan (the newest PlanChosen is the desired plan). */
+export const PLAN: Thing = { key: 'plan', field: 'plan' };
+
 /**
  * changePlan — PlanChosen → change-plan (upgrade or cancel) → PlanChanged.
  *
  * Input: the PlanChosen detail (accountId, plan PREMIUM|FREE, billingAddress?).
  * Output: one `PlanChanged` {hostname, edition, previousEdition, billingStartsOn?}; nothing when the
- * mapping already shows the chosen plan (the event is acknowledged without a call).
+ * mapping already shows the chosen plan (the event is acknowledged without a call); one
+ * `SyncSkipped` SUPERSEDED (and no call) when a newer PlanChosen was applied first.
  *
  * Steps:
  * 1. Find the account's business; none yet, or a signup still PENDING/UNCONFIRMED → RetryableError
  *    BUSINESS_NOT_PROVISIONED: the AccountCreated may still be in flight, so the event is retried
  *    (and gives up with RETRIES_EXHAUSTED after its attempts).
- * 2. Already on the target edition → acknowledge, no call, nothing published (a redelivery or a
- *    repeated choice changes nothing).
- * 3. Rules checked before calling, so the service is not asked what it will refuse:
+ * 2. Last writer wins (domain/event-order.ts): the plan is one thing, replaced whole. A PlanChosen
+ *    older (by occurredAt, then event id) than the one applied last → SyncSkipped, no call.
+ * 3. Already on the target edition → acknowledge, no call, nothing published (a redelivery or a
+ *    repeated choice changes nothing); the plan's position still moves to this event, so an older
+ *    choice arriving later does not undo it.
+ * 4. Rules checked before calling, so the service is not asked what it will refuse:
  *    FREE while on trial → CANNOT_CANCEL_TRIAL (the service refuses cancel on trial; the trial
  *    ends on its own as SUBSCRIPTION_FREE); PREMIUM for a US business without a billing address
  *    (no filled field) → BILLING_ADDRESS_REQUIRED.
- * 4. upgrade or cancel. On a refusal, subscription-status decides: when the service already holds
+ * 5. upgrade or cancel. On a refusal, subscription-status decides: when the service already holds
  *    the target edition (an earlier attempt committed and its answer was lost, or the plan was
  *    changed at the service), the change counts as done; otherwise SyncFailed with the service's
  *    code.
- * 5. updateEdition (a converted business leaves the trial index), recordSyncSuccess, publish. An
+ * 6. updateEdition (a converted business leaves the trial index), the plan's position, recordSyncSuccess,
+ *    publish. A refused choice (SyncFailed) moves no position: only applied events do. An
  *    upgrade during the trial says when billing starts: "when converted before the trial end,
  *    billing starts the day after the trial end" (the service's subscription rules).
  */
 export async function changePlan(
-  { detail }: UseCaseInput<PlanChosenDetail>,
+  { event, detail }: UseCaseInput<PlanChosenDetail>,
   { store, service, clock }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
+  const order = await EventOrder.read(store, business.hostname, event, detail, [PLAN]);
+  if (!order.applies(PLAN)) return order.syncSkipped();
   const target = TARGET_EDITION[detail.plan];
-  if (business.edition === target) return [];
+  if (business.edition === target) {
+    await order.applied([PLAN], clock.now());
+    return [];
+  }
 
   if (detail.plan === 'FREE' && business.edition === TRIAL_EDITION) {
     throw new PermanentError(
@@ -99,6 +113,7 @@ export async function changePlan(
     syncedAt,
     settlesPlanChange: true,
   });
+  await order.applied([PLAN], syncedAt);
   await recordSyncSuccess(store, detail.accountId, syncedAt);
   const billingStartsOn =
     business.edition === TRIAL_EDITION && edition === PREMIUM_EDITION

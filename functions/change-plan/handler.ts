@@ -6,6 +6,7 @@
  */
 import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
 import * as planChanged from '#functions/contracts/outbound/plan-changed.ts';
+import * as syncSkipped from '#functions/contracts/outbound/sync-skipped.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { changePlan } from './change-plan.ts';
@@ -14,7 +15,8 @@ import { changePlan } from './change-plan.ts';
 export const createHandler = (dependencyOptions?: DependencyOptions) =>
   createRouteHandler({
     contract: planChosen,
-    publishes: [planChanged],
+    // SyncSkipped: an event older than one already applied to the same thing (last writer wins).
+    publishes: [planChanged, syncSkipped],
     useCase: changePlan,
     ...(dependencyOptions ? { dependencyOptions } : {}),
   });

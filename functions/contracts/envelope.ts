@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isoDateTime } from './date-time.ts';
+import { hasInstantKey, isoDateTime } from './date-time.ts';
 
 /**
  * The body of a route's FIFO message, as the intake pipe writes it: the EventBridge event,
@@ -24,7 +24,10 @@ export const eventBridgeEnvelope = z.looseObject({
   'detail-type': z.string().min(1).max(128),
   source: z.string().min(1).max(256),
   account: z.string(),
-  time: isoDateTime({ offset: true }),
+  // The position of an event without occurredAt (functions/domain/event-order.ts): keyable.
+  time: isoDateTime({ offset: true }).refine(hasInstantKey, {
+    error: 'must be an instant between the years 0000 and 9999 in UTC',
+  }),
   region: z.string(),
   resources: z.array(z.string()),
   detail: z.record(z.string(), z.unknown()),

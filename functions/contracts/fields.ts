@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isoDateTime } from './date-time.ts';
+import { hasInstantKey, isoDateTime, rfc3339DateTime } from './date-time.ts';
 import { MESSAGE_GROUP_ID_PATTERN, MESSAGE_GROUP_ID_RULE } from './routing.ts';
 
 /**
@@ -15,6 +15,20 @@ import { MESSAGE_GROUP_ID_PATTERN, MESSAGE_GROUP_ID_RULE } from './routing.ts';
 export const accountId = z
   .string()
   .regex(MESSAGE_GROUP_ID_PATTERN, { error: `expected ${MESSAGE_GROUP_ID_RULE}` });
+
+/**
+ * When the partner's system made the change an inbound event carries (RFC 3339, from the partner's
+ * own clock, increasing per thing it sets). Optional on every inbound detail; without it the
+ * envelope's `time` stands in. Routes that set state keep, per thing, the newest event applied by
+ * this time (then the event id), so an older event that arrives later changes nothing
+ * (docs/reliability.md, "Order per thing").
+ */
+export const occurredAt = rfc3339DateTime()
+  .refine(hasInstantKey, { error: 'must be an instant between the years 0000 and 9999 in UTC' })
+  .meta({
+    description:
+      "When the partner's system made this change (RFC 3339: seconds, Z or ±hh:mm, up to 9 fractional digits), from its own clock and increasing per thing the event sets. Of two events on one thing the newer by occurredAt (then by event id) wins, whatever order they arrive in; without occurredAt the EventBridge event time stands in.",
+  });
 
 /** A non-empty label of bounded length (names, codes, free-text references). */
 export const text = (max: number) => z.string().min(1).max(max);

@@ -20,6 +20,7 @@ import * as planChanged from './outbound/plan-changed.ts';
 import * as referenceData from './outbound/reference-data.ts';
 import * as subscriptionStatus from './outbound/subscription-status.ts';
 import * as syncFailed from './outbound/sync-failed.ts';
+import * as syncSkipped from './outbound/sync-skipped.ts';
 import * as trialEnded from './outbound/trial-ended.ts';
 import * as trialExpiring from './outbound/trial-expiring.ts';
 
@@ -31,6 +32,11 @@ export interface EventContract<DetailType extends string = string> {
   readonly version: '1';
   readonly description: string;
   readonly schema: z.ZodType;
+  /**
+   * Inbound: the things the event sets and what an older event (by `occurredAt`, then event id)
+   * arriving after a newer one does to them; the event catalog lists it.
+   */
+  readonly ordering?: string;
 }
 
 /** Inbound contracts (partner → connector), keyed by detail-type, in the order of the demo scenario. */
@@ -62,6 +68,7 @@ export const outboundContracts = {
   PayRatesReported: payRatesReported,
   ReferenceData: referenceData,
   SyncFailed: syncFailed,
+  SyncSkipped: syncSkipped,
 } as const satisfies { [K in string]: EventContract<K> };
 
 export type InboundDetailType = keyof typeof inboundContracts;

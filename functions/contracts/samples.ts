@@ -366,4 +366,22 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     code: 'AWARD_NOT_FOUND',
     message: 'payRate.awardCode: no such award in the install library',
   },
+  SyncSkipped: {
+    accountId,
+    hostname,
+    causationId,
+    sourceEventId: causationId,
+    detailType: 'EmployeeChanged',
+    code: 'SUPERSEDED',
+    supersededBy: 'b7e3c0de-0000-4000-8000-000000000002',
+    things: [
+      {
+        thing: 'customFields.badgeNumber',
+        supersededBy: 'b7e3c0de-0000-4000-8000-000000000002',
+        supersededByOccurredAt: '2025-03-03T09:05:00.000000000Z',
+      },
+    ],
+    message:
+      'EmployeeChanged b7e3c0de-0000-4000-8000-000000000001 (occurredAt 2025-03-03T09:03:00.000000000Z) changed nothing for customFields.badgeNumber: event b7e3c0de-0000-4000-8000-000000000002 (2025-03-03T09:05:00.000000000Z) was applied to it first',
+  },
 };

@@ -6,6 +6,7 @@
  */
 import * as locationCreated from '#functions/contracts/inbound/location-created.ts';
 import * as locationProvisioned from '#functions/contracts/outbound/location-provisioned.ts';
+import * as syncSkipped from '#functions/contracts/outbound/sync-skipped.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { provisionLocation } from './provision-location.ts';
@@ -14,7 +15,8 @@ import { provisionLocation } from './provision-location.ts';
 export const createHandler = (dependencyOptions?: DependencyOptions) =>
   createRouteHandler({
     contract: locationCreated,
-    publishes: [locationProvisioned],
+    // SyncSkipped: an event older than one already applied to the same thing (last writer wins).
+    publishes: [locationProvisioned, syncSkipped],
     useCase: provisionLocation,
     ...(dependencyOptions ? { dependencyOptions } : {}),
   });

@@ -8,6 +8,7 @@ import {
   outcomeOf,
 } from '#functions/domain/create-outcome.ts';
 import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { EventOrder, type Thing } from '#functions/domain/event-order.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
@@ -39,6 +40,17 @@ import type { Store } from '#functions/store/store.ts';
 export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];
 
 /**
+ * The thing a LocationCreated sets: the location with its locationRef, taken whole (the location
+ * and the areas the event lists). The service can only create locations and areas, never rename
+ * or remove them, so the newest event adds what it lists that is missing; an older event arriving
+ * after it adds nothing (SyncSkipped).
+ */
+export const locationThing = (locationRef: string): Thing => ({
+  key: `location#${locationRef}`,
+  field: 'location',
+});
+
+/**
  * provisionLocation — LocationCreated → supervise/company, then supervise/department per area →
  * LocationProvisioned.
  *
@@ -47,14 +59,18 @@ export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];
  * parentLocationId?, areas? [{name, exportName?, address?, geographic?}]).
  * Output: one `LocationProvisioned` {hostname, locationRef, locationId, areas [{name, areaId}]}
  * with the areas in the order of the event (one area named like the location when none is listed,
- * because the service creates none through the API and a location without an area records no time).
+ * because the service creates none through the API and a location without an area records no time);
+ * one `SyncSkipped` SUPERSEDED instead, creating nothing, when a newer LocationCreated for the same
+ * locationRef (by occurredAt, then event id) was applied first (locationThing).
  *
  * Steps:
  * 1. Guard: at least one of isWorkplace / isPayrollEntity (the contract refines it already; the
  *    service would refuse the location otherwise) → LOCATION_ROLE_REQUIRED.
  * 2. Resolve the account's install from the table (never from the event); no ACTIVE business →
  *    RetryableError BUSINESS_NOT_PROVISIONED.
- * 3. Location, keyed on (install, locationRef): write an intent marker, create, record the id.
+ * 3. Last writer wins on the location (locationThing, domain/event-order.ts): an older event → SyncSkipped.
+ *    Its position moves to this event once the location and every listed area are recorded.
+ * 4. Location, keyed on (install, locationRef): write an intent marker, create, record the id.
  *    A marker already CREATED → reuse its id (no call). A create whose answer was lost is looked
  *    up at once (exactly one match → its id, below); otherwise it keeps its marker and is retried.
  *    A marker still CREATING (lost answer or crash: the service may hold the location) is
@@ -65,7 +81,7 @@ export type LocationArea = NonNullable<LocationCreatedDetail['areas']>[number];
  *    or no lookup configured → SyncFailed LOCATION_OUTCOME_UNKNOWN (a person checks the install).
  *    A create that certainly created nothing (refused, or never reached the service) releases
  *    the marker: refusals → SyncFailed with the service's code, the rest are retried.
- * 4. Each area the same way under the location's record (AREA_LOOKUP_RESOURCE, matched on
+ * 5. Each area the same way under the location's record (AREA_LOOKUP_RESOURCE, matched on
  *    Company = location id and OperationalUnitName) → AREA_OUTCOME_UNKNOWN when it cannot tell.
  *    A redelivery after a crash between steps therefore finishes the missing areas and creates
  *    no second location or area.
@@ -81,6 +97,9 @@ export async function provisionLocation(
     );
   }
   const business = await provisionedBusinessOf(store, detail.accountId);
+  const location = locationThing(detail.locationRef);
+  const order = await EventOrder.read(store, business.hostname, event, detail, [location]);
+  if (!order.applies(location)) return order.syncSkipped();
   const install = service.install(business.hostname);
   const creation: Creation = {
     store,
@@ -103,6 +122,7 @@ export async function provisionLocation(
     interruptions?.at('provision-location.between-areas');
   }
 
+  await order.applied([location], clock.now());
   await recordSyncSuccess(store, detail.accountId, clock.now());
   return [
     {

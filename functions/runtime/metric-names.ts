@@ -26,6 +26,8 @@ export const MetricName = {
   /** Replayed events whose content was applied before: acknowledged without running again. */
   ReplaySkipped: 'ReplaySkipped',
   SyncFailed: 'SyncFailed',
+  /** Events answered with SyncSkipped SUPERSEDED: a newer event on one of their things was applied first. */
+  EventsSuperseded: 'EventsSuperseded',
   ServiceCalls: 'ServiceCalls',
   ServiceRetries: 'ServiceRetries',
   /** Milliseconds service calls waited in process for the shared request budget. */
@@ -101,6 +103,8 @@ const OPERATOR_CODES = new Set([
   'UNEXPECTED_SOURCE',
   // The intake (rule target or pipe) could not deliver a routable event: infrastructure.
   'INTAKE_UNDELIVERABLE',
+  // Two deliveries of one account ran at once (a FIFO guarantee broken): infrastructure.
+  'ORDER_CONFLICT',
 ]);
 
 export function syncFailedClass(code: string): SyncFailedClass {

@@ -61,9 +61,11 @@ import { readRecordAttempts } from '#functions/store/record-attempts.ts';
  *                                                  code, ack (a wait gives up the same way)
  *
  * A failed record holds back every later record of its message group (the account) in the batch,
- * for as long as it waits, so the account's events keep their order while other accounts
- * proceed. A record is not started when less time is left than one service call can take
- * (retry-schedule.ts); it goes back to the queue at once, uncounted. A record on its last chance
+ * for as long as it waits, so the account's events keep the order they reached the queue in
+ * while other accounts proceed (not the order they were published in: the intake hops do not keep
+ * it; the use cases order by occurredAt, domain/event-order.ts). A record is not started when
+ * less time is left than one service call can take (retry-schedule.ts); it goes back to the queue
+ * at once, uncounted. A record on its last chance
  * (its queue's last receives, or its retention near) is never held back or deferred: it is tried,
  * and gives up if it fails. retry-schedule.ts holds the numbers and why.
  */

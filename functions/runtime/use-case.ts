@@ -90,6 +90,8 @@ export function idempotentUseCase<K extends InboundDetailType>(route: {
     await dependencies.publisher.publish(completed);
     if (completed.length > 0)
       metrics.addMetric(MetricName.EventsPublished, MetricUnit.Count, completed.length);
+    if (completed.some((item) => item.detailType === 'SyncSkipped'))
+      metrics.addMetric(MetricName.EventsSuperseded, MetricUnit.Count, 1);
     return { published: completed.length };
   };
   return {

@@ -6,6 +6,7 @@
  */
 import * as budgetSet from '#functions/contracts/inbound/budget-set.ts';
 import * as budgetSaved from '#functions/contracts/outbound/budget-saved.ts';
+import * as syncSkipped from '#functions/contracts/outbound/sync-skipped.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { saveBudget } from './save-budget.ts';
@@ -14,7 +15,8 @@ import { saveBudget } from './save-budget.ts';
 export const createHandler = (dependencyOptions?: DependencyOptions) =>
   createRouteHandler({
     contract: budgetSet,
-    publishes: [budgetSaved],
+    // SyncSkipped: an event older than one already applied to the same thing (last writer wins).
+    publishes: [budgetSaved, syncSkipped],
     useCase: saveBudget,
     ...(dependencyOptions ? { dependencyOptions } : {}),
   });

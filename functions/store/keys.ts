@@ -62,6 +62,17 @@ export const payRateApplicationKey = (hostname: string, eventId: string) => ({
   sk: `PAY_RATE_APPLICATION#${eventId}`,
 });
 
+export const POSITION_PREFIX = 'POSITION#';
+
+/**
+ * The position (occurredAt, event id) of the last event applied to one thing of an install
+ * (positions.ts): `plan`, `employee#<id>#...`, `budget#...`, `location#<locationRef>`.
+ */
+export const positionKey = (hostname: string, thing: string) => ({
+  pk: installPartition(hostname),
+  sk: `${POSITION_PREFIX}${thing}`,
+});
+
 /** The retry budget of one SQS message on one route (record-attempts.ts). */
 export const recordAttemptsKey = (route: string, messageId: string) => ({
   pk: `RECORD#${messageId}`,

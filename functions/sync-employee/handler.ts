@@ -7,6 +7,7 @@
  */
 import * as employeeChanged from '#functions/contracts/inbound/employee-changed.ts';
 import * as employeeSynced from '#functions/contracts/outbound/employee-synced.ts';
+import * as syncSkipped from '#functions/contracts/outbound/sync-skipped.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import { syncEmployee } from './sync-employee.ts';
@@ -15,7 +16,8 @@ import { syncEmployee } from './sync-employee.ts';
 export const createHandler = (dependencyOptions?: DependencyOptions) =>
   createRouteHandler({
     contract: employeeChanged,
-    publishes: [employeeSynced],
+    // SyncSkipped: an event older than one already applied to the same thing (last writer wins).
+    publishes: [employeeSynced, syncSkipped],
     useCase: syncEmployee,
     ...(dependencyOptions ? { dependencyOptions } : {}),
   });

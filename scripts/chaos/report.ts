@@ -43,6 +43,10 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
       `${report.signupsResolved.resolved} of ${report.signupsResolved.unconfirmed}  (npm run resolve-signup during phase 2, ${report.signupsResolved.waitedPastBudget ? 'once their events had waited past the 5-attempt retry budget' : 'without seeing their events wait past the retry budget'}; ${report.signupsResolved.waitingEvents} of their events were waiting, ${report.signupsResolved.appliedAfter} applied after, no redrive)`,
     ],
     ['no-op (by design)', `${report.acknowledgedNoOp}`],
+    [
+      'superseded',
+      `${report.superseded}  (answered with SyncSkipped SUPERSEDED: a newer event on one of their things was applied first)`,
+    ],
     ['lost', `${report.lost}`],
     [
       'duplicates created',

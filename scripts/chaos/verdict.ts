@@ -13,6 +13,9 @@ import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
  * - dead-lettered: its body is in a DLQ (queue or rule DLQ) and no SyncFailed names it: it gave
  *   up without the partner hearing (`gaveUpWithoutSyncFailed`, which must be 0: a route handler
  *   that gives up reports RETRIES_EXHAUSTED before it acknowledges);
+ * - superseded: only a SyncSkipped SUPERSEDED with sourceEventId = the event id (every thing it
+ *   sets had a newer event applied first: last writer wins per thing, functions/domain/event-order.ts);
+ *   an event with a result and a SyncSkipped is applied, the things the SyncSkipped lists excepted;
  * - no-op: a PlanChosen for the edition the account already had — the connector acknowledges it
  *   without an event by design (functions/change-plan). Excused only when the account was seen on
  *   that edition: by its earlier PlanChanged events (in order), or by a SubscriptionStatus answer
@@ -158,6 +161,11 @@ export interface ChaosVerdict {
   /** Sent events kept in a dead-letter queue for redrive (they were also reported with SyncFailed). */
   readonly keptForRedrive: number;
   readonly acknowledgedNoOp: number;
+  /**
+   * Sent events answered with SyncSkipped SUPERSEDED (a newer event on one of their things was
+   * applied first), whether or not their other things applied.
+   */
+  readonly superseded: number;
   readonly lost: number;
   readonly lostEvents: ReadonlyArray<{ eventId: string; detailType: string; account: string }>;
   readonly duplicates: DuplicateFigures;
@@ -207,6 +215,7 @@ export interface ChaosVerdict {
 
 type Outcome =
   | { kind: 'applied' }
+  | { kind: 'superseded' }
   | { kind: 'failed'; code: string; message: string }
   | { kind: 'dead-lettered' }
   | { kind: 'no-op' }
@@ -215,7 +224,21 @@ type Outcome =
 export function judge(observed: Observations): ChaosVerdict {
   const resultsByCause = new Map<string, ObservedOutbound[]>();
   const failuresBySource = new Map<string, ObservedOutbound[]>();
+  /** Event id → the things its SyncSkipped SUPERSEDED lists (left as a newer event set them). */
+  const supersededThings = new Map<string, Set<string>>();
   for (const event of observed.outbound) {
+    if (event['detail-type'] === 'SyncSkipped') {
+      const source = event.detail['sourceEventId'];
+      if (typeof source !== 'string' || event.detail['code'] !== 'SUPERSEDED') continue;
+      const things = Array.isArray(event.detail['things']) ? (event.detail['things'] as unknown[]) : [];
+      const listed = supersededThings.get(source) ?? new Set<string>();
+      for (const entry of things) {
+        const thing = (entry as { thing?: unknown } | null)?.thing;
+        if (typeof thing === 'string') listed.add(thing);
+      }
+      supersededThings.set(source, listed);
+      continue;
+    }
     const key =
       event['detail-type'] === 'SyncFailed' ? event.detail['sourceEventId'] : event.detail['causationId'];
     if (typeof key !== 'string') continue;
@@ -261,6 +284,7 @@ export function judge(observed: Observations): ChaosVerdict {
       event,
       resultsByCause,
       failuresBySource,
+      supersededThings,
       deadLettered,
       editionOf,
       editionsSeen,
@@ -290,10 +314,12 @@ export function judge(observed: Observations): ChaosVerdict {
       .filter((event) => event.detailType === 'AccountCreated')
       .map((event) => event.account),
   );
+  let superseded = 0;
   const lostEvents: Array<{ eventId: string; detailType: string; account: string }> = [];
   const invalidMishandled: Array<{ eventId: string; detailType: string; outcome: string }> = [];
   for (const [eventId, event] of byOrder) {
     sentByDetailType[event.detailType] = (sentByDetailType[event.detailType] ?? 0) + 1;
+    if (supersededThings.has(eventId)) superseded++;
     const outcome = outcomes.get(eventId) ?? { kind: 'lost' };
     if (outcome.kind === 'applied') applied++;
     else if (outcome.kind === 'failed') {
@@ -311,7 +337,8 @@ export function judge(observed: Observations): ChaosVerdict {
         if (observed.tableBusinesses.get(event.account)?.status !== 'ACTIVE') deadAwaitingBusiness++;
       }
     } else if (outcome.kind === 'no-op') noOp++;
-    else lostEvents.push({ eventId, detailType: event.detailType, account: event.account });
+    else if (outcome.kind !== 'superseded')
+      lostEvents.push({ eventId, detailType: event.detailType, account: event.account });
 
     const expectation = event.expectation;
     if (expectation.kind === 'invalid') {
@@ -341,7 +368,7 @@ export function judge(observed: Observations): ChaosVerdict {
 
   const mismatches: string[] = [];
   const duplicates = countDuplicates(observed, outcomes, resultsByCause, mismatches);
-  const orderViolations = countOrderViolations(observed, outcomes);
+  const orderViolations = countOrderViolations(observed, outcomes, supersededThings);
   const announcementKeys = new Map<string, number>();
   for (const event of observed.outbound) {
     const type = event['detail-type'];
@@ -392,6 +419,7 @@ export function judge(observed: Observations): ChaosVerdict {
     gaveUpWithoutSyncFailed,
     keptForRedrive,
     acknowledgedNoOp: noOp,
+    superseded,
     lost: lostEvents.length,
     lostEvents,
     duplicates: {
@@ -486,11 +514,13 @@ function outcomeOf(
   event: ChaosEvent,
   results: ReadonlyMap<string, ObservedOutbound[]>,
   failures: ReadonlyMap<string, ObservedOutbound[]>,
+  superseded: ReadonlyMap<string, ReadonlySet<string>>,
   deadLettered: ReadonlySet<string>,
   editionOf: ReadonlyMap<string, string>,
   editionsSeen: ReadonlyMap<string, ReadonlySet<string>>,
 ): Outcome {
   if ((results.get(eventId)?.length ?? 0) > 0) return { kind: 'applied' };
+  if (superseded.has(eventId) && (failures.get(eventId)?.length ?? 0) === 0) return { kind: 'superseded' };
   const failure = failures.get(eventId)?.[0];
   if (failure) {
     return {
@@ -615,10 +645,15 @@ function countDuplicates(
 }
 
 /**
- * FIFO per account: the value left in a custom field must come from the last applied event that
- * wrote it, or from a later event that failed part-way (its earlier parts may have been written).
+ * The value left in a custom field must come from the last applied event that wrote it, or from a
+ * later event that failed part-way (its earlier parts may have been written). An event whose
+ * SyncSkipped lists the field (`customFields.<apiName>`) did not write it.
  */
-function countOrderViolations(observed: Observations, outcomes: ReadonlyMap<string, Outcome>): number {
+function countOrderViolations(
+  observed: Observations,
+  outcomes: ReadonlyMap<string, Outcome>,
+  superseded: ReadonlyMap<string, ReadonlySet<string>>,
+): number {
   const writes = new Map<string, Array<{ order: number; applied: boolean }>>();
   for (const [eventId, event] of observed.sent) {
     if (event.detailType !== 'EmployeeChanged' || event.expectation.kind !== 'valid') continue;
@@ -626,7 +661,8 @@ function countOrderViolations(observed: Observations, outcomes: ReadonlyMap<stri
     if (typeof fields !== 'object' || fields === null) continue;
     for (const apiName of Object.keys(fields)) {
       const key = `${event.account}/${String(event.detail['employeeId'])}/${apiName}`;
-      const applied = outcomes.get(eventId)?.kind === 'applied';
+      const applied =
+        outcomes.get(eventId)?.kind === 'applied' && !superseded.get(eventId)?.has(`customFields.${apiName}`);
       writes.set(key, [...(writes.get(key) ?? []), { order: event.order, applied }]);
     }
   }
@@ -775,6 +811,8 @@ export function verdictSummary(
     reordered: verdict.reordered,
     /** Copies the local runtime delivered again, as SQS standard queues may. */
     redelivered: verdict.redelivered,
+    /** Events answered with SyncSkipped SUPERSEDED: a newer event on one of their things applied first. */
+    superseded: verdict.superseded,
     lost: verdict.lost,
     duplicated: verdict.duplicates.total,
     gaveUpWithoutSyncFailed: verdict.gaveUpWithoutSyncFailed,

@@ -7,7 +7,8 @@ import { type Random, seededRandom } from './random.ts';
  * hide in the expectation.
  *
  * Shape of a run: every account starts with AccountCreated; then a mix of every other inbound
- * detail-type, ordered per account, with a few deliberately invalid events. Values are chosen so
+ * detail-type, ordered per account, with a few deliberately invalid events. Each valid follow-up
+ * carries `occurredAt` in send order, as a partner's clock would give it. Values are chosen so
  * the sandbox's state can be attributed back to events: each custom field value names its apiName
  * and the event that wrote it, each location name names its locationRef.
  */
@@ -175,7 +176,7 @@ export function buildWorkload(options: WorkloadOptions): Workload {
       order: current,
       account: account.accountId,
       detailType,
-      detail: validDetail(random, detailType, account, current),
+      detail: { ...validDetail(random, detailType, account, current), occurredAt: occurredAtOf(current) },
       expectation: { kind: 'valid' },
     });
   }
@@ -289,6 +290,17 @@ function employeeChange(random: Random, accountId: string, order: number): Recor
   }
   return detail;
 }
+
+/**
+ * When the partner made the change: one millisecond per send position after a fixed start, so
+ * `occurredAt` increases in the order the run publishes (the order of a partner's clock), and the
+ * newest event per thing is the last one sent on it, whatever order the events arrive in.
+ */
+export function occurredAtOf(order: number): string {
+  return new Date(OCCURRED_AT_START_MS + order).toISOString();
+}
+
+const OCCURRED_AT_START_MS = Date.parse('2026-01-01T00:00:00Z');
 
 /** Values name their apiName and event, so the sandbox's slots can be attributed. */
 export function customFieldValue(apiName: string, order: number): string {

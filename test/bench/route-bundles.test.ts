@@ -74,12 +74,27 @@ describe('per-route deploy bundles', () => {
       const inbound = files.filter((file) => file.includes('contracts/inbound/'));
       expect(files, target.name).not.toContain('functions/contracts/registry.ts');
       expect(inbound.length, target.name).toBeLessThanOrEqual(1);
-      // Every outbound contract a bundle holds is one its function publishes, or SyncFailed.
+      // Every outbound contract a bundle holds is one its function publishes (its result event, and
+      // SyncSkipped where an event can be superseded), or SyncFailed.
       expect(
         files.filter((file) => file.includes('contracts/outbound/')).length,
         target.name,
       ).toBeLessThanOrEqual(3);
     }
+  });
+
+  it('carry SyncSkipped in exactly the routes that keep the newest event per thing', async () => {
+    // Prepare
+    const targets = functionTargets();
+
+    // Act
+    const inputs = await Promise.all(targets.map((target) => connectorInputsOf(target.entry)));
+    const carrying = targets
+      .filter((_, index) => (inputs[index] ?? []).includes('functions/contracts/outbound/sync-skipped.ts'))
+      .map((target) => target.name);
+
+    // Assess
+    expect(carrying.sort()).toEqual(['change-plan', 'provision-location', 'save-budget', 'sync-employee']);
   });
 
   it('are granted exactly the DynamoDB actions of the store modules and idempotency records they bundle', async () => {

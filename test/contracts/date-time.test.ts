@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { isoDateTime } from '#functions/contracts/date-time.ts';
+import { instantKey, isoDateTime, rfc3339DateTime } from '#functions/contracts/date-time.ts';
+import { occurredAt as occurredAtField } from '#functions/contracts/fields.ts';
 import { inboundSamples } from '#functions/contracts/samples.ts';
 import { agreedHourSchema } from '#functions/service/records/agreed-hours.ts';
 import * as records from '../client/spec-records.ts';
@@ -74,5 +75,88 @@ describe('date-times written to the minute', () => {
       workPeriod: { ...workPeriod, startDate: 'next tuesday' },
     });
     expect(refused.error?.issues[0]?.message).toBe('must be a UTC ISO 8601 timestamp ending in Z');
+  });
+});
+
+describe('occurredAt (rfc3339DateTime)', () => {
+  const occurredAt = rfc3339DateTime();
+
+  it('accepts RFC 3339 with seconds, Z or an hh:mm offset, and up to nine fractional digits', () => {
+    for (const value of [
+      '2026-03-01T09:00:00Z',
+      '2026-03-01T09:00:00.5+02:00',
+      '2026-03-01T09:00:00.123456789-05:30',
+    ])
+      expect(occurredAt.safeParse(value).success, value).toBe(true);
+  });
+
+  it('refuses a time to the minute, without an offset, with a ten-digit fraction, or an hhmm offset, saying what it takes', () => {
+    for (const value of [
+      '2026-03-01T09:00Z',
+      '2026-03-01T09:00:00',
+      '2026-03-01T09:00:00.1234567891Z',
+      '2026-03-01T09:00:00+0200',
+      '2026-02-29T09:00:00Z',
+    ]) {
+      const refused = occurredAt.safeParse(value);
+      expect(refused.success, value).toBe(false);
+      expect(refused.error?.issues[0]?.message, value).toMatch(
+        /RFC 3339 date-time with seconds and an offset/,
+      );
+    }
+  });
+
+  it('is refused in an inbound detail as INVALID_DETAIL naming detail.occurredAt', () => {
+    // Act
+    const decoded = decodeInboundMessage(
+      eventBody('PlanChosen', { ...inboundSamples.PlanChosen, occurredAt: '2026-03-01T09:00Z' }),
+      decodeOptions,
+    );
+
+    // Assess
+    expect(decoded).toMatchObject({ ok: false, code: 'INVALID_DETAIL' });
+    expect(decoded.ok ? '' : decoded.message).toMatch(/^detail\.occurredAt: expected an RFC 3339 date-time/);
+  });
+});
+
+describe('instantKey', () => {
+  it('gives one fixed-width UTC key per instant, whatever the spelling', () => {
+    // Assess
+    expect(instantKey('2026-03-01T09:00:00.5+02:00')).toBe('2026-03-01T07:00:00.500000000Z');
+    expect(instantKey('2026-03-01T07:00:00.500Z')).toBe('2026-03-01T07:00:00.500000000Z');
+    expect(instantKey('2026-03-01T07:00Z')).toBe('2026-03-01T07:00:00.000000000Z');
+    expect(instantKey('0050-03-01T07:00:00Z')).toBe('0050-03-01T07:00:00.000000000Z');
+  });
+
+  it('sorts as the instants do, across offsets, days and fractions', () => {
+    // Prepare
+    const instants = [
+      '2026-03-01T23:30:00-02:00',
+      '2026-03-02T01:00:00.000000001Z',
+      '2026-03-02T01:00:00Z',
+      '2026-03-02T02:59:59.999+02:00',
+      '2025-12-31T23:59:59.9Z',
+    ];
+
+    // Act
+    const byKey = [...instants].sort((a, b) => (instantKey(a) < instantKey(b) ? -1 : 1));
+
+    // Assess
+    // 02:59:59.999+02:00 is 00:59:59.999Z; 23:30:00-02:00 is 01:30:00Z the next day.
+    expect(byKey).toEqual([
+      '2025-12-31T23:59:59.9Z',
+      '2026-03-02T02:59:59.999+02:00',
+      '2026-03-02T01:00:00Z',
+      '2026-03-02T01:00:00.000000001Z',
+      '2026-03-01T23:30:00-02:00',
+    ]);
+  });
+
+  it('refuses an instant outside the years 0000-9999 in UTC, and the schema says so first', () => {
+    // Assess
+    expect(() => instantKey('0000-01-01T00:30:00+01:00')).toThrow(RangeError);
+    expect(occurredAtField.safeParse('0000-01-01T00:30:00+01:00').error?.issues[0]?.message).toBe(
+      'must be an instant between the years 0000 and 9999 in UTC',
+    );
   });
 });

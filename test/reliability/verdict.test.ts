@@ -91,6 +91,75 @@ describe('chaos verdict', () => {
     expect(verdict.lostEvents[0]?.eventId).toBe(victim);
   });
 
+  it('counts an event answered only with SyncSkipped SUPERSEDED as superseded, neither applied nor lost', () => {
+    // Prepare: every day of a budget had a newer budget applied first.
+    const observed = flawless();
+    const victim = [...observed.sent].find(([, event]) => event.detailType === 'BudgetSet')?.[0] ?? '';
+    const outbound = observed.outbound.filter((event) => event.detail['causationId'] !== victim);
+    outbound.push({
+      id: 'out-skipped',
+      'detail-type': 'SyncSkipped',
+      detail: {
+        causationId: victim,
+        sourceEventId: victim,
+        code: 'SUPERSEDED',
+        things: [{ thing: 'days[date=2026-03-01]', supersededBy: 'ev-newer' }],
+      },
+    });
+
+    // Act
+    const verdict = judge({ ...observed, outbound });
+
+    // Assess
+    expect(verdict).toMatchObject({ superseded: 1, lost: 0, applied: 39 });
+    expect(verdictSummary(verdict, { rateLimit: null, wallTimeMs: 1000 })).toMatchObject({
+      passed: true,
+      superseded: 1,
+    });
+  });
+
+  it('takes a custom field its SyncSkipped lists as not written by that event when judging order', () => {
+    // Prepare: an event sent later than the one whose value the field holds, applied in its other
+    // parts; the field holds the earlier value.
+    const observed = flawless();
+    const [writerId, writer] = [...observed.sent].find(
+      ([, event]) => event.detailType === 'EmployeeChanged' && event.detail['customFields'] !== undefined,
+    ) ?? ['', undefined];
+    if (writer === undefined) throw new Error('the workload has an EmployeeChanged with custom fields');
+    const apiName = Object.keys(writer.detail['customFields'] as object)[0] as string;
+    const late: ChaosEvent = { ...writer, order: 1000 };
+    const sent = new Map([...observed.sent, ['ev-late', late]]);
+    const hostname = `h${workload.accounts.findIndex((account) => account.accountId === writer.account)}.us.sandbox.test`;
+    const install = {
+      Employee: [{ Id: writer.detail['employeeId'], CustomFieldData: 10 }],
+      CustomFieldData: [{ Id: 10, System: 'Employee', F01: customFieldValue(apiName, writer.order) }],
+    };
+    const lateResult = {
+      id: 'out-late',
+      'detail-type': 'EmployeeSynced',
+      detail: { causationId: 'ev-late', accountId: writer.account },
+    };
+    const lateSkipped = {
+      id: 'out-late-skipped',
+      'detail-type': 'SyncSkipped',
+      detail: {
+        causationId: 'ev-late',
+        sourceEventId: 'ev-late',
+        code: 'SUPERSEDED',
+        things: [{ thing: `customFields.${apiName}`, supersededBy: writerId }],
+      },
+    };
+    const base = { ...observed, sent, installs: new Map([[hostname, install]]) };
+
+    // Act
+    const withSkipped = judge({ ...base, outbound: [...observed.outbound, lateResult, lateSkipped] });
+    const without = judge({ ...base, outbound: [...observed.outbound, lateResult] });
+
+    // Assess
+    expect(withSkipped.orderViolations).toBe(0);
+    expect(without.orderViolations).toBe(1);
+  });
+
   it('counts a dead-lettered or SyncFailed event as handled, by code', () => {
     // Prepare
     const observed = flawless();

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, region, text } from '../fields.ts';
+import { accountId, occurredAt, region, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -9,8 +9,13 @@ export const version = '1';
 export const description =
   'A partner account was created: provision a business (signup) for it. UK and AU fail clearly while those regions are not running.';
 
+/** Last writer wins per thing: what this contract sets, and what an older event does (events/README.md). */
+export const ordering =
+  'Sets nothing that changes later: the business is created once per accountId (a repeat finds it), so `occurredAt` is accepted and not used.';
+
 export const schema = z.strictObject({
   accountId,
+  occurredAt: occurredAt.optional(),
   businessName: text(200),
   owner: z.strictObject({
     firstName: text(100),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, calendarDate, positiveId, refuseRepeats, text } from '../fields.ts';
+import { accountId, calendarDate, occurredAt, positiveId, refuseRepeats, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 import { isTimeZone } from '../time-zone.ts';
 
@@ -10,9 +10,14 @@ export const version = '1';
 export const description =
   'Daily wage or hour budgets for a location (optionally one area): one metric per day at local midnight; each value replaces the earlier one.';
 
+/** Last writer wins per thing: what this contract sets, and what an older event does (events/README.md). */
+export const ordering =
+  "Partial update per day: each budget cell (locationId, areaId or none, kind, date) is a thing of its own. Each day applies unless a newer event set that cell first; those days are listed in one SyncSkipped (`days[date=<YYYY-MM-DD>]`) and BudgetSaved counts the days saved. Send one location's budgets in one time zone: the service keys a value by its local-midnight instant.";
+
 export const schema = z
   .strictObject({
     accountId,
+    occurredAt: occurredAt.optional(),
     locationId: positiveId,
     areaId: positiveId.optional(),
     kind: z.enum(['WAGE', 'HOURS']),

@@ -3,6 +3,7 @@ import {
   accountId,
   customFieldApiName,
   isoTimestamp,
+  occurredAt,
   positiveId,
   refuseRepeats,
   utcTimestamp,
@@ -15,6 +16,10 @@ export const detailType = 'EmployeeChanged';
 export const version = '1';
 export const description =
   'Changes to one install employee: custom field values (a slot per API name), regular hours (agreed_hour), a pay rate from the award library, leave balance overwrites.';
+
+/** Last writer wins per thing: what this contract sets, and what an older event does (events/README.md). */
+export const ordering =
+  'Partial update per field: each custom field (by apiName), `regularHours`, `payRate` and each leave balance (by leaveRuleId) of the employee is a thing of its own, and only the things the event carries are set. Each applies unless a newer event set it first; those are listed in one SyncSkipped (`customFields.<apiName>`, `regularHours`, `payRate`, `leaveBalances[leaveRuleId=<id>]`) and EmployeeSynced marks a part `superseded` when all of it was.';
 
 /** 24-hour clock time; `24:00` is not a time of day. */
 const clockTime = z
@@ -153,6 +158,7 @@ export type EmployeePart = (typeof employeeParts)[number];
 export const schema = z
   .strictObject({
     accountId,
+    occurredAt: occurredAt.optional(),
     employeeId: positiveId,
     customFields: z
       // An empty string clears a text field, so it is a value like any other.

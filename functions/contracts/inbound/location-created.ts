@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, positiveId, refuseRepeats, text } from '../fields.ts';
+import { accountId, occurredAt, positiveId, refuseRepeats, text } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -8,6 +8,10 @@ export const detailType = 'LocationCreated';
 export const version = '1';
 export const description =
   'A partner location to create in the business (supervise/company), with its areas (supervise/department); without areas one area named like the location is created.';
+
+/** Last writer wins per thing: what this contract sets, and what an older event does (events/README.md). */
+export const ordering =
+  "The location, by `locationRef`, taken whole: the location and the areas the event lists. The newest event creates what is missing; an older one arriving after it creates nothing and is answered with SyncSkipped (`location`). The service can only create locations and areas, so a newer event adds the areas it lists but renames and removes nothing: keep a location's fields as first sent and only add areas.";
 
 const area = z.strictObject({
   name: text(200),
@@ -20,6 +24,7 @@ const area = z.strictObject({
 export const schema = z
   .strictObject({
     accountId,
+    occurredAt: occurredAt.optional(),
     locationRef: text(128),
     name: text(200),
     code: text(64).optional(),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { accountId, positiveId, refuseRepeats } from '../fields.ts';
+import { accountId, occurredAt, positiveId, refuseRepeats } from '../fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -9,6 +9,9 @@ export const version = '1';
 export const description =
   "The partner asks for the install's reference data: countries, states (optionally of one country), leave rules, the award library, an employee's agreed hours; answered with ReferenceData.";
 
+/** Last writer wins per thing: what this contract sets, and what an older event does (events/README.md). */
+export const ordering = 'A request: sets nothing, always answered; `occurredAt` is accepted and not used.';
+
 /** What can be asked for; each names one list (or the agreed-hours profile) of ReferenceData. */
 export const referenceKinds = ['COUNTRIES', 'STATES', 'LEAVE_RULES', 'AWARDS', 'AGREED_HOURS'] as const;
 export const referenceKind = z.enum(referenceKinds);
@@ -17,6 +20,7 @@ export type ReferenceKind = z.infer<typeof referenceKind>;
 export const schema = z
   .strictObject({
     accountId,
+    occurredAt: occurredAt.optional(),
     kinds: z.array(referenceKind).min(1).max(referenceKinds.length),
     /** ISO 3166-1 alpha-2 code (either case), as the install's country records carry it in `Code`. */
     countryCode: z

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useFlowHarness } from '#test/flows/support/harness.ts';
+import { occurredNow, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
@@ -36,6 +36,8 @@ function budgetSet(accountId: string, overrides: Record<string, unknown> = {}) {
       { date: '2026-03-10', value: 1500 },
     ],
     reference: 'week-10',
+    // Budgets are newer in the order a test makes them (last writer wins per day).
+    occurredAt: occurredNow(),
     ...overrides,
   };
 }

@@ -5,6 +5,7 @@ import {
   accountCreatedDetail,
   dropNextAnswerAfterCommit,
   inboundEvent,
+  occurredNow,
   provisionAccount,
   provisioningCalls,
   sandboxBusinessOf,
@@ -23,6 +24,8 @@ function planChosen(accountId: string, plan: 'PREMIUM' | 'FREE', billingAddress?
     accountId,
     plan,
     ...(billingAddress === undefined ? {} : { billingAddress }),
+    // Choices are newer in the order a test makes them (last writer wins per plan).
+    occurredAt: occurredNow(),
   });
 }
 

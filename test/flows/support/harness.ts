@@ -261,6 +261,21 @@ export interface InboundEvent {
   detail: Record<string, unknown>;
 }
 
+let lastEventSecond = 0;
+
+/**
+ * The envelope `time` of the next event a test makes: now to the second, as EventBridge writes it,
+ * and strictly later than the previous one, as a publisher that sets PutEvents `Time` from its
+ * clock gives it. An event without `occurredAt` is ordered by this time (then its id) against the
+ * other events on the same thing, so events a test makes one after the other are newer in that
+ * order, as a partner's would be (two in one real second would otherwise be ordered by their
+ * random ids).
+ */
+function nextEventTime(): string {
+  lastEventSecond = Math.max(Math.floor(Date.now() / 1000), lastEventSecond + 1);
+  return new Date(lastEventSecond * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /** An inbound event as the EventBridge rule hands it to the queue. */
 export function inboundEvent(
   detailType: string,
@@ -273,7 +288,7 @@ export function inboundEvent(
     'detail-type': detailType,
     source: overrides.source ?? 'partner.app',
     account: '123456789012',
-    time: overrides.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    time: overrides.time ?? nextEventTime(),
     region: 'us-east-1',
     resources: [],
     detail,
@@ -393,6 +408,19 @@ export function scheduledEvent(at: Date | string, id: string = randomUUID()): Sc
     resources: ['arn:aws:events:us-east-1:123456789012:rule/trial-watch-schedule'],
     detail: {},
   };
+}
+
+let lastOccurredMs = 0;
+
+/**
+ * The `occurredAt` a partner's clock gives a change made now (RFC 3339, to the millisecond),
+ * strictly later than the previous one: events a test sends on one thing are newer in the order
+ * it makes them. Without it two events made in one second would be ordered by their random event
+ * ids (the envelope time has whole seconds), as the connector documents.
+ */
+export function occurredNow(): string {
+  lastOccurredMs = Math.max(Date.now(), lastOccurredMs + 1);
+  return new Date(lastOccurredMs).toISOString();
 }
 
 /** An account id no other test of the file uses (tests share one sandbox and one table). */
