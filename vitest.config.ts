@@ -23,18 +23,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]],
-    // Every test once against the sandbox's default mode, and the flows once more against its
-    // strict mode (sandbox/README.md "Strict mode"); the output names the project of each file.
-    projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
-      {
-        extends: true,
-        test: {
-          name: 'strict-sandbox',
-          include: ['test/flows/**/*.test.ts'],
-          env: { SANDBOX_STRICT: '1' },
-        },
-      },
-    ],
+    include: ['test/**/*.test.ts'],
   },
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
@@ -40,6 +41,8 @@ export class InProcessFunctionHost implements FunctionHost {
   private readonly functions = new Map<string, Promise<LambdaHandler>>();
   private chain: Promise<unknown> = Promise.resolve();
   private environments = 0;
+  /** Names this host's environments apart from another runtime's in the same process (a test file may start several). */
+  private readonly hostId = randomUUID();
   /** Each function's bundle, found (or built) at its first environment: later ones run the same code. */
   private readonly bundles = new Map<string, Promise<string>>();
 
@@ -92,8 +95,9 @@ export class InProcessFunctionHost implements FunctionHost {
           this.bundles.set(fn.entry, bundle);
         }
         this.environments += 1;
-        // Another URL for the same file is another module instance: this environment's own.
-        url = `${pathToFileURL(await bundle).href}?environment=${this.environments}`;
+        // Another URL for the same file is another module instance: this environment's own (Node
+        // caches a module per URL for the process, so the URL names the host too).
+        url = `${pathToFileURL(await bundle).href}?environment=${this.hostId}-${this.environments}`;
       }
       Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
       const module = (await import(url)) as Record<string, unknown>;

@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
@@ -45,12 +45,27 @@ import { lambdaContext } from '#test/support/lambda-context.ts';
 
 export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 
+/** The sandbox's mode while a file's tests are being registered (`forEachSandboxMode`). */
+let registeringStrict: boolean | undefined;
+
 /**
- * `SANDBOX_STRICT=1` runs every flow against the sandbox in strict mode (sandbox/README.md
- * "Strict mode"): it answers as the service's spec allows rather than as a client hopes. `npm test`
- * runs the flows twice, once per mode (vitest.config.ts, project `strict-sandbox`).
+ * Registers a flow file's tests once per sandbox mode, each under a `describe` naming it: the
+ * default mode, and strict mode (sandbox/README.md "Strict mode"), which answers as the service's
+ * spec allows rather than as a client hopes. A harness the tests start (`useFlowHarness`) runs the
+ * sandbox in the mode they are registered under. One file, both modes: its modules are loaded once.
  */
-export const SANDBOX_STRICT = process.env['SANDBOX_STRICT'] === '1';
+export function forEachSandboxMode(tests: () => void): void {
+  for (const strict of [false, true]) {
+    describe(strict ? 'strict sandbox' : 'default sandbox', () => {
+      registeringStrict = strict;
+      try {
+        tests();
+      } finally {
+        registeringStrict = undefined;
+      }
+    });
+  }
+}
 
 export interface FlowHarnessOptions {
   /**
@@ -63,7 +78,7 @@ export interface FlowHarnessOptions {
   logLevel?: string;
   /** Connector config fields (connector.config.example.json) over the local runtime's. */
   config?: Readonly<Record<string, unknown>>;
-  /** The sandbox's mode. @default strict when SANDBOX_STRICT=1 */
+  /** The sandbox's mode. @default the mode the tests are registered under (forEachSandboxMode), else default */
   sandboxStrict?: boolean;
   /** `shared` for a test that instruments the handlers' own clients (local/function-host.ts). @default 'per-environment' */
   functionModules?: FunctionModules;
@@ -82,6 +97,8 @@ export type TestStore = Store;
 
 export interface FlowHarness {
   sandboxUrl: string;
+  /** Whether the sandbox runs in strict mode. */
+  strict: boolean;
   /** The connector's table (the same one the handlers write), for reads in assertions. */
   store: TestStore;
   /** The environment the template gives the functions (route functions share it). */
@@ -120,7 +137,7 @@ export interface SandboxRequest {
 }
 
 export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
-  const strict = options.sandboxStrict ?? SANDBOX_STRICT;
+  const strict = options.sandboxStrict ?? false;
   const runtime = await startLocalRuntime({
     logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
     ...(options.provisioningRegions ? { provisioningRegions: options.provisioningRegions } : {}),
@@ -181,6 +198,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   const sandboxUrl = runtime.sandboxUrl;
   return {
     sandboxUrl,
+    strict,
     store,
     env: runtime.functionEnvironment('provision-business'),
     runtime,
@@ -217,9 +235,11 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
  * this call (seeding accounts, say) already see the live harness.
  */
 export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
+  // The mode is the one the tests are being registered under now, not when beforeAll runs.
+  const resolved = { ...options, sandboxStrict: options.sandboxStrict ?? registeringStrict ?? false };
   let live: FlowHarness | undefined;
   beforeAll(async () => {
-    live = await startFlowHarness(options);
+    live = await startFlowHarness(resolved);
   });
   afterAll(() => live?.close());
 
@@ -231,6 +251,7 @@ export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
     get sandboxUrl() {
       return current().sandboxUrl;
     },
+    strict: resolved.sandboxStrict,
     get store() {
       return current().store;
     },
