@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccount } from '#functions/contracts/samples.ts';
 import type { OutboundEvent } from '#local/runtime.ts';
 import type { RunningCommand } from './child-process.ts';
-import { type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
+import { eventually, getJson, type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
 
 /**
  * Last writer wins, black box: `npm start -- --serve` in its own process, events published with
@@ -12,27 +12,6 @@ import { type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
  * published, so whatever order the runtime delivers each in, the older one arrives after the newer
  * one was applied.
  */
-
-async function getJson<T>(url: string): Promise<T> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  return (await response.json()) as T;
-}
-
-/** Polls until `find` returns something: serve mode delivers asynchronously, like a real bus. */
-async function eventually<T>(
-  find: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const T1 = '2026-06-01T09:00:00.100+02:00';
 const T2 = '2026-06-01T09:00:00.200+02:00';

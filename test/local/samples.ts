@@ -38,3 +38,25 @@ export async function startServe(
   );
   return { serve, endpoints: { sandbox: banner[1]!, dynamo: banner[2]!, events: banner[3]! } };
 }
+
+/** A JSON answer of a serve-mode endpoint; anything but 2xx throws. */
+export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return (await response.json()) as T;
+}
+
+/** Polls until `find` returns something: serve mode delivers asynchronously, like a real bus. */
+export async function eventually<T>(
+  find: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -14,7 +14,13 @@ import {
   SANDBOX_TOKEN,
 } from '#local/runtime.ts';
 import type { RunningCommand } from './child-process.ts';
-import { type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
+import {
+  eventually as eventuallyWithin,
+  getJson,
+  type ServeEndpoints,
+  sampleEntry,
+  startServe,
+} from './samples.ts';
 
 /**
  * Issue 25, point 3, as a partner meets it: `npm start -- --serve --no-token` in its own process,
@@ -40,26 +46,9 @@ const RETRY_BUDGET_SECONDS = Array.from({ length: DEFAULT_MAX_ATTEMPTS - 1 }, (_
  */
 const SPAN_BEFORE_TOKEN_SECONDS = RETRY_BUDGET_SECONDS + MAX_WAIT_SECONDS;
 
-async function getJson<T>(url: string): Promise<T> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  return (await response.json()) as T;
-}
-
-/** Polls until `find` returns something: serve mode delivers asynchronously, like a real bus. */
-async function eventually<T>(
-  find: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits span long stretches of the runtime's clock. */
+const eventually = <T>(find: () => Promise<T | undefined>, what: string, timeoutMs = 60_000) =>
+  eventuallyWithin(find, what, timeoutMs);
 
 describe('npm start -- --serve --no-token: an event published before its AccountCreated, the token set late', () => {
   let serve: RunningCommand;

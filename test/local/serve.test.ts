@@ -16,7 +16,7 @@ import {
 } from '#local/runtime.ts';
 import { redrive } from '#scripts/redrive.ts';
 import type { RunningCommand } from './child-process.ts';
-import { type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
+import { eventually, getJson, type ServeEndpoints, sampleEntry, startServe } from './samples.ts';
 
 /**
  * `npm start -- --serve` as a partner runs it, in its own process: every inbound detail-type is
@@ -37,27 +37,6 @@ const STEPS: ReadonlyArray<{ detailType: string; result: string }> = [
   { detailType: 'PayRatesRequested', result: 'PayRatesReported' },
   { detailType: 'ReferenceDataRequested', result: 'ReferenceData' },
 ];
-
-async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  return (await response.json()) as T;
-}
-
-/** Polls until `find` returns something; serve mode delivers asynchronously, like a real bus. */
-async function eventually<T>(
-  find: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('npm start -- --serve', () => {
   let serve: RunningCommand;
