@@ -6,7 +6,8 @@ export default defineConfig({
     pool: 'forks',
     // The functions' deployed bundles are imported as Node imports them (local/function-bundles.ts),
     // not transformed again by Vitest, which would inline (transform and evaluate) each bundle anew.
-    server: { deps: { external: [/\/\.tmp\/function-bundles\//] } },
+    // A cloud assembly's function assets (`startLocalRuntime({ assembly })`) are loaded the same way.
+    server: { deps: { external: [/\/\.tmp\/function-bundles\//, /\/asset\.[0-9a-f]{64}\//] } },
     // Three forks on CI's two cores: a test file spends part of its time waiting (on its servers,
     // queues and child processes), which a third file's work fills.
     poolOptions: { forks: { maxForks: 3, minForks: 1 } },

@@ -63,17 +63,44 @@ const wholeNumber = () =>
     z.number({ error: 'expected a whole number' }).int({ error: 'expected a whole number' }),
   );
 
+/**
+ * A KMS key ARN (`arn:aws:kms:<region>:<account>:key/<key id>`, a multi-Region key's id `mrk-…`
+ * included). An alias is refused: the grant names the key, and an IAM statement on an alias ARN
+ * does not cover the key behind it (AWS KMS developer guide, "Using aliases to control access").
+ */
+const KMS_KEY_ARN =
+  /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 const tokenSecretSchema = z.union(
   [
     z.strictObject({
       create: z.literal(true),
       name: z.string().min(1).max(512).optional(),
+      // Refused with the union's message below: a created secret is encrypted with the AWS managed
+      // key aws/secretsmanager.
+      kmsKeyArn: z.never().optional(),
     }),
     z.strictObject({
       existingSecretName: z.string().min(1, { error: 'expected the name of an existing secret' }).max(512),
+      // The customer managed key the existing secret is encrypted with: the functions that read the
+      // token are granted kms:Decrypt on it, through Secrets Manager only.
+      kmsKeyArn: z
+        .string()
+        .regex(KMS_KEY_ARN, {
+          error:
+            'expected a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>), not an alias or key id: the functions are granted kms:Decrypt on the key itself',
+        })
+        .optional(),
     }),
   ],
-  { error: 'expected {"create": true, "name"?: string} or {"existingSecretName": string}' },
+  {
+    error: (issue) => {
+      const input = issue.input as Record<string, unknown> | undefined;
+      return typeof input === 'object' && input !== null && 'create' in input && 'kmsKeyArn' in input
+        ? 'kmsKeyArn is for an existing secret encrypted with a customer managed key: {"existingSecretName": name, "kmsKeyArn": arn}'
+        : 'expected {"create": true, "name"?: string} or {"existingSecretName": string, "kmsKeyArn"?: KMS key ARN}';
+    },
+  },
 );
 
 const eventBusSchema = z.union(

@@ -102,6 +102,9 @@ export class ConnectorServiceStack extends Stack {
               config.tokenSecret.existingSecretName,
             )
           : state.tokenSecret,
+      ...('existingSecretName' in config.tokenSecret && config.tokenSecret.kmsKeyArn
+        ? { tokenSecretKmsKeyArn: config.tokenSecret.kmsKeyArn }
+        : {}),
       ...(state.archive ? { existingArchive: state.archive } : {}),
       archiveRetention: Duration.days(config.archiveRetentionDays),
       ...(alarmTopic ? { existingAlarmTopicObj: alarmTopic } : {}),

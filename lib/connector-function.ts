@@ -123,6 +123,11 @@ export interface ConnectorStateBinding {
   readonly table: dynamodb.ITable;
   readonly eventBus: events.IEventBus;
   readonly tokenSecret: secretsmanager.ISecret;
+  /**
+   * The customer managed key an existing token secret is encrypted with (config
+   * `tokenSecret.kmsKeyArn`): the functions that read the token may decrypt with it. @default - none
+   */
+  readonly tokenSecretKmsKeyArn?: string;
   /** The connector's outbound source (the bus binding's `source`). */
   readonly outboundSource: string;
 }
@@ -143,7 +148,10 @@ export function bindConnectorState(
 ): void {
   bindTable(fn, { table: state.table, ...tableAccessOf(access) });
   bindBus(fn, { eventBus: state.eventBus, source: state.outboundSource });
-  bindSecret(fn, { secret: state.tokenSecret });
+  bindSecret(fn, {
+    secret: state.tokenSecret,
+    ...(state.tokenSecretKmsKeyArn ? { kmsKeyArn: state.tokenSecretKmsKeyArn } : {}),
+  });
 }
 
 /** The table access of an entry of `functions/routes.ts`, without its other fields. */
@@ -210,14 +218,17 @@ export function bindBus(fn: lambda.Function, { eventBus, source }: BusBinding): 
 
 export interface SecretBinding {
   readonly secret: secretsmanager.ISecret;
+  /** The customer managed key the secret is encrypted with, when `secret` does not carry it. @default - none */
+  readonly kmsKeyArn?: string;
 }
 
 /**
- * Allows reading this secret only and sets TOKEN_SECRET_ID to its ARN (imported secrets: its
- * name). The token itself never enters the template or the environment: the function reads it at
+ * Allows reading this secret only (and, for a secret under a customer managed key, decrypting
+ * with that key through Secrets Manager only) and sets TOKEN_SECRET_ID to its ARN (imported
+ * secrets: its name). The token itself never enters the template or the environment: the function reads it at
  * run time, cached.
  */
-export function bindSecret(fn: lambda.Function, { secret }: SecretBinding): void {
+export function bindSecret(fn: lambda.Function, { secret, kmsKeyArn }: SecretBinding): void {
   // GetSecretValue only (what the functions call, through Powertools' SecretsProvider); the CDK's
   // grantRead would add DescribeSecret. A secret imported by name has no full ARN: Secrets Manager
   // appends "-" and six random characters to a secret's name in its ARN, hence the `-??????`
@@ -236,6 +247,26 @@ export function bindSecret(fn: lambda.Function, { secret }: SecretBinding): void
     resourceArns: [resource],
   });
   secret.encryptionKey?.grantDecrypt(fn);
+  if (kmsKeyArn) {
+    // GetSecretValue of a secret encrypted with a customer managed key needs kms:Decrypt on that key
+    // by the caller, which Secrets Manager calls on its behalf (Secrets Manager user guide, "Secret
+    // encryption and decryption in AWS Secrets Manager", https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html,
+    // "Permissions for the KMS key"). kms:ViaService limits the grant to requests Secrets Manager
+    // makes in this region (AWS KMS developer guide, "kms:ViaService",
+    // https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html#conditions-kms-via-service,
+    // which lists Secrets Manager; AWS's own AWSSecretsManagerClientReadOnlyAccess policy grants
+    // kms:Decrypt under kms:ViaService secretsmanager.*.amazonaws.com): the role cannot decrypt
+    // anything else with the key directly.
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [kmsKeyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(fn).region}.amazonaws.com` },
+        },
+      }),
+    );
+  }
   // A secret imported by name has only a partial ARN (no random suffix), which GetSecretValue does
   // not take as an ARN; its name resolves the same secret.
   const secretId = secret.secretFullArn ?? secret.secretName;

@@ -74,6 +74,12 @@ export interface WorkforceConnectorProps {
   readonly existingTokenSecretObj?: secretsmanager.ISecret;
   /** @default - a generated name */
   readonly tokenSecretProps?: { secretName?: string };
+  /**
+   * The customer managed KMS key an existing token secret (`existingTokenSecretObj`) is encrypted
+   * with: the functions that read the token get kms:Decrypt on it, through Secrets Manager only.
+   * @default - the secret's own `encryptionKey`, if any (none for a secret imported by name)
+   */
+  readonly tokenSecretKmsKeyArn?: string;
   /** @default - an archive of the inbound events is created on the bus */
   readonly existingArchive?: ConnectorArchive;
   /** How long the archive keeps inbound events for a replay. @default Duration.days(30) */
@@ -199,6 +205,7 @@ export class WorkforceConnector extends Construct {
         table: this.table,
         eventBus: this.eventBus,
         tokenSecret: this.tokenSecret,
+        ...(props.tokenSecretKmsKeyArn ? { tokenSecretKmsKeyArn: props.tokenSecretKmsKeyArn } : {}),
         outboundSource: props.outboundSource ?? DEFAULT_OUTBOUND_SOURCE,
       },
     };

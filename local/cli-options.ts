@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TIME_SCALE } from './aws/clock.ts';
 import { parseSeed } from './aws/delivery-model.ts';
@@ -5,10 +6,13 @@ import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
 
 /** The options of `npm start`, read apart from the CLI so the defaults can be checked without starting anything. */
 
-export const START_USAGE = `usage: npm start [-- --serve] [--verbose] [--log-level <LEVEL>] [--json-logs] [--time-scale <s>] [--no-token] [--strict]
-                 [--seed <n>] [--ordered-delivery]
+export const START_USAGE = `usage: npm start [-- --serve] [--assembly <cdk.out>] [--verbose] [--log-level <LEVEL>] [--json-logs] [--time-scale <s>]
+                 [--no-token] [--strict] [--seed <n>] [--ordered-delivery]
 
   (no flag)                  replay the demo scenario from events/ on free ports and exit
+  --assembly <dir>           run this already synthesized cloud assembly (what \`cdk synth\` wrote, e.g. cdk.out,
+                             from your own config) instead of synthesizing the example; its service
+                             addresses are pointed at the sandbox, its functions run from its own bundles
   --serve                    stay up on fixed ports: sandbox ${SERVE_PORTS.sandbox}, DynamoDB ${SERVE_PORTS.dynamo}, events ${SERVE_PORTS.events};
                              schedules (the trial watch) follow the sandbox clock
   --sandbox-port <n>, --dynamo-port <n>, --events-port <n>
@@ -46,6 +50,8 @@ export interface StartOptions {
   readonly seed?: number;
   /** Everything delivered in send order, nothing twice (debugging only). */
   readonly orderedDelivery: boolean;
+  /** A synthesized cloud assembly to run instead of the example (an absolute path). */
+  readonly assembly?: string;
 }
 
 export class StartUsageError extends Error {
@@ -101,7 +107,18 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     strict: values.strict,
     ...(seed === undefined ? {} : { seed }),
     orderedDelivery: values['ordered-delivery'],
+    ...(values.assembly === undefined ? {} : { assembly: assemblyPath(values.assembly) }),
   };
+}
+
+/**
+ * A relative `--assembly` is where the command was typed: npm runs scripts in the package's root
+ * and says where it was started in INIT_CWD.
+ */
+function assemblyPath(value: string): string {
+  if (value === '')
+    throw new StartUsageError('--assembly takes the directory cdk synth wrote (e.g. cdk.out)');
+  return resolve(process.env['INIT_CWD'] ?? process.cwd(), value);
 }
 
 function parseStartArgv(argv: readonly string[]) {
@@ -120,6 +137,7 @@ function parseStartArgv(argv: readonly string[]) {
       strict: { type: 'boolean', default: false },
       seed: { type: 'string' },
       'ordered-delivery': { type: 'boolean', default: false },
+      assembly: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,

@@ -59,6 +59,7 @@ async function main(): Promise<number> {
     ...(options.strict ? { sandboxStrict: true } : {}),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.orderedDelivery ? { orderedDelivery: true } : {}),
+    ...(options.assembly ? { assembly: options.assembly } : {}),
     announce: (line) => console.log(line),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     ...(options.verbose
@@ -77,7 +78,7 @@ async function main(): Promise<number> {
     const early = stop.received();
     if (early) return SIGNAL_EXIT_CODES[early];
     console.log(
-      `Local connector from its synthesized template (${Date.now() - started} ms): sandbox ${runtime.sandboxUrl}, DynamoDB ${runtime.dynamoEndpoint}, AWS endpoint ${runtime.eventsEndpoint}`,
+      `Local connector from ${templateOrigin(options)} (${Date.now() - started} ms): sandbox ${runtime.sandboxUrl}, DynamoDB ${runtime.dynamoEndpoint}, AWS endpoint ${runtime.eventsEndpoint}`,
     );
     // Once stopped, the scenario runs on against a closing runtime: its lines and its end are not shown.
     const scenario = runScenario(runtime, {
@@ -106,9 +107,19 @@ async function main(): Promise<number> {
   }
 }
 
+/** Where the running template comes from: the example, synthesized, or the assembly given. */
+function templateOrigin(options: StartOptions): string {
+  return options.assembly ? `the cloud assembly ${options.assembly}` : 'its synthesized template';
+}
+
 async function serve(runtime: LocalRuntime, options: StartOptions, stop: Stop): Promise<number> {
   const { queues } = runtime.resources();
-  console.log(`Local connector running from its synthesized template (Ctrl-C to stop)
+  const sample = 'events/inbound/AccountCreated/eventbridge-entry.json';
+  // The samples name the example's bus and source; an assembly's may differ.
+  const entry = options.assembly
+    ? `$(jq -c '.EventBusName = "${runtime.busName}" | .Source = "${runtime.inboundSource}"' ${sample})`
+    : `$(cat ${sample})`;
+  console.log(`Local connector running from ${templateOrigin(options)} (Ctrl-C to stop)
   sandbox     ${runtime.sandboxUrl}   (${options.strict ? 'strict mode; ' : ''}control: /_sandbox/clock, /_sandbox/mode, /_sandbox/businesses, ...)
   DynamoDB    ${runtime.dynamoEndpoint}   table ${runtime.tableName}
   AWS         ${runtime.eventsEndpoint}   EventBridge PutEvents (bus ${runtime.busName}), SQS, Secrets Manager (${runtime.tokenSecretName})
@@ -119,7 +130,7 @@ async function serve(runtime: LocalRuntime, options: StartOptions, stop: Stop): 
 
 Publish an event:
   aws events put-events --endpoint-url ${runtime.eventsEndpoint} --region ${runtime.region} \\
-    --entries "[$(cat events/inbound/AccountCreated/eventbridge-entry.json)]"`);
+    --entries "[${entry}]"`);
   await stop.signal;
   return runtime.close().then(
     () => 0,

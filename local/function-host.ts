@@ -50,6 +50,11 @@ export class InProcessFunctionHost implements FunctionHost {
     private readonly runtimeEnvironment: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>,
     private readonly modules: FunctionModules = 'per-environment',
     private readonly dependencyOptions?: DependencyOptions,
+    /**
+     * A function's own deployed bundle when the template comes with one (a cloud assembly's asset,
+     * `--assembly`), instead of the project's bundle of its source; undefined: the project's.
+     */
+    private readonly ownBundle?: (fn: Omit<LocalFunction, 'handler'>) => string | undefined,
   ) {}
 
   /**
@@ -83,16 +88,18 @@ export class InProcessFunctionHost implements FunctionHost {
   private start(fn: Omit<LocalFunction, 'handler'>): Promise<LambdaHandler> {
     const started = this.chain.then(async () => {
       let url: string;
+      const own = this.ownBundle?.(fn);
       if (this.modules === 'shared') {
-        url = pathToFileURL(resolve(PROJECT_ROOT, fn.entry)).href;
+        url = pathToFileURL(own ?? resolve(PROJECT_ROOT, fn.entry)).href;
       } else {
         // Built (or found) before the environment's variables are set: building reads no variable.
-        let bundle = this.bundles.get(fn.entry);
+        const key = own ?? fn.entry;
+        let bundle = this.bundles.get(key);
         if (!bundle) {
-          bundle = functionBundle(fn.entry);
+          bundle = own === undefined ? functionBundle(fn.entry) : Promise.resolve(own);
           // A failed build is tried again at the next cold start.
-          bundle.catch(() => this.bundles.delete(fn.entry));
-          this.bundles.set(fn.entry, bundle);
+          bundle.catch(() => this.bundles.delete(key));
+          this.bundles.set(key, bundle);
         }
         this.environments += 1;
         // Another URL for the same file is another module instance: this environment's own (Node

@@ -3,6 +3,7 @@ import type { Region } from '#functions/contracts/fields.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
+import { assemblyConnectorTemplate, prepareAssembly } from './assembly.ts';
 import type { EventArchive } from './aws/archive.ts';
 import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
 import { type DeliveryCounts, deliveryModel, deliverySeedLine } from './aws/delivery-model.ts';
@@ -78,6 +79,13 @@ export interface LocalRuntimeOptions {
   readonly rateLimit?: number;
   /** Starts the sandbox in strict mode (sandbox/README.md "Strict mode"). @default false */
   readonly sandboxStrict?: boolean;
+  /**
+   * An already synthesized cloud assembly to run (the directory `cdk synth` writes) instead of
+   * synthesizing the example: its templates, its functions' own bundles, its service addresses
+   * pointed at the sandbox (assembly.ts). `config`, `provisioningRegions`, `connector` and
+   * `customize` change a synthesis and are refused with it. @default the example, synthesized
+   */
+  readonly assembly?: string;
   /** Connector config fields over the example config (e.g. httpTimeoutMs). */
   readonly config?: Readonly<Record<string, unknown>>;
   /** Regions given a provisioning root at the sandbox. @default US, UK and AU */
@@ -275,15 +283,32 @@ async function start(
     ...(options.orderedDelivery === undefined ? {} : { ordered: options.orderedDelivery }),
     ...(options.redeliveryRate === undefined ? {} : { redeliveryRate: options.redeliveryRate }),
   });
-  (options.announce ?? ((line: string) => process.stderr.write(`${line}\n`)))(deliverySeedLine(delivery));
+  const announce = options.announce ?? ((line: string) => process.stderr.write(`${line}\n`));
+  announce(deliverySeedLine(delivery));
   const sandboxToken = options.token ?? SANDBOX_TOKEN;
-  const services = await startServices(portsOf(options), sandboxToken, options, cleanup);
-  const template = await synthesizeConnectorTemplate(services, options);
+  // An assembly is read first: the sandbox announces its partner.
+  const assembly = await prepareAssembly(options);
+  const services = await startServices(
+    portsOf(options),
+    sandboxToken,
+    assembly ? { ...options, config: { partnerName: assembly.local.settings.partnerName } } : options,
+    cleanup,
+  );
+  const template = assembly
+    ? assemblyConnectorTemplate(assembly, services)
+    : await synthesizeConnectorTemplate(services, options);
+  for (const line of template.notes ?? []) announce(line);
   const runtimeVariables = lambdaRuntimeVariables(services, options);
   forgetDeveloperAwsSettings();
   const deployed = deployConnectorTemplate(
     template.model,
-    { clock, delivery, serviceUrl: services.serviceUrl, runtimeVariables },
+    {
+      clock,
+      delivery,
+      serviceUrl: services.serviceUrl,
+      runtimeVariables,
+      ...(template.ownBundle ? { ownBundle: template.ownBundle } : {}),
+    },
     options,
     cleanup,
   );

@@ -87,8 +87,10 @@ export async function runScenario(
 ): Promise<ScenarioReport> {
   const log = options.log ?? (() => undefined);
   const eventsDir = options.eventsDir ?? EVENTS_DIR;
+  // The samples name the example's bus and inbound source; a cloud assembly of another config
+  // (`--assembly`) has its own, which the entries are given (the same for the example).
   const sample = (detailType: string, patch: (detail: Detail) => Detail = (detail) => detail) =>
-    readSampleEntry(eventsDir, detailType, patch);
+    readSampleEntry(eventsDir, detailType, patch, { bus: runtime.busName, source: runtime.inboundSource });
   const steps = scenarioSteps(sample);
   const eventBridge = new EventBridgeClient({
     region: runtime.region,
@@ -313,11 +315,17 @@ async function readSampleEntry(
   eventsDir: string,
   detailType: string,
   patch: (detail: Detail) => Detail,
+  target: { readonly bus: string; readonly source: string },
 ): Promise<PutEventsRequestEntry> {
   const path = resolve(eventsDir, detailType, 'eventbridge-entry.json');
   const entry = JSON.parse(await readFile(path, 'utf8')) as PutEventsRequestEntry;
   if (typeof entry.Detail !== 'string') throw new Error(`${path} has no Detail string`);
-  return { ...entry, Detail: JSON.stringify(patch(JSON.parse(entry.Detail) as Detail)) };
+  return {
+    ...entry,
+    EventBusName: target.bus,
+    Source: target.source,
+    Detail: JSON.stringify(patch(JSON.parse(entry.Detail) as Detail)),
+  };
 }
 
 async function moveSandboxClock(sandboxUrl: string, advanceDays: number): Promise<void> {

@@ -18,6 +18,7 @@ import { queueRoutes } from '#functions/routes.ts';
 import { LOCAL_REQUEST_BUDGET } from '#functions/store/request-budget.ts';
 import { type ConnectorConfig, EXAMPLE_CONFIG_FILE, parseConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
+import type { SandboxAddresses } from './assembly.ts';
 
 /**
  * The connector app as `cdk synth` builds it (bin/app.ts: the same stacks from the same config
@@ -74,25 +75,38 @@ export interface LocalConfigOptions {
   readonly overrides?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Where the sandbox at `sandboxUrl` serves the service: the provisioning root of each region (UK
+ * and AU simulated under /regions), the install API, and the suffix of every install hostname.
+ */
+export function sandboxAddresses(sandboxUrl: string): SandboxAddresses {
+  const sandbox = sandboxUrl.replace(/\/+$/, '');
+  return {
+    provisioningUrls: { US: sandbox, UK: `${sandbox}/regions/uk`, AU: `${sandbox}/regions/au` },
+    installUrlTemplate: `${sandbox}/installs/{hostname}`,
+    // The sandbox names every install <name>.<region>.sandbox.test.
+    allowedHostnameSuffixes: ['.sandbox.test'],
+  };
+}
+
 /** The example config with the service addresses at the sandbox (UK/AU simulated under /regions). */
 export function localConnectorConfig(options: LocalConfigOptions): ConnectorConfig {
   const example = JSON.parse(readFileSync(join(PROJECT_ROOT, EXAMPLE_CONFIG_FILE), 'utf8')) as Record<
     string,
     unknown
   >;
-  const sandbox = options.sandboxUrl.replace(/\/+$/, '');
+  const sandbox = sandboxAddresses(options.sandboxUrl);
   return parseConnectorConfig(
     {
       ...example,
       ...(options.partnerName ? { partnerName: options.partnerName } : {}),
       provisioningUrls: Object.fromEntries(
-        Object.entries({ US: sandbox, UK: `${sandbox}/regions/uk`, AU: `${sandbox}/regions/au` }).filter(
-          ([region]) => (options.regions ?? REGIONS).includes(region as Region),
+        Object.entries(sandbox.provisioningUrls).filter(([region]) =>
+          (options.regions ?? REGIONS).includes(region as Region),
         ),
       ),
-      installUrlTemplate: `${sandbox}/installs/{hostname}`,
-      // The sandbox names every install <name>.<region>.sandbox.test.
-      allowedHostnameSuffixes: ['.sandbox.test'],
+      installUrlTemplate: sandbox.installUrlTemplate,
+      allowedHostnameSuffixes: sandbox.allowedHostnameSuffixes,
       // The budget runs locally as deployed (docs/local.md); chaos sets it to the sandbox's limit.
       requestBudget: LOCAL_REQUEST_BUDGET,
       ...options.overrides,

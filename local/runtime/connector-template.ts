@@ -22,9 +22,16 @@ import type { LocalServices } from './services.ts';
  */
 
 export interface ConnectorTemplate {
-  /** The example config with the service at the sandbox (or at the service proxy). */
+  /**
+   * The example config with the service at the sandbox (or at the service proxy); for a cloud
+   * assembly, with the partner name, sources and regions its functions are given.
+   */
   readonly config: ConnectorConfig;
   readonly model: TemplateModel;
+  /** A function's own bundle, for a cloud assembly's functions (undefined: the project's bundle). */
+  readonly ownBundle?: (fn: Omit<LocalFunction, 'handler'>) => string | undefined;
+  /** What the start-up says about the template (a cloud assembly: what was changed to run it here). */
+  readonly notes?: readonly string[];
 }
 
 /**
@@ -68,6 +75,8 @@ export function deployConnectorTemplate(
     readonly delivery: DeliveryModel;
     readonly serviceUrl: string;
     readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
+    /** A function's own bundle (a cloud assembly's), else the project's. */
+    readonly ownBundle?: (fn: Omit<LocalFunction, 'handler'>) => string | undefined;
   },
   options: Pick<
     LocalRuntimeOptions,
@@ -79,6 +88,7 @@ export function deployConnectorTemplate(
     setup.runtimeVariables,
     options.functionModules,
     options.dependencyOptions,
+    setup.ownBundle,
   );
   const deployed = deployLocally(model, {
     region: LOCAL_REGION,

@@ -82,6 +82,33 @@ function asList<T>(value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/** Each function of the template with the statements of its role's policies and its environment. */
+function functionGrants(
+  template: Template,
+): { id: string; environment: Record<string, unknown>; statements: Statement[] }[] {
+  const all = template.toJSON().Resources as Record<string, Resource>;
+  const statements = policyStatements(template);
+  return resources(template, 'AWS::Lambda::Function').map(([id, fn]) => {
+    const roleId = referenced(fn.Properties.Role);
+    return {
+      id,
+      environment: (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+      statements: statements
+        .filter(
+          ({ owner, type }) =>
+            type === 'AWS::IAM::Policy' &&
+            (all[owner]!.Properties.Roles as unknown[]).some((role) => referenced(role) === roleId),
+        )
+        .map(({ statement }) => statement),
+    };
+  });
+}
+
+/** The kms:Decrypt statements among `statements`. */
+function kmsDecrypts(statements: readonly Statement[]): Statement[] {
+  return statements.filter((statement) => asList(statement.Action).includes('kms:Decrypt'));
+}
+
 describe('the connector app (example config)', () => {
   let synthesized: SynthesizedConnector;
   let service: Template;
@@ -937,6 +964,15 @@ describe('the connector app (example config)', () => {
     }
   });
 
+  it('grants no function kms:Decrypt: the created secret is encrypted with the AWS managed key', () => {
+    // Act
+    const grants = functionGrants(service);
+
+    // Assess
+    expect(grants.length).toBeGreaterThan(0);
+    for (const { id, statements } of grants) expect(kmsDecrypts(statements), id).toEqual([]);
+  });
+
   it('builds every function for Node.js 24 on arm64 with its own log group and source maps', () => {
     for (const [id, fn] of resources(service, 'AWS::Lambda::Function')) {
       expect(fn.Properties, id).toMatchObject({
@@ -1053,5 +1089,64 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
     );
     // Secrets Manager appends six random characters to a secret's ARN; "-??????" matches exactly those.
     expect(JSON.stringify(secretGrant?.statement.Resource)).toContain(':secret:partner/token-??????');
+  });
+
+  it('grants no function kms:Decrypt for the imported secret without tokenSecret.kmsKeyArn', () => {
+    // Act
+    const grants = functionGrants(synthesized.service);
+
+    // Assess
+    for (const { id, statements } of grants) expect(kmsDecrypts(statements), id).toEqual([]);
+  });
+});
+
+describe('the connector app with an existing token secret under a customer managed key', () => {
+  const KEY_ARN = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+  let synthesized: SynthesizedConnector;
+
+  beforeAll(() => {
+    synthesized = synthesizeConnector(
+      connectorConfig({ tokenSecret: { existingSecretName: 'partner/token', kmsKeyArn: KEY_ARN } }),
+    );
+  });
+
+  it('passes cdk-nag AwsSolutions with no unacknowledged error', () => {
+    // Act
+    const report = validationReport(synthesized.outdir);
+
+    // Assess
+    expect(report.pluginReports.filter((plugin) => plugin.conclusion === 'failure')).toEqual([]);
+  });
+
+  it('grants kms:Decrypt on that key, through Secrets Manager only, to exactly the functions that read the token', () => {
+    // Act
+    const grants = functionGrants(synthesized.service);
+    const readers = grants.filter(({ environment }) => environment['TOKEN_SECRET_ID'] !== undefined);
+    const others = grants.filter(({ environment }) => environment['TOKEN_SECRET_ID'] === undefined);
+
+    // Assess: the route functions and the scheduled watches read it; the refusal function does not.
+    expect(readers).toHaveLength(queueRoutes.length + scheduledFunctions.length);
+    expect(others).toHaveLength(1);
+    for (const { id, statements } of readers) {
+      expect(kmsDecrypts(statements), id).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'kms:Decrypt',
+          Resource: KEY_ARN,
+          Condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.us-east-1.amazonaws.com' } },
+        },
+      ]);
+    }
+    for (const { id, statements } of others) expect(kmsDecrypts(statements), id).toEqual([]);
+    // The key is the only KMS grant of any function.
+    for (const { id, statements } of grants) {
+      for (const statement of statements) {
+        const kms = asList(statement.Action).filter((action) => action.startsWith('kms:'));
+        expect(
+          kms.every((action) => action === 'kms:Decrypt'),
+          id,
+        ).toBe(true);
+      }
+    }
   });
 });

@@ -146,6 +146,48 @@ describe('connector config', () => {
     expect(config).toMatchObject({ locationLookupResource: null, areaLookupResource: 'OperationalUnit' });
   });
 
+  it('takes the customer managed key of an existing token secret as a key ARN, and says why anything else is refused', () => {
+    // Prepare
+    const base = {
+      partnerName: 'acme',
+      provisioningUrls: { US: 'https://provisioning.example.com' },
+      allowedHostnameSuffixes: ['.example.com'],
+    };
+    const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    const multiRegionKeyArn = 'arn:aws:kms:eu-west-1:123456789012:key/mrk-1234abcd12ab34cd56ef1234567890ab';
+    const parse = (tokenSecret: unknown) =>
+      parseConnectorConfig({ ...base, tokenSecret }, { knownRoutes }).tokenSecret;
+
+    // Act
+    const accepted = [keyArn, multiRegionKeyArn].map((kmsKeyArn) =>
+      parse({ existingSecretName: 'partner/token', kmsKeyArn }),
+    );
+    const notKeyArns = [
+      'alias/partner-token',
+      'arn:aws:kms:eu-west-1:123456789012:alias/partner-token',
+      '1234abcd-12ab-34cd-56ef-1234567890ab',
+    ].map((kmsKeyArn) => problemsOf(() => parse({ existingSecretName: 'partner/token', kmsKeyArn })));
+    const onCreated = problemsOf(() => parse({ create: true, kmsKeyArn: keyArn }));
+
+    // Assess
+    expect(accepted).toEqual([
+      { existingSecretName: 'partner/token', kmsKeyArn: keyArn },
+      { existingSecretName: 'partner/token', kmsKeyArn: multiRegionKeyArn },
+    ]);
+    for (const problems of notKeyArns) {
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^tokenSecret\.kmsKeyArn: expected a KMS key ARN \(arn:aws:kms:<region>:<account>:key\/<key id>\), not an alias/,
+        ),
+      ]);
+    }
+    expect(onCreated).toEqual([
+      expect.stringMatching(
+        /^tokenSecret: kmsKeyArn is for an existing secret encrypted with a customer managed key/,
+      ),
+    ]);
+  });
+
   it('refuses one source for inbound and outbound events', () => {
     // Act
     const problems = problemsOf(() =>
