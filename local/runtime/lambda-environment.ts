@@ -100,7 +100,14 @@ export function scopeFunctionCredentials(
       return Reflect.set(target, key, value);
     },
   });
+  // What the variables held before: the functions' environments are written into `original` too
+  // (function-host.ts), and none of their credentials may outlive the runtime.
+  const before = Object.fromEntries(Object.keys(CREDENTIAL_VARIABLES).map((key) => [key, original[key]]));
   return () => {
     process.env = original;
+    for (const [key, value] of Object.entries(before)) {
+      if (value === undefined) delete original[key];
+      else original[key] = value;
+    }
   };
 }
