@@ -528,7 +528,9 @@ describe('npm start -- --serve', () => {
     // Assess
     expect(denied).toEqual([]);
     expect(health.deniedCalls).toBe(0);
-    expect(serve.output()).toMatch(/IAM enforced: \d+ principals \(\d+ roles, events\.amazonaws\.com, cloudwatch\.amazonaws\.com\)/);
+    expect(serve.output()).toMatch(
+      /IAM enforced: \d+ principals \(\d+ roles, events\.amazonaws\.com, cloudwatch\.amazonaws\.com\)/,
+    );
   });
 
   it('stops cleanly with exit code 0 on SIGTERM', async () => {
