@@ -16,7 +16,8 @@ export default defineConfig({
     testTimeout: 30_000,
     // Test results, not logs: what a test file writes (the handlers' Powertools logs and metrics, a
     // test's console) is shown only under a test that failed (test/support/quiet-output.ts).
-    setupFiles: ['test/support/quiet-output.ts'],
+    // Any call the template's IAM denied fails its test file (test/support/iam-denials.ts).
+    setupFiles: ['test/support/quiet-output.ts', 'test/support/iam-denials.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     silent: 'passed-only',
     // One line per test file; a test is listed on its own only when it takes longer than this.

@@ -204,13 +204,25 @@ export interface BusBinding {
  * Allows PutEvents on this bus only, and only for events of `source` (the `events:source`
  * condition key: EventBridge user guide, "Using IAM policy conditions in Amazon EventBridge"), so
  * a function cannot publish as the partner's inbound source; sets EVENT_BUS_NAME.
+ *
+ * `events:source` is a multivalued key (the Service Authorization Reference types it
+ * `ArrayOfString`: one PutEvents call carries the sources of all its entries), and "multivalued
+ * context keys require a condition set operator" (IAM user guide, "Single-valued vs. multivalued
+ * context keys"): a plain `StringEquals` on it matches no request, so the grant allowed nothing
+ * (found by the local runtime's IAM enforcement, local/iam/). `ForAllValues:StringEquals` is what
+ * the EventBridge user guide's own example uses ("Example policy: Send events to a custom bus in a
+ * different account"); since ForAllValues also holds when the key is absent, `Null: false` requires
+ * it (PutEvents always names a source per entry).
  */
 export function bindBus(fn: lambda.Function, { eventBus, source }: BusBinding): void {
   fn.addToRolePolicy(
     new iam.PolicyStatement({
       actions: ['events:PutEvents'],
       resources: [eventBus.eventBusArn],
-      conditions: { StringEquals: { 'events:source': source } },
+      conditions: {
+        'ForAllValues:StringEquals': { 'events:source': source },
+        Null: { 'events:source': 'false' },
+      },
     }),
   );
   fn.addEnvironment('EVENT_BUS_NAME', eventBus.eventBusName);

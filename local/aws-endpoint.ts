@@ -39,7 +39,19 @@ export interface AwsEndpointOptions {
   /** Operation by X-Amz-Target, e.g. `AWSEvents.PutEvents`, `AmazonSQS.SendMessage`. */
   readonly operations: () => Readonly<Record<string, Operation>>;
   readonly control: () => readonly ControlRoute[];
+  /**
+   * Authorizes a request before its operation runs (local/iam/): throws the AwsApiError AWS would
+   * answer a denied call with. @default every request is served
+   */
+  readonly authorize?: () => RequestGuard | undefined;
 }
+
+/** What a request's authorization is decided on: the operation, its input and who signed it. */
+export type RequestGuard = (request: {
+  readonly target: string;
+  readonly body: Record<string, unknown>;
+  readonly authorization: string | undefined;
+}) => Promise<void>;
 
 export interface AwsEndpoint {
   readonly url: string;
@@ -106,6 +118,11 @@ async function handle(options: AwsEndpointOptions, request: IncomingMessage, res
         `Operation ${target ?? '(no X-Amz-Target)'} is not supported`,
       );
     }
+    await options.authorize?.()?.({
+      target: target as string,
+      body,
+      authorization: headerValue(request, 'authorization'),
+    });
     sendAwsJson(response, 200, (await operation(body)) ?? {}, requestId, json10);
   } catch (error) {
     if (!(error instanceof AwsApiError)) throw error;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CfnResource, SynthesizedStack } from './template.ts';
 
 /**
@@ -7,8 +8,9 @@ import type { CfnResource, SynthesizedStack } from './template.ts';
  * `Fn::GetAtt` return what each resource type's "Return values" section says).
  *
  * Every resource type must be known here: either modeled (its properties are read, and a property
- * this runtime does not know stops it) or acknowledged as not reproduced locally (IAM, encryption,
- * logs, alarms; listed in docs/local.md). Anything else stops the runtime at start-up with a
+ * this runtime does not know stops it) or acknowledged as not reproduced locally (encryption, logs,
+ * alarms; listed in docs/local.md). IAM roles, policies and the policies of resources are modeled:
+ * local/iam/ enforces them. Anything else stops the runtime at start-up with a
  * message naming the resource, so local and deployed cannot diverge in silence.
  */
 
@@ -130,24 +132,47 @@ export const RESOURCE_TYPES: Readonly<Record<string, ResourceTypeModel>> = {
   'AWS::SecretsManager::Secret': {
     properties: ['Name', 'Description', 'GenerateSecretString', 'KmsKeyId', 'Tags'],
   },
-  'AWS::SQS::QueuePolicy': {
-    properties: '*',
-    notReproduced: 'IAM: access policies are not enforced locally',
+  // IAM and the policies of resources: read and enforced by local/iam/ (template-iam.ts). A property
+  // the enforcement does not read (a permissions boundary, a group) stops the runtime like any other.
+  'AWS::IAM::Role': {
+    properties: [
+      'AssumeRolePolicyDocument',
+      'Description',
+      'Policies',
+      'ManagedPolicyArns',
+      'RoleName',
+      'MaxSessionDuration',
+      'Tags',
+    ],
   },
-  'AWS::IAM::Role': { properties: '*', notReproduced: 'IAM: roles are not enforced locally' },
-  'AWS::IAM::Policy': { properties: '*', notReproduced: 'IAM: policies are not enforced locally' },
+  'AWS::IAM::Policy': { properties: ['PolicyDocument', 'PolicyName', 'Roles'] },
+  'AWS::SQS::QueuePolicy': { properties: ['PolicyDocument', 'Queues'] },
+  'AWS::SNS::TopicPolicy': { properties: ['PolicyDocument', 'Topics'] },
   'AWS::Lambda::Permission': {
-    properties: '*',
-    notReproduced: 'IAM: invoke permissions are not enforced locally',
+    properties: ['Action', 'FunctionName', 'Principal', 'SourceArn', 'SourceAccount'],
   },
-  'AWS::KMS::Key': { properties: '*', notReproduced: 'encryption at rest is not reproduced locally' },
+  // The key policy is enforced (local/iam/); the encryption itself is not reproduced locally.
+  'AWS::KMS::Key': {
+    properties: [
+      'Description',
+      'EnableKeyRotation',
+      'Enabled',
+      'KeyPolicy',
+      'KeySpec',
+      'KeyUsage',
+      'PendingWindowInDays',
+      'Tags',
+    ],
+  },
   'AWS::Logs::LogGroup': { properties: '*', notReproduced: 'functions log to the terminal locally' },
-  'AWS::SNS::Topic': { properties: '*', notReproduced: 'alarm notifications are not sent locally' },
-  'AWS::SNS::TopicPolicy': { properties: '*', notReproduced: 'IAM: topic policies are not enforced locally' },
+  // Alarm topics: no notification is sent locally, but each alarm's action is authorized at start-up
+  // against the topic's policy and its key's policy (local/iam/alarm-actions.ts).
+  'AWS::SNS::Topic': { properties: ['DisplayName', 'KmsMasterKeyId', 'TopicName', 'Tags'] },
   'AWS::SNS::Subscription': { properties: '*', notReproduced: 'alarm notifications are not sent locally' },
   'AWS::CloudWatch::Alarm': {
     properties: '*',
-    notReproduced: 'CloudWatch metrics and alarms are not reproduced locally',
+    notReproduced:
+      'CloudWatch metrics and alarms are not reproduced locally (their actions are authorized at start-up)',
   },
   'AWS::CloudWatch::Dashboard': {
     properties: '*',
@@ -179,6 +204,7 @@ const NAME_LIMIT: Readonly<Record<string, number>> = {
   'AWS::Pipes::Pipe': 64,
   'AWS::Events::Rule': 64,
   'AWS::Events::Archive': 48,
+  'AWS::IAM::Role': 64,
 };
 
 export class TemplateModelError extends Error {
@@ -373,7 +399,14 @@ export class TemplateModel {
     else {
       // CloudFormation's generated names: stack name, logical id and a random suffix, truncated.
       const limit = (NAME_LIMIT[resource.Type] ?? 128) - (fifo ? 5 : 0);
-      name = `${stackName}-${logicalId}`.slice(0, limit) + (fifo ? '.fifo' : '');
+      const full = `${stackName}-${logicalId}`;
+      // A role's name is its identity in every ARN IAM checks: two roles cut to the same 64
+      // characters would be one principal, so a cut role name ends with a suffix of its own, as
+      // CloudFormation's generated names end with a random one.
+      name =
+        resource.Type === 'AWS::IAM::Role' && full.length > limit
+          ? `${full.slice(0, limit - 13)}-${createHash('sha256').update(full).digest('hex').slice(0, 12).toUpperCase()}`
+          : full.slice(0, limit) + (fifo ? '.fifo' : '');
     }
     return {
       stackName,

@@ -1,12 +1,13 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { AccessCheck } from './aws/access.ts';
 import type { LocalArchives } from './aws/archive.ts';
 import type { LocalClock } from './aws/clock.ts';
 import type { DeliveryModel } from './aws/delivery-model.ts';
-import type { BusActivity, EventBus, RuleDefinition } from './aws/event-bus.ts';
+import type { BusActivity, EventBus, RuleDefinition, TargetAccess } from './aws/event-bus.ts';
 import type { CompiledTemplate } from './aws/input-template.ts';
 import type { BatchActivity, LambdaHandler, LocalFunction } from './aws/lambda.ts';
 import type { PipeActivity } from './aws/pipe.ts';
-import type { QueuePoller } from './aws/poller.ts';
+import type { PollerAccess, QueuePoller } from './aws/poller.ts';
 import type { ReplayActivity } from './aws/replay.ts';
 import type { Schedule } from './aws/schedule.ts';
 import type { SqsQueue } from './aws/sqs.ts';
@@ -109,6 +110,24 @@ export interface LocalDeployment {
   stop(): Promise<void>;
 }
 
+/**
+ * The permission checks of the principals the deployed resources act as (local/iam/ makes them from
+ * the template's IAM): EventBridge for its rules, each pipe's role, each function's execution role
+ * for its event source mappings.
+ */
+export interface DeploymentAccess {
+  /** EventBridge delivering for the rule `ruleArn` to a target, and to the target's DLQ. */
+  ruleTarget(
+    ruleArn: string,
+    target: { readonly kind: 'sqs' | 'lambda'; readonly arn: string },
+    deadLetterQueueArn: string | undefined,
+  ): TargetAccess;
+  /** The pipe's role reading its source queue and sending to its target queue. */
+  pipe(pipeName: string, sourceArn: string, targetArn: string): PollerAccess & { readonly send: AccessCheck };
+  /** Lambda polling a queue for an event source mapping, with the function's execution role. */
+  mapping(functionName: string, queueArn: string): PollerAccess;
+}
+
 export interface DeployOptions {
   readonly region: string;
   readonly clock: LocalClock;
@@ -131,6 +150,8 @@ export interface DeployOptions {
    * @default false: a replayed event gets a new id
    */
   readonly replayKeepsIds?: boolean;
+  /** The IAM checks of rules, pipes and event source mappings. @default nothing is checked */
+  readonly access?: DeploymentAccess;
 }
 
 export function deployLocally(model: TemplateModel, options: DeployOptions): LocalDeployment {
@@ -138,7 +159,7 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
   const queues = createQueues(template, options.clock, options.delivery);
   const functions = createFunctions(template, options);
   const buses = createBuses(template, options);
-  const rules = addRules(template, { buses, queues, functions });
+  const rules = addRules(template, { buses, queues, functions }, options.access);
   const archives = createArchives(template, buses, options);
   const pipes = startPipes(template, queues, options);
   const mappings = startEventSourceMappings(template, queues, functions, options);
@@ -170,7 +191,7 @@ export function deployLocally(model: TemplateModel, options: DeployOptions): Loc
       [...queues.values()].find(
         (queue) => queue.url === value || queue.name === value || queue.arn === value,
       ),
-    busy: busyCheck({ archives, buses, queues, pollers, pipes: pipes.pipes, mappings: mappings.mappings }),
+    busy: busyCheck({ archives, buses, queues, pollers }),
     lostDeletes: () => mappings.pollers.reduce((sum, poller) => sum + poller.lostDeletes, 0),
     stop: async () => {
       await archives.stop();
@@ -196,28 +217,30 @@ function busyCheck(deployed: {
   readonly buses: ReadonlyMap<string, EventBus>;
   readonly queues: ReadonlyMap<string, SqsQueue>;
   readonly pollers: readonly QueuePoller[];
-  readonly pipes: readonly PipeView[];
-  readonly mappings: readonly MappingView[];
 }): () => boolean {
   const { archives, buses, queues, pollers } = deployed;
   // Queues a pipe or an event source mapping reads: a message waiting there will be taken (a
   // dead-letter queue can be one, e.g. an intake DLQ the refusal function answers); the others
-  // are only read on request.
-  const polled = new Set([
-    ...deployed.pipes.map((pipe) => pipe.source.name),
-    ...deployed.mappings.map((mapping) => mapping.queue.name),
-  ]);
-  return () =>
-    archives.busy() ||
-    [...buses.values()].some((bus) => bus.pending > 0) ||
-    pollers.some((poller) => poller.busy > 0) ||
-    [...queues.values()].some(
+  // are only read on request, and so is a queue whose readers may not receive from it (IAM).
+  const polled = () =>
+    new Set(pollers.filter((poller) => poller.blocked === undefined).map((poller) => poller.queue.name));
+  return () => {
+    if (
+      archives.busy() ||
+      [...buses.values()].some((bus) => bus.pending > 0) ||
+      pollers.some((poller) => poller.busy > 0)
+    ) {
+      return true;
+    }
+    const read = polled();
+    return [...queues.values()].some(
       (queue) =>
         queue.heldCount() > 0 ||
-        (polled.has(queue.name) &&
+        (read.has(queue.name) &&
           // A queue with a redrive policy ends every message's receives itself.
           queue.nextVisibleAt(queue.redrive ? undefined : IDLE_RECEIVE_LIMIT) !== undefined),
     );
+  };
 }
 
 /** CreateTable input from the table's template properties (TTL and PITR are not CreateTable options). */

@@ -26,8 +26,21 @@ import { createTableInput } from '#functions/store/table.ts';
 export interface DynaliteServer {
   /** `http://127.0.0.1:<port>` for a DynamoDBClient `endpoint`. */
   endpoint: string;
+  /**
+   * Authorizes every request from now on, before dynalite sees it (the local runtime's IAM
+   * enforcement, local/iam/): a request the guard denies is answered as DynamoDB answers an
+   * unauthorized one, HTTP 400 AccessDeniedException with the guard's message.
+   */
+  guard(check: DynamoGuard | undefined): void;
   close(): Promise<void>;
 }
+
+/** The AccessDenied message of a DynamoDB request, or undefined when it may go on. */
+export type DynamoGuard = (request: {
+  readonly operation: string;
+  readonly body: string;
+  readonly authorization: string | undefined;
+}) => Promise<string | undefined>;
 
 export interface DynaliteOptions {
   /** @default 0 (a free port): tests run concurrently; the local runtime passes 8000. */
@@ -328,6 +341,14 @@ function jsonReply(reply: BackendReply): ProxyReply {
   };
 }
 
+/** DynamoDB's answer to an unauthorized call (DynamoDB API reference, "Common Errors": AccessDeniedException, HTTP 400). */
+function accessDenied(message: string): ProxyReply {
+  return jsonReply({
+    status: 400,
+    body: { __type: 'com.amazon.coral.service#AccessDeniedException', message },
+  });
+}
+
 function validationError(message: string): ProxyReply {
   return jsonReply({
     status: 400,
@@ -341,9 +362,18 @@ export async function startDynalite(options: DynaliteOptions = {}): Promise<Dyna
   const backendPort = await listen(backend, 0, '127.0.0.1');
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const proxy = new TransactionProxy(backendPort, agent);
+  let guard: DynamoGuard | undefined;
   const front = createServer((incoming, outgoing) => {
     readBody(incoming)
-      .then((body) => proxy.handle(incoming, body))
+      .then(async (body) => {
+        const target = String(incoming.headers['x-amz-target'] ?? '');
+        const denied = await guard?.({
+          operation: target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target,
+          body: body.toString(),
+          authorization: incoming.headers.authorization,
+        });
+        return denied === undefined ? proxy.handle(incoming, body) : accessDenied(denied);
+      })
       .then((reply) => {
         const {
           'content-length': _length,
@@ -362,6 +392,9 @@ export async function startDynalite(options: DynaliteOptions = {}): Promise<Dyna
   const port = await listen(front, options.port ?? 0, host);
   return {
     endpoint: `http://${host}:${port}`,
+    guard(check) {
+      guard = check;
+    },
     async close() {
       await closeServer(front);
       agent.destroy();

@@ -6,6 +6,7 @@ import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import type { LambdaHandler, LocalFunction } from './aws/lambda.ts';
 import type { FunctionHost } from './deployment.ts';
 import { functionBundle } from './function-bundles.ts';
+import { invocationScope } from './handler-output.ts';
 
 /**
  * Every function of the template runs in this one process (fast, debuggable, and the chaos run
@@ -28,6 +29,11 @@ import { functionBundle } from './function-bundles.ts';
  * the handlers' own clients from outside (the bench's request recorder counts DynamoDB reads
  * through the shared client's middleware). Concurrent invocations then share the logger's record
  * keys.
+ *
+ * Every call of a function's handler runs in that function's invocation scope (handler-output.ts),
+ * however it is called (an event source, `invoke`, a test calling the handler itself): its log
+ * lines name the function, and its SDK calls sign with its execution role's credentials
+ * (runtime/lambda-environment.ts).
  *
  * `dependencyOptions` (the chaos run's crash points and budget observer) reach a function through
  * its module's `createHandler`, where it has one (functions/<name>/handler.ts); a function without
@@ -66,16 +72,20 @@ export class InProcessFunctionHost implements FunctionHost {
     let loading = this.functions.get(fn.name);
     if (!loading) {
       loading = this.start(fn).then((first) => {
-        if (this.modules === 'shared') return first;
+        if (this.modules === 'shared') {
+          return (event: unknown, context: Context) =>
+            invocationScope.run(fn.name, () => first(event, context));
+        }
         const idle: LambdaHandler[] = [first];
-        return async (event: unknown, context: Context) => {
-          const handler = idle.pop() ?? (await this.start(fn));
-          try {
-            return await handler(event, context);
-          } finally {
-            idle.push(handler);
-          }
-        };
+        return (event: unknown, context: Context) =>
+          invocationScope.run(fn.name, async () => {
+            const handler = idle.pop() ?? (await this.start(fn));
+            try {
+              return await handler(event, context);
+            } finally {
+              idle.push(handler);
+            }
+          });
       });
       // A failed cold start is retried on the next invocation, as Lambda does with a new environment.
       loading.catch(() => this.functions.delete(fn.name));

@@ -41,6 +41,8 @@ export function describeActivity(activity: RuntimeActivity): string | undefined 
       }${activity.state === 'STARTING' ? '' : `, ${activity.events} event(s) sent`}${
         activity.reason ? `: ${activity.reason}` : ''
       }`;
+    case 'access-denied':
+      return `${time}  IAM      denied ${activity.denial.action} on ${activity.denial.resource} to ${activity.denial.principal} ${activity.denial.reason}`;
     case 'schedule':
       return `${time}  schedule ${short(activity.rule)} (${activity.trigger}) ${
         activity.errors.length > 0

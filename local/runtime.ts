@@ -8,20 +8,26 @@ import type { EventArchive } from './aws/archive.ts';
 import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
 import { type DeliveryCounts, deliveryModel, deliverySeedLine } from './aws/delivery-model.ts';
 import type { BusEvent } from './aws/event-bus.ts';
-import type { LocalFunction } from './aws/lambda.ts';
+import { LOCAL_ACCOUNT_ID, type LocalFunction } from './aws/lambda.ts';
 import type { Replay } from './aws/replay.ts';
 import type { LocalSecrets } from './aws/secrets-api.ts';
 import type { DeploymentActivity, LocalDeployment, QueueView } from './deployment.ts';
 import type { FunctionModules } from './function-host.ts';
+import type { AccessDenial } from './iam/authorizer.ts';
+import { type IamEnforcement, startIamEnforcement } from './iam/enforcement.ts';
 import { deployConnectorTemplate, synthesizeConnectorTemplate } from './runtime/connector-template.ts';
 import { controlRoutes } from './runtime/control-routes.ts';
 import { deadLetterList, reportDeadLetters } from './runtime/dead-letters.ts';
 import { invokeOnce } from './runtime/direct-invocation.ts';
-import { forgetDeveloperAwsSettings, lambdaRuntimeVariables } from './runtime/lambda-environment.ts';
+import {
+  forgetDeveloperAwsSettings,
+  lambdaRuntimeVariables,
+  scopeFunctionCredentials,
+} from './runtime/lambda-environment.ts';
 import { type LocalSchedules, startSchedules } from './runtime/schedules.ts';
-import { awsOperations, type LocalServices, startServices } from './runtime/services.ts';
+import { awsOperations, type LocalServices, resourceNames, startServices } from './runtime/services.ts';
 import { createTables, defineSecrets } from './runtime/tables-and-secrets.ts';
-import { LOCAL_REGION } from './template.ts';
+import { LOCAL_REGION, type SynthesizedStack } from './template.ts';
 
 /**
  * The connector on one machine, run from its own synthesized template: the sandbox, dynalite with
@@ -95,6 +101,11 @@ export interface LocalRuntimeOptions {
   /** Changes the app before synthesis (CDK Aspects, escape hatches): tests that show drift. */
   readonly customize?: (app: App) => void;
   /**
+   * Edits the synthesized templates before they are deployed locally, as someone could edit a cloud
+   * assembly before `cdk deploy --app cdk.out`: tests that remove a grant or a policy statement.
+   */
+  readonly editTemplates?: (stacks: SynthesizedStack[]) => void;
+  /**
    * A server the functions reach the service through, in front of the sandbox (the bench records
    * requests there); the runtime closes it. @default the sandbox itself
    */
@@ -132,10 +143,18 @@ export interface LocalRuntimeOptions {
    */
   readonly now?: () => number;
   readonly onActivity?: (activity: RuntimeActivity) => void;
+  /**
+   * Enforce the template's IAM (local/iam/): every AWS call a function, rule, pipe, event source
+   * mapping or schedule makes is authorized against its roles and resource policies, and each alarm
+   * action at start-up; a denied call fails as on AWS. Off only for a test that needs it.
+   * @default true
+   */
+  readonly enforceIam?: boolean;
 }
 
 export type RuntimeActivity =
   | DeploymentActivity
+  | { readonly kind: 'access-denied'; readonly denial: AccessDenial }
   | {
       readonly kind: 'schedule';
       readonly rule: string;
@@ -202,6 +221,10 @@ export interface LocalRuntime {
    * deliveries it has reordered and repeated so far.
    */
   readonly delivery: RuntimeDelivery;
+  /** The IAM enforcement (local/iam/), unless the runtime was started with `enforceIam: false`. */
+  readonly iam: IamEnforcement | undefined;
+  /** Every AWS call denied so far (`GET /_local/denied`): principal, action, resource, reason, when. */
+  denied(): readonly AccessDenial[];
   /** The variables a function runs with (template + runtime), by its POWERTOOLS_SERVICE_NAME. */
   functionEnvironment(serviceName: string): Record<string, string>;
   /** The function whose POWERTOOLS_SERVICE_NAME is `serviceName` (the route table's function name). */
@@ -298,8 +321,28 @@ async function start(
     ? assemblyConnectorTemplate(assembly, services)
     : await synthesizeConnectorTemplate(services, options);
   for (const line of template.notes ?? []) announce(line);
-  const runtimeVariables = lambdaRuntimeVariables(services, options);
+  const iam =
+    options.enforceIam === false
+      ? undefined
+      : startIamEnforcement(template.model, { region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID });
+  // Each alarm's actions, checked while the rest starts (awaited before the runtime is handed out).
+  const alarmsChecked = iam?.checkAlarms();
+  alarmsChecked?.catch(() => undefined);
+  if (iam) {
+    cleanup.push(async () => iam.saveDecisions());
+    announce(iam.startupLine());
+    const onActivity = options.onActivity;
+    if (onActivity) iam.iam.onDenied((denial) => onActivity({ kind: 'access-denied', denial }));
+  }
+  // Shared function modules share their SDK clients between functions: no credentials of their own.
+  const credentialsOf =
+    iam && options.functionModules !== 'shared' ? (name: string) => iam.credentialsOf(name) : undefined;
+  const runtimeVariables = lambdaRuntimeVariables(services, options, credentialsOf);
   forgetDeveloperAwsSettings();
+  if (credentialsOf) {
+    const unscope = scopeFunctionCredentials(credentialsOf);
+    cleanup.push(async () => unscope());
+  }
   const deployed = deployConnectorTemplate(
     template.model,
     {
@@ -308,6 +351,7 @@ async function start(
       serviceUrl: services.serviceUrl,
       runtimeVariables,
       ...(template.ownBundle ? { ownBundle: template.ownBundle } : {}),
+      ...(iam ? { access: iam.deploymentAccess() } : {}),
     },
     options,
     cleanup,
@@ -315,9 +359,17 @@ async function start(
   await createTables(deployed.tables, services.dynamo.endpoint);
   const { secrets, tokenSecretName } = defineSecrets(deployed, options.token === null ? null : sandboxToken);
   const published: BusEvent[] = [];
-  services.serve(awsOperations(deployed, secrets, (event) => published.push(event)));
+  services.serve(
+    awsOperations(deployed, secrets, (event) => published.push(event)),
+    iam?.endpointGuard(resourceNames(deployed, iam)),
+  );
+  if (iam) {
+    services.dynamo.guard((request) => iam.dynamoGuard(request));
+    cleanup.push(async () => services.dynamo.guard(undefined));
+  }
   if (options.onActivity) reportDeadLetters(deployed, options.onActivity);
   const schedules = await startSchedules(deployed, services.sandbox.url, options, cleanup);
+  await alarmsChecked;
   const runtime = localRuntime({
     services,
     config: template.config,
@@ -327,6 +379,7 @@ async function start(
     published,
     schedules,
     runtimeVariables,
+    iam,
     close: async () => {
       for (const close of cleanup.reverse()) await close().catch(() => undefined);
       running = false;
@@ -353,6 +406,7 @@ function localRuntime(parts: {
   readonly published: readonly BusEvent[];
   readonly schedules: LocalSchedules;
   readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
+  readonly iam: IamEnforcement | undefined;
   readonly close: () => Promise<void>;
 }): LocalRuntime {
   const { services, config, deployed, published, schedules, runtimeVariables } = parts;
@@ -410,6 +464,8 @@ function localRuntime(parts: {
       ordered: deployed.delivery.ordered,
       counts: () => deployed.delivery.counts(),
     },
+    iam: parts.iam,
+    denied: () => parts.iam?.iam.denied() ?? [],
     functionEnvironment: (serviceName) => {
       const fn = functionNamed(serviceName);
       return { ...fn.environment, ...runtimeVariables(fn) };

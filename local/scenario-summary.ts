@@ -126,6 +126,16 @@ export function formatSummary(report: ScenarioReport): string {
   };
   counts('Events published by the partner', report.inboundCounts);
   counts('Events published by the connector', report.outboundCounts);
+  // Each distinct denied call once, with how often it was made (local/iam/).
+  const denied = new Map<string, number>();
+  for (const denial of report.denied) {
+    const line = `${denial.principal}: ${denial.action} on ${denial.resource} ${denial.reason}`;
+    denied.set(line, (denied.get(line) ?? 0) + 1);
+  }
+  lines.push(
+    `  AWS calls denied by the template's IAM: ${report.denied.length === 0 ? 'none' : report.denied.length}`,
+  );
+  for (const [line, count] of denied) lines.push(`    ✗ ${line}${count > 1 ? ` (×${count})` : ''}`);
   lines.push(`  Failures: ${report.failures.length === 0 ? 'none' : report.failures.length}`);
   for (const failure of report.failures) lines.push(`    ✗ ${failure}`);
   return lines.join('\n');

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { AccessDenial } from './iam/authorizer.ts';
 import type { LocalRuntime, OutboundEvent } from './runtime.ts';
 import { type AccountView, accountViews, type BusinessView } from './scenario-summary.ts';
 
@@ -39,6 +40,11 @@ export interface ScenarioReport {
   readonly accounts: readonly AccountView[];
   readonly inboundCounts: Readonly<Record<string, number>>;
   readonly outboundCounts: Readonly<Record<string, number>>;
+  /**
+   * The AWS calls the template's IAM denied during the run (local/iam/): each one is a failure too,
+   * as the call would have failed on AWS.
+   */
+  readonly denied: readonly AccessDenial[];
   readonly failures: readonly string[];
 }
 
@@ -174,12 +180,17 @@ export async function runScenario(
 
   const inbound = runtime.published().filter((event) => event.source === runtime.inboundSource);
   const outbound = runtime.outbound();
+  const denied = runtime.denied();
   return {
     steps: reports,
     accounts: accountViews(outbound, await listBusinesses(runtime.sandboxUrl)),
     inboundCounts: countBy(inbound, (event) => event['detail-type']),
     outboundCounts: countBy(outbound, (event) => event['detail-type']),
-    failures: reports.flatMap((report) => report.failures.map((failure) => `${report.title}: ${failure}`)),
+    denied,
+    failures: [
+      ...reports.flatMap((report) => report.failures.map((failure) => `${report.title}: ${failure}`)),
+      ...[...new Set(denied.map((denial) => `AccessDenied: ${denial.message}`))],
+    ],
   };
 }
 

@@ -1,4 +1,5 @@
 import type { EventBridgeEvent } from 'aws-lambda';
+import type { AccessCheck } from './access.ts';
 import type { LocalClock } from './clock.ts';
 import { BUS_DELIVERY_MAX_DELAY_SECONDS, type DeliveryModel, SendOrder } from './delivery-model.ts';
 import { invokeAsync, type LocalFunction } from './lambda.ts';
@@ -26,6 +27,14 @@ import type { SqsQueue } from './sqs.ts';
  *   guarantee the order of the events."). A retried delivery lands after later ones as well ("Event
  *   retry policy and using dead-letter queues": "exponential back off and jitter, or randomized delay").
  *
+ * - Permissions: EventBridge delivers as `events.amazonaws.com` on behalf of the rule, so the target's
+ *   resource policy must allow it (a queue policy, a function's Lambda permission), and so must the
+ *   dead-letter queue's. "For errors that result from missing permissions to a target … no retry
+ *   attempts will happen … EventBridge sends these events directly to the target DLQ" with ERROR_CODE
+ *   NO_PERMISSIONS ("Using dead-letter queues to process undelivered events in EventBridge", its list
+ *   of error codes); an event the DLQ's policy refuses as well is lost. Each target carries its
+ *   checks (`access`, from the deployment: access.ts).
+ *
  * Back-off delays and the delivery delay are scaled by the clock (clock.ts).
  */
 
@@ -42,6 +51,15 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maximumEventAgeSeconds: 86_400,
 };
 
+/** What EventBridge must be allowed to do for a target: deliver to it, and send to its DLQ. */
+export interface TargetAccess {
+  readonly deliver: AccessCheck;
+  readonly deadLetter?: AccessCheck;
+}
+
+/** ERROR_CODE of an event EventBridge could not deliver for lack of permissions. */
+export const NO_PERMISSIONS = 'NO_PERMISSIONS';
+
 export type TargetDefinition =
   | {
       readonly id: string;
@@ -49,6 +67,7 @@ export type TargetDefinition =
       readonly queue: SqsQueue;
       readonly retryPolicy: RetryPolicy;
       readonly deadLetterQueue?: SqsQueue;
+      readonly access?: TargetAccess;
     }
   | {
       readonly id: string;
@@ -56,6 +75,7 @@ export type TargetDefinition =
       readonly function: LocalFunction;
       readonly retryPolicy: RetryPolicy;
       readonly deadLetterQueue?: SqsQueue;
+      readonly access?: TargetAccess;
     };
 
 export interface TargetOutcome {
@@ -203,6 +223,13 @@ export class EventBus {
     },
   ): Promise<TargetOutcome> {
     if (progress.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, progress.delayMs));
+    const answer = target.access?.deliver();
+    const denied = answer instanceof Promise ? await answer : answer;
+    if (denied !== undefined) {
+      // Not retried: straight to the dead-letter queue (see above).
+      progress.gaveUp();
+      return this.deadLetter(rule, target, event, NO_PERMISSIONS, denied);
+    }
     if (target.kind === 'lambda') {
       // The Invoke call is accepted at once; errors of the function are Lambda's to retry.
       progress.delivered();
@@ -230,25 +257,44 @@ export class EventBus {
           continue;
         }
         progress.gaveUp();
-        target.deadLetterQueue?.send({
+        return this.deadLetter(rule, target, event, typeof code === 'string' ? code : 'SQSError', message);
+      }
+    }
+  }
+
+  /** Gives up on a delivery: the event to the target's DLQ with EventBridge's attributes, when it has one it may send to. */
+  private async deadLetter(
+    rule: RuleDefinition,
+    target: TargetDefinition,
+    event: BusEvent,
+    errorCode: string,
+    message: string,
+  ): Promise<TargetOutcome> {
+    let deadLettered = false;
+    let error = message;
+    if (target.deadLetterQueue) {
+      const refused = await target.access?.deadLetter?.();
+      if (refused === undefined) {
+        target.deadLetterQueue.send({
           body: JSON.stringify(event),
           messageAttributes: {
             RULE_ARN: rule.arn,
-            TARGET_ARN: target.queue.arn,
-            ERROR_CODE: typeof code === 'string' ? code : 'SQSError',
+            TARGET_ARN: target.kind === 'sqs' ? target.queue.arn : target.function.arn,
+            ERROR_CODE: errorCode,
             ERROR_MESSAGE: message,
           },
         });
-        this.onActivity?.({
-          kind: 'target-failed',
-          rule: rule.name,
-          target: target.id,
-          event,
-          error: message,
-          deadLettered: target.deadLetterQueue !== undefined,
-        });
-        return { target: target.id, errors: [message] };
-      }
+        deadLettered = true;
+      } else error = `${message}; the dead-letter queue refused it too: ${refused}`;
     }
+    this.onActivity?.({
+      kind: 'target-failed',
+      rule: rule.name,
+      target: target.id,
+      event,
+      error,
+      deadLettered,
+    });
+    return { target: target.id, errors: [error] };
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { invocationScope } from '../handler-output.ts';
 import type { LocalClock } from './clock.ts';
-import { type BatchVerdict, QueuePoller } from './poller.ts';
+import { type BatchVerdict, type PollerAccess, QueuePoller } from './poller.ts';
 import type { SqsQueue } from './sqs.ts';
 import type { ReceivedMessage } from './sqs-message.ts';
 
@@ -173,6 +173,12 @@ export interface EventSourceMappingDefinition {
   /** Chaos hook (poller.ts): the share of successful records delivered again. @default 0 */
   readonly lostDeleteRate?: number;
   readonly random?: () => number;
+  /**
+   * What the function's execution role must be allowed on the queue: Lambda polls it with that role
+   * ("Using Lambda with Amazon SQS", execution role permissions: sqs:ReceiveMessage,
+   * sqs:DeleteMessage, sqs:GetQueueAttributes). @default nothing is checked
+   */
+  readonly access?: PollerAccess;
 }
 
 export interface BatchActivity {
@@ -204,6 +210,7 @@ export function startEventSourceMapping(
     maxConcurrency: definition.maxConcurrency,
     ...(definition.lostDeleteRate ? { lostDeleteRate: definition.lostDeleteRate } : {}),
     ...(definition.random ? { random: definition.random } : {}),
+    ...(definition.access ? { access: definition.access } : {}),
     process: async (batch): Promise<BatchVerdict> => {
       const byId = new Map(batch.map((message) => [message.messageId, message.receiptHandle]));
       let failedIds: string[];

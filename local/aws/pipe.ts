@@ -1,7 +1,8 @@
+import { type AccessCheck, AccessDeniedError } from './access.ts';
 import type { LocalClock } from './clock.ts';
 import { type DeliveryModel, PIPE_POLLER_MAX_DELAY_SECONDS, SendOrder, shuffled } from './delivery-model.ts';
 import { type CompiledTemplate, dynamicParameter, withImplicitBodyParsing } from './input-template.ts';
-import { type BatchVerdict, QueuePoller } from './poller.ts';
+import { type BatchVerdict, type PollerAccess, QueuePoller } from './poller.ts';
 import { SqsError, type SqsQueue } from './sqs.ts';
 import type { ReceivedMessage } from './sqs-message.ts';
 
@@ -28,6 +29,11 @@ import type { ReceivedMessage } from './sqs-message.ts';
  *   (below PIPE_POLLER_MAX_DELAY_SECONDS, scaled by the clock) before it forwards, so a later batch
  *   can overtake an earlier one, and forwards its batch in a seeded shuffled order. A FIFO source's
  *   order would be kept; the connector's pipes read standard intake queues.
+ * - Permissions: "EventBridge Pipes uses the execution role to … read from the source and … invoke
+ *   the target" ("Amazon EventBridge Pipes permissions": for an SQS source sqs:ReceiveMessage,
+ *   sqs:DeleteMessage and sqs:GetQueueAttributes; for an SQS target sqs:SendMessage). A pipe that
+ *   may not receive never polls (poller.ts); one that may not send fails its batch, which stays on
+ *   the source queue (and goes to its DLQ after its receives, as any failed batch).
  */
 
 export interface PipeDefinition {
@@ -40,6 +46,8 @@ export interface PipeDefinition {
   readonly messageGroupIdPath?: string;
   readonly messageDeduplicationIdPath?: string;
   readonly region: string;
+  /** What the pipe's role must be allowed (access.ts). @default nothing is checked */
+  readonly access?: PollerAccess & { readonly send: AccessCheck };
 }
 
 export type PipeActivity =
@@ -100,9 +108,12 @@ export function startPipe(
     batchSize: definition.batchSize,
     // A pipe scales its pollers with the backlog; locally a handful is as fast as the target.
     maxConcurrency: 5,
+    ...(definition.access ? { access: definition.access } : {}),
     process: async (batch): Promise<BatchVerdict> => {
       const positions = new Map(batch.map((message) => [message, receiveOrder.enter()]));
       try {
+        const denied = await definition.access?.send();
+        if (denied !== undefined) throw new AccessDeniedError(denied);
         if (!keepsOrder) {
           const delayMs = clock.delayMs(random() * PIPE_POLLER_MAX_DELAY_SECONDS);
           await new Promise((resolve) => setTimeout(resolve, delayMs));

@@ -1,3 +1,4 @@
+import type { AccessCheck } from './access.ts';
 import type { SqsQueue } from './sqs.ts';
 import type { ReceivedMessage } from './sqs-message.ts';
 
@@ -6,7 +7,20 @@ import type { ReceivedMessage } from './sqs-message.ts';
  * receive a batch, hand it to their target, then delete what succeeded and release the rest, with
  * at most `maxConcurrency` batches in flight. Each runs as many batches as the queue can give
  * right now and wakes up when the queue says a message may have become receivable.
+ *
+ * Both poll as a principal (a pipe as its role, a mapping as its function's execution role) that
+ * must be allowed to receive from the queue and delete from it (`access`): a poller refused its
+ * receives never starts, and the queue's messages stay where they are (nothing reads them, as on
+ * AWS); one refused its deletes leaves each processed message on the queue, to come back when its
+ * visibility timeout ends.
  */
+
+/** What a poller's principal must be allowed on its queue. */
+export interface PollerAccess {
+  /** sqs:ReceiveMessage and sqs:GetQueueAttributes, both needed to poll. */
+  readonly receive: AccessCheck;
+  readonly delete: AccessCheck;
+}
 
 export interface BatchVerdict {
   /** Receipt handles of the messages that failed; every other message of the batch is deleted. */
@@ -27,6 +41,7 @@ export interface PollerOptions {
    */
   readonly lostDeleteRate?: number;
   readonly random?: () => number;
+  readonly access?: PollerAccess;
 }
 
 export class QueuePoller {
@@ -37,6 +52,10 @@ export class QueuePoller {
   private stopped = true;
   /** Deletes the chaos hook dropped (messages that will be delivered again). */
   lostDeletes = 0;
+  /** Why the poller may not receive (AWS's AccessDenied message): it never polls. */
+  blocked: string | undefined;
+  /** Until the receive check answered. */
+  private checking = false;
 
   constructor(options: PollerOptions) {
     for (const key of ['batchSize', 'maxConcurrency'] as const) {
@@ -52,13 +71,38 @@ export class QueuePoller {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    const { access } = this.options;
+    if (!access) {
+      this.listen();
+      return;
+    }
+    this.checking = true;
+    void Promise.resolve(access.receive()).then(
+      (denied) => {
+        this.checking = false;
+        if (denied !== undefined) this.blocked = denied;
+        else if (!this.stopped) this.listen();
+      },
+      (error: unknown) => {
+        this.checking = false;
+        this.blocked = error instanceof Error ? error.message : String(error);
+      },
+    );
+  }
+
+  /** The queue this poller reads. */
+  get queue(): SqsQueue {
+    return this.options.queue;
+  }
+
+  private listen(): void {
     this.unsubscribe = this.options.queue.subscribe(() => this.schedule());
     this.schedule();
   }
 
-  /** Batches currently being processed. */
+  /** Batches currently being processed (1 while its access is being checked). */
   get busy(): number {
-    return this.running.size;
+    return this.running.size + (this.checking ? 1 : 0);
   }
 
   async stop(): Promise<void> {
@@ -104,8 +148,13 @@ export class QueuePoller {
     }
     const lostDeleteRate = this.options.lostDeleteRate ?? 0;
     const random = this.options.random ?? Math.random;
+    const deleteDenied =
+      this.options.access && batch.some((message) => !verdict.failed.has(message.receiptHandle))
+        ? await this.options.access.delete()
+        : undefined;
     for (const message of batch) {
       if (verdict.failed.has(message.receiptHandle)) queue.release(message.receiptHandle, verdict.reason);
+      else if (deleteDenied !== undefined) queue.release(message.receiptHandle, deleteDenied);
       else if (lostDeleteRate > 0 && random() < lostDeleteRate) {
         this.lostDeletes++;
         queue.release(message.receiptHandle);

@@ -10,7 +10,7 @@ import type { LocalFunction } from '../aws/lambda.ts';
 import { parseSchedule, type Schedule } from '../aws/schedule.ts';
 import type { SqsQueue } from '../aws/sqs.ts';
 import { TemplateModelError, type TemplateResource } from '../cloudformation.ts';
-import type { DeployOptions, ScheduledRule } from '../deployment.ts';
+import type { DeploymentAccess, DeployOptions, ScheduledRule } from '../deployment.ts';
 import { functionByRef } from './functions.ts';
 import { queueWithArn } from './queues.ts';
 import { numberOr, type TemplateReader } from './template-reader.ts';
@@ -58,6 +58,7 @@ export function addRules(
     readonly queues: ReadonlyMap<string, SqsQueue>;
     readonly functions: ReadonlyMap<string, LocalFunction>;
   },
+  access?: DeploymentAccess,
 ): RuleWiring {
   const scheduledRules: ScheduledRule[] = [];
   const ruleTargets = new Map<string, { rule: TemplateResource; detailTypes: string[] | null }>();
@@ -88,7 +89,7 @@ export function addRules(
       template.fail(resource, (error as Error).message);
       continue;
     }
-    const targets = targetsOf(template, resource, resources);
+    const targets = targetsOf(template, resource, resources, access);
     const description = template.resolved(resource, 'Description');
     const rule: RuleDefinition = {
       name: resource.name,
@@ -129,6 +130,7 @@ function targetsOf(
     readonly queues: ReadonlyMap<string, SqsQueue>;
     readonly functions: ReadonlyMap<string, LocalFunction>;
   },
+  access: DeploymentAccess | undefined,
 ): TargetDefinition[] {
   const targets: TargetDefinition[] = [];
   const declared = template.resolved(resource, 'Targets') as Array<Record<string, unknown>> | undefined;
@@ -159,6 +161,16 @@ function targetsOf(
     const base = { id: String(raw['Id']), retryPolicy, ...(deadLetterQueue ? { deadLetterQueue } : {}) };
     const queue = queueWithArn(resources.queues, raw['Arn']);
     const fn = functionByRef(resources.functions, raw['Arn']);
+    const targetAccess =
+      access && (queue || fn)
+        ? {
+            access: access.ruleTarget(
+              resource.arn,
+              queue ? { kind: 'sqs', arn: queue.arn } : { kind: 'lambda', arn: (fn as LocalFunction).arn },
+              deadLetterQueue?.arn,
+            ),
+          }
+        : {};
     if (queue) {
       if (queue.fifo) {
         template.fail(
@@ -167,8 +179,8 @@ function targetsOf(
         );
         continue;
       }
-      targets.push({ ...base, kind: 'sqs', queue });
-    } else if (fn) targets.push({ ...base, kind: 'lambda', function: fn });
+      targets.push({ ...base, ...targetAccess, kind: 'sqs', queue });
+    } else if (fn) targets.push({ ...base, ...targetAccess, kind: 'lambda', function: fn });
     else template.fail(resource, `target ${String(raw['Arn'])} is not a queue or function of the template`);
   }
   return targets;

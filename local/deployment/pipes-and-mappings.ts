@@ -21,7 +21,7 @@ export interface StartedPipes {
 export function startPipes(
   template: TemplateReader,
   queues: ReadonlyMap<string, SqsQueue>,
-  options: Pick<DeployOptions, 'region' | 'clock' | 'delivery' | 'onActivity'>,
+  options: Pick<DeployOptions, 'region' | 'clock' | 'delivery' | 'onActivity' | 'access'>,
 ): StartedPipes {
   const pollers: QueuePoller[] = [];
   const pipes: PipeView[] = [];
@@ -86,7 +86,12 @@ export function startPipes(
       };
       pollers.push(
         startPipe(
-          { ...view, batchSize: sqsSource.BatchSize ?? 10, region: options.region },
+          {
+            ...view,
+            batchSize: sqsSource.BatchSize ?? 10,
+            region: options.region,
+            ...(options.access ? { access: options.access.pipe(view.name, source.arn, target.arn) } : {}),
+          },
           options.clock,
           options.delivery,
           options.onActivity,
@@ -111,7 +116,7 @@ export function startEventSourceMappings(
   template: TemplateReader,
   queues: ReadonlyMap<string, SqsQueue>,
   functions: ReadonlyMap<string, LocalFunction>,
-  options: Pick<DeployOptions, 'region' | 'onActivity' | 'faults'>,
+  options: Pick<DeployOptions, 'region' | 'onActivity' | 'faults' | 'access'>,
 ): StartedMappings {
   const mappings: MappingView[] = [];
   const pollers: QueuePoller[] = [];
@@ -141,6 +146,7 @@ export function startEventSourceMappings(
           maxConcurrency: scaling?.MaximumConcurrency ?? 10,
           reportBatchItemFailures,
           region: options.region,
+          ...(options.access ? { access: options.access.mapping(fn.name, queue.arn) } : {}),
           ...(options.faults
             ? { lostDeleteRate: options.faults.lostDeleteRate, random: options.faults.random }
             : {}),

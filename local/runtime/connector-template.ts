@@ -3,7 +3,7 @@ import type { LocalClock } from '../aws/clock.ts';
 import type { DeliveryModel } from '../aws/delivery-model.ts';
 import { LOCAL_ACCOUNT_ID, type LocalFunction } from '../aws/lambda.ts';
 import { TemplateModel } from '../cloudformation.ts';
-import { deployLocally, type LocalDeployment } from '../deployment.ts';
+import { type DeploymentAccess, deployLocally, type LocalDeployment } from '../deployment.ts';
 import { InProcessFunctionHost } from '../function-host.ts';
 import { labelFunctions } from '../handler-output.ts';
 import { mulberry32 } from '../random.ts';
@@ -41,7 +41,10 @@ export interface ConnectorTemplate {
  */
 export async function synthesizeConnectorTemplate(
   services: Pick<LocalServices, 'serviceUrl' | 'endpoint'>,
-  options: Pick<LocalRuntimeOptions, 'provisioningRegions' | 'config' | 'connector' | 'customize'>,
+  options: Pick<
+    LocalRuntimeOptions,
+    'provisioningRegions' | 'config' | 'connector' | 'customize' | 'editTemplates'
+  >,
 ): Promise<ConnectorTemplate> {
   const configFor = (url: string) =>
     localConnectorConfig({
@@ -50,11 +53,14 @@ export async function synthesizeConnectorTemplate(
       ...(options.config ? { overrides: options.config } : {}),
     });
   const config = configFor(services.serviceUrl);
-  const stacks = await synthesizeLocalTemplates(
+  const synthesized = await synthesizeLocalTemplates(
     configFor(SERVICE_PLACEHOLDER),
     options.connector,
     options.customize,
   );
+  // The assembly as synthesized, then as a test edits it (a copy: the synthesis cache keeps its own).
+  const stacks = options.editTemplates ? structuredClone(synthesized) : synthesized;
+  options.editTemplates?.(stacks);
   const model = new TemplateModel(stacks, {
     region: LOCAL_REGION,
     account: LOCAL_ACCOUNT_ID,
@@ -77,6 +83,8 @@ export function deployConnectorTemplate(
     readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
     /** A function's own bundle (a cloud assembly's), else the project's. */
     readonly ownBundle?: (fn: Omit<LocalFunction, 'handler'>) => string | undefined;
+    /** The IAM checks of rules, pipes and event source mappings (local/iam/). */
+    readonly access?: DeploymentAccess;
   },
   options: Pick<
     LocalRuntimeOptions,
@@ -96,6 +104,7 @@ export function deployConnectorTemplate(
     delivery: setup.delivery,
     host,
     environmentSubstitutions: [[SERVICE_PLACEHOLDER, setup.serviceUrl]],
+    ...(setup.access ? { access: setup.access } : {}),
     ...(options.replayKeepsIds === undefined ? {} : { replayKeepsIds: options.replayKeepsIds }),
     ...(options.onActivity ? { onActivity: options.onActivity } : {}),
     ...(options.faults

@@ -1,4 +1,5 @@
 import type { ControlRoute } from '../aws-endpoint.ts';
+import { LOCAL_OPERATOR_CREDENTIALS } from '../iam/credentials.ts';
 import type { LocalRuntime } from '../runtime.ts';
 
 /**
@@ -30,6 +31,7 @@ export function controlRoutes(runtime: LocalRuntime): ControlRoute[] {
         busName: runtime.busName,
         tokenSecretName: runtime.tokenSecretName,
         deadLetters: runtime.dlq().length,
+        deniedCalls: runtime.denied().length,
         delivery: {
           seed: runtime.delivery.seed,
           ordered: runtime.delivery.ordered,
@@ -39,14 +41,36 @@ export function controlRoutes(runtime: LocalRuntime): ControlRoute[] {
     },
     { method: 'GET', path: '/_local/outbound', handle: () => runtime.outbound() },
     // What the operator commands (npm run signups / resolve-signup -- --local) run with: the drift
-    // watch's environment as the template gives it, local endpoints and credentials included.
+    // watch's environment as the template gives it, with the local endpoints, and the operator's
+    // own credentials rather than the function's role (an operator is not the drift watch; the
+    // local IAM enforcement does not check the developer's credentials).
     {
       method: 'GET',
       path: '/_local/environment',
-      handle: () => ({
-        function: runtime.functionNamed('drift-watch').name,
-        environment: runtime.functionEnvironment('drift-watch'),
-      }),
+      handle: () => {
+        const { AWS_SESSION_TOKEN: _session, ...environment } = runtime.functionEnvironment('drift-watch');
+        return {
+          function: runtime.functionNamed('drift-watch').name,
+          environment: {
+            ...environment,
+            AWS_ACCESS_KEY_ID: LOCAL_OPERATOR_CREDENTIALS.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: LOCAL_OPERATOR_CREDENTIALS.secretAccessKey,
+          },
+        };
+      },
+    },
+    // Every AWS call the template's IAM denied so far: [{principal, action, resource, reason, at}].
+    {
+      method: 'GET',
+      path: '/_local/denied',
+      handle: () =>
+        runtime.denied().map(({ principal, action, resource, reason, at }) => ({
+          principal,
+          action,
+          resource,
+          reason,
+          at,
+        })),
     },
     { method: 'GET', path: '/_local/dlq', handle: () => runtime.dlq() },
     // Answers once nothing is queued, in flight, retried or replayed (what waitForIdle waits for):

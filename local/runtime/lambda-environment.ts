@@ -1,12 +1,19 @@
 import type { LocalFunction } from '../aws/lambda.ts';
+import { invocationScope } from '../handler-output.ts';
+import { type FunctionCredentials, LOCAL_OPERATOR_CREDENTIALS } from '../iam/credentials.ts';
 import type { LocalRuntimeOptions } from '../runtime.ts';
 import { LOCAL_REGION } from '../template.ts';
 import type { LocalServices } from './services.ts';
 
-/** The variables a function runs with besides the template's: what Lambda sets, and the local endpoints. */
+/**
+ * The variables a function runs with besides the template's: what Lambda sets, its execution role's
+ * credentials (`credentialsOf`, local/iam/credentials.ts; without it, the developer's unchecked
+ * local credentials), and the local endpoints.
+ */
 export function lambdaRuntimeVariables(
   services: Pick<LocalServices, 'dynamo' | 'endpoint'>,
   options: Pick<LocalRuntimeOptions, 'logLevel' | 'extraEnvironment'>,
+  credentialsOf: (functionName: string) => FunctionCredentials | undefined = () => undefined,
 ): (fn: Omit<LocalFunction, 'handler'>) => Record<string, string> {
   const region = LOCAL_REGION;
   return (fn) => ({
@@ -17,9 +24,10 @@ export function lambdaRuntimeVariables(
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-    // Fake credentials: the SDK signs every request; the local endpoints never check signatures.
-    AWS_ACCESS_KEY_ID: 'AKIALOCALRUNTIME0000',
-    AWS_SECRET_ACCESS_KEY: 'local-runtime-secret-access-key',
+    // The execution role's credentials ("AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN –
+    // The access keys obtained from the function's execution role"): the local endpoints authorize
+    // each request as that role (local/iam/).
+    ...credentialVariables(credentialsOf(fn.name)),
     // The local stand-ins for AWS's endpoints (AWS SDK "Service-specific endpoints").
     AWS_ENDPOINT_URL_DYNAMODB: services.dynamo.endpoint,
     AWS_ENDPOINT_URL_EVENTBRIDGE: services.endpoint.url,
@@ -30,7 +38,76 @@ export function lambdaRuntimeVariables(
   });
 }
 
+function credentialVariables(credentials: FunctionCredentials | undefined): Record<string, string> {
+  return credentials
+    ? {
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+        AWS_SESSION_TOKEN: credentials.sessionToken,
+      }
+    : {
+        AWS_ACCESS_KEY_ID: LOCAL_OPERATOR_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_OPERATOR_CREDENTIALS.secretAccessKey,
+      };
+}
+
 /** A developer's own AWS profile must never leak into a local run. */
 export function forgetDeveloperAwsSettings(): void {
   for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL']) delete process.env[name];
+}
+
+const CREDENTIAL_VARIABLES = {
+  AWS_ACCESS_KEY_ID: 'accessKeyId',
+  AWS_SECRET_ACCESS_KEY: 'secretAccessKey',
+  AWS_SESSION_TOKEN: 'sessionToken',
+} as const;
+
+/**
+ * Every function of the template runs in this one process, so it has one `process.env`: the
+ * credential variables are read through a view of it that gives each invocation its own function's
+ * credentials (the invocation's scope, handler-output.ts `invocationScope`), and the developer's
+ * unchecked local credentials outside any invocation (a test's client, an operator command run in
+ * process). The SDK reads them when a client first signs (AWS SDK for JavaScript, "Setting
+ * credentials in Node.js": environment variables are read by the default provider chain), which
+ * happens in an invocation of the environment's own function (function-host.ts: one module instance
+ * per execution environment, each environment one function's). Returns the undo.
+ *
+ * `shared` function modules (the bench's instrumented clients) share one client between every
+ * function: its credentials cannot say which function calls, so they are left unscoped there, and
+ * those SDK calls are not checked (everything else is).
+ */
+export function scopeFunctionCredentials(
+  credentialsOf: (functionName: string) => FunctionCredentials | undefined,
+): () => void {
+  const original = process.env;
+  const operator: Record<string, string | undefined> = {
+    AWS_ACCESS_KEY_ID: LOCAL_OPERATOR_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_OPERATOR_CREDENTIALS.secretAccessKey,
+    AWS_SESSION_TOKEN: undefined,
+  };
+  process.env = new Proxy(original, {
+    get(target, key) {
+      if (typeof key === 'string' && key in CREDENTIAL_VARIABLES) {
+        const functionName = invocationScope.getStore();
+        const own = functionName === undefined ? undefined : credentialsOf(functionName);
+        return own ? own[CREDENTIAL_VARIABLES[key as keyof typeof CREDENTIAL_VARIABLES]] : operator[key];
+      }
+      return Reflect.get(target, key);
+    },
+    // Writes go to the environment itself (it accepts only whole data descriptors, which a
+    // forwarded [[Set]] with the view as receiver would not give it).
+    set(target, key, value) {
+      return Reflect.set(target, key, value);
+    },
+  });
+  // What the variables held before: the functions' environments are written into `original` too
+  // (function-host.ts), and none of their credentials may outlive the runtime.
+  const before = Object.fromEntries(Object.keys(CREDENTIAL_VARIABLES).map((key) => [key, original[key]]));
+  return () => {
+    process.env = original;
+    for (const [key, value] of Object.entries(before)) {
+      if (value === undefined) delete original[key];
+      else original[key] = value;
+    }
+  };
 }

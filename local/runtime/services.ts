@@ -1,11 +1,20 @@
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
 import type { BusEvent } from '../aws/event-bus.ts';
 import { eventsApi } from '../aws/events-api.ts';
+import { LOCAL_ACCOUNT_ID } from '../aws/lambda.ts';
 import type { LocalSecrets } from '../aws/secrets-api.ts';
 import { sqsApi } from '../aws/sqs-api.ts';
-import { type AwsEndpoint, type ControlRoute, type Operation, startAwsEndpoint } from '../aws-endpoint.ts';
+import {
+  type AwsEndpoint,
+  type ControlRoute,
+  type Operation,
+  type RequestGuard,
+  startAwsEndpoint,
+} from '../aws-endpoint.ts';
 import type { LocalDeployment } from '../deployment.ts';
 import { type DynaliteServer, startDynalite } from '../dynalite.ts';
+import type { IamEnforcement } from '../iam/enforcement.ts';
+import type { ResourceNames } from '../iam/requests.ts';
 import type { LocalPorts, LocalRuntimeOptions } from '../runtime.ts';
 import { LOCAL_REGION } from '../template.ts';
 
@@ -21,8 +30,8 @@ export interface LocalServices {
   readonly endpoint: AwsEndpoint;
   /** Where the functions reach the service: the proxy in front of the sandbox, or the sandbox. */
   readonly serviceUrl: string;
-  /** The endpoint's AWS operations, from now on (it answers none before). */
-  serve(operations: Record<string, Operation>): void;
+  /** The endpoint's AWS operations, from now on (it answers none before), each authorized by `guard`. */
+  serve(operations: Record<string, Operation>, guard?: RequestGuard): void;
   /** `/_local/*` routes the endpoint answers from now on. */
   addControl(routes: readonly ControlRoute[]): void;
 }
@@ -50,11 +59,13 @@ export async function startServices(
   // The endpoint listens first (queue URLs are made on its address); its operations exist once the
   // template is deployed.
   let operations: Record<string, Operation> = {};
+  let guard: RequestGuard | undefined;
   const control: ControlRoute[] = [];
   const endpoint = await startAwsEndpoint({
     port: ports.events,
     operations: () => operations,
     control: () => control,
+    authorize: () => guard,
   });
   cleanup.push(() => endpoint.close());
 
@@ -65,8 +76,9 @@ export async function startServices(
     dynamo,
     endpoint,
     serviceUrl: proxy?.url ?? sandbox.url,
-    serve: (next) => {
+    serve: (next, nextGuard) => {
       operations = next;
+      guard = nextGuard;
     },
     addControl: (routes) => {
       control.push(...routes);
@@ -84,5 +96,25 @@ export function awsOperations(
     ...eventsApi({ region: LOCAL_REGION, buses: deployed.buses, archives: deployed.archives, onAccepted }),
     ...sqsApi({ queues: () => deployed.queues.values() }),
     ...secrets.operations(),
+  };
+}
+
+/** The local resources a request names, as the IAM enforcement resolves them to ARNs. */
+export function resourceNames(deployed: LocalDeployment, iam: IamEnforcement): ResourceNames {
+  return {
+    region: LOCAL_REGION,
+    account: LOCAL_ACCOUNT_ID,
+    queueArn: (urlOrName) => deployed.queueByUrlOrName(urlOrName)?.arn,
+    secret: (nameOrArn) => {
+      const secret = deployed.secrets.find(
+        (candidate) =>
+          candidate.name === nameOrArn ||
+          candidate.arn === nameOrArn ||
+          nameOrArn.endsWith(`:secret:${candidate.name}`),
+      );
+      if (!secret) return undefined;
+      const keyArn = iam.iam.template.secretKeys.get(secret.arn);
+      return { arn: secret.arn, ...(keyArn ? { keyArn } : {}) };
+    },
   };
 }

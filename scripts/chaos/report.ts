@@ -35,6 +35,10 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
     ],
     ['gave up without a SyncFailed', `${report.gaveUpWithoutSyncFailed}`],
     [
+      'denied AWS calls',
+      `${report.deniedCalls.length}  (calls of functions, rules, pipes, event source mappings and schedules the template's IAM refused: local/iam/)`,
+    ],
+    [
       'RETRIES_EXHAUSTED by BUSINESS_NOT_PROVISIONED',
       `${report.gaveUpAwaitingBusiness}  (events of accounts whose AccountCreated was sent: they wait for the business uncounted)`,
     ],
@@ -132,7 +136,7 @@ function verdictLine(report: ChaosReport): string {
       return `${name} ${check.value} (${limit})`;
     });
   return report.passed
-    ? `PASS: no duplicates, nothing lost, nothing given up in silence, no invalid event mishandled, no table/service mismatch, no order violation, no event given up waiting for a business on its way, the run token in no environment variable${
+    ? `PASS: no duplicates, nothing lost, nothing given up in silence, no invalid event mishandled, no table/service mismatch, no order violation, no event given up waiting for a business on its way, the run token in no environment variable, no AWS call denied by the template's IAM${
         o.rateLimit === null ? '' : `; ${rateLimitPassText()}`
       }`
     : `FAIL: ${failed.join('; ')}`;
@@ -150,6 +154,8 @@ export function formatReport(report: ChaosReport): string {
   for (const mismatch of report.mismatches.slice(0, 20)) lines.push(`  MISMATCH ${mismatch}`);
   if (report.tokenInEnvironment.length > 0)
     lines.push(`  TOKEN IN ENV ${report.tokenInEnvironment.join(', ')}`);
+  for (const denied of report.deniedCalls.slice(0, 20))
+    lines.push(`  DENIED ${denied.principal}: ${denied.action} on ${denied.resource} ${denied.reason}`);
   lines.push(verdictLine(report));
   return lines.join('\n');
 }

@@ -12,6 +12,7 @@ import { crashPoints } from './crash-points.ts';
 import { resolveUnconfirmedSignups, unconfirmedAccounts } from './resolve-signups.ts';
 import {
   type ChaosVerdict,
+  type DeniedCall,
   type InstallTables,
   judge,
   runPassed,
@@ -96,6 +97,8 @@ export interface ChaosReport extends ChaosVerdict {
   readonly eventLoopDelayMs: { readonly p50: number; readonly p99: number; readonly max: number };
   /** Names of environment variables of this (the handlers') process whose value holds the token. */
   readonly tokenInEnvironment: readonly string[];
+  /** The AWS calls the template's IAM denied during the run (local/iam/); must be none. */
+  readonly deniedCalls: readonly DeniedCall[];
   /**
    * The unconfirmed signups of phase 1, resolved after phase 2 as an operator would (npm run
    * resolve-signup): how many, how many of their events were still waiting for the business then,
@@ -243,6 +246,12 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         .map((event) => event.detail['causationId']),
     );
     const waitingIds = resolution?.waitingEventIds ?? [];
+    const deniedCalls = runtime.denied().map(({ principal, action, resource, reason }) => ({
+      principal,
+      action,
+      resource,
+      reason,
+    }));
     const tokenInEnvironment = Object.entries(process.env)
       .filter(([, value]) => value?.includes(token))
       .map(([name]) => name);
@@ -258,6 +267,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         max: lateMs(loopDelay.max),
       },
       tokenInEnvironment,
+      deniedCalls,
       signupsResolved: {
         unconfirmed: resolution?.unconfirmed ?? 0,
         resolved: resolution?.resolved ?? 0,
@@ -267,7 +277,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       },
       personalData: workload.accounts.flatMap((account) => [account.ownerEmail, account.ownerMobile]),
       token,
-      passed: runPassed({ ...verdict, tokenInEnvironment }, settings.rateLimit),
+      passed: runPassed({ ...verdict, tokenInEnvironment, deniedCalls }, settings.rateLimit),
     };
   } finally {
     budgetWatch?.stop();

@@ -35,6 +35,14 @@ export interface ObservedOutbound {
   readonly detail: Record<string, unknown>;
 }
 
+/** An AWS call the local runtime's IAM enforcement denied (local/iam/authorizer.ts AccessDenial). */
+export interface DeniedCall {
+  readonly principal: string;
+  readonly action: string;
+  readonly resource: string;
+  readonly reason: string;
+}
+
 export interface ObservedDeadLetter {
   readonly queue: string;
   readonly body: string;
@@ -732,10 +740,15 @@ export type RunCheck =
  * invalid event mishandled, the table and the service in agreement, custom field values in the
  * order published, no event given up waiting for a business whose AccountCreated was sent, and (when
  * the run says) the run token in none of the handlers' environment
- * variables; with a rate limit, the three checks of RATE_LIMIT_THRESHOLDS too.
+ * variables and no AWS call denied by the template's IAM; with a rate limit, the three checks of
+ * RATE_LIMIT_THRESHOLDS too.
  */
 export function runChecks(
-  verdict: ChaosVerdict & { readonly tokenInEnvironment?: readonly string[] },
+  verdict: ChaosVerdict & {
+    readonly tokenInEnvironment?: readonly string[];
+    /** AWS calls the template's IAM denied during the run (local/iam/): each would fail on AWS. */
+    readonly deniedCalls?: readonly DeniedCall[];
+  },
   rateLimit: number | null,
 ): Record<string, RunCheck> {
   const atMost = (value: number, max: number) => ({ value, max, passed: value <= max });
@@ -750,6 +763,7 @@ export function runChecks(
     ...(verdict.tokenInEnvironment === undefined
       ? {}
       : { tokenInEnvironment: atMost(verdict.tokenInEnvironment.length, 0) }),
+    ...(verdict.deniedCalls === undefined ? {} : { deniedCalls: atMost(verdict.deniedCalls.length, 0) }),
   };
   if (rateLimit === null) return checks;
   const share429 = verdict.requests.total === 0 ? 0 : verdict.retries.rateLimited / verdict.requests.total;
@@ -816,6 +830,7 @@ export function verdictSummary(
     lost: verdict.lost,
     duplicated: verdict.duplicates.total,
     gaveUpWithoutSyncFailed: verdict.gaveUpWithoutSyncFailed,
+    ...(verdict.deniedCalls === undefined ? {} : { deniedCalls: verdict.deniedCalls.length }),
     /** RETRIES_EXHAUSTED by BUSINESS_NOT_PROVISIONED for an account whose AccountCreated was sent. */
     gaveUpAwaitingBusiness: verdict.gaveUpAwaitingBusiness,
     ...(run.signupsResolved ? { signupsResolved: run.signupsResolved } : {}),

@@ -124,6 +124,23 @@ describe('per-route deploy bundles', () => {
     }
   });
 
+  it('bundle no module of the local IAM evaluator (AGPL-3.0-or-later: local runtime and tests only)', async () => {
+    // Prepare: every function the template deploys.
+    const entries = [...queueRoutes, ...scheduledFunctions, refusalFunction].map((fn) => fn.entry);
+
+    // Act
+    const inputs = await Promise.all(entries.map((entry) => inputsOf(entry)));
+
+    // Assess: @cloud-copilot/iam-simulate and its data are devDependencies of local/iam/ only.
+    for (const [index, entry] of entries.entries()) {
+      expect(inputs[index]?.length, entry).toBeGreaterThan(0);
+      expect(
+        inputs[index]?.filter((input) => input.includes('@cloud-copilot/')),
+        entry,
+      ).toEqual([]);
+    }
+  });
+
   it('know every inbound detail-type of the registry by name, in its order', () => {
     // Act
     const registered = Object.keys(inboundContracts);

@@ -388,7 +388,10 @@ describe('the connector app (example config)', () => {
         [
           'events:PutEvents',
           stateExport(/StateEventBus.*Arn/),
-          { StringEquals: { 'events:source': 'workforce.connector' } },
+          {
+            'ForAllValues:StringEquals': { 'events:source': 'workforce.connector' },
+            Null: { 'events:source': 'false' },
+          },
         ],
       ]);
       // Reading the token only: no DescribeSecret.

@@ -57,8 +57,11 @@ describe('the local runtime with --ordered-delivery', () => {
   });
 
   it('says at start that it delivers in send order, for debugging only', () => {
-    // Assess
-    expect(announced).toEqual([expect.stringMatching(/^delivery in send order.*for debugging only/)]);
+    // Assess: the delivery line, then the IAM enforcement's (local/iam/).
+    expect(announced).toEqual([
+      expect.stringMatching(/^delivery in send order.*for debugging only/),
+      expect.stringMatching(/^IAM enforced: \d+ principals/),
+    ]);
     expect(runtime.delivery.ordered).toBe(true);
   });
 

@@ -156,6 +156,8 @@ describe('npm start -- --serve --no-token: an event published before its Account
         detail: { accountId, causationId: employeeEventId },
       });
       expect((await deadLetters()).filter((entry) => entry.body.includes(accountId))).toEqual([]);
+      // Every AWS call of the run was one the template's IAM allows (local/iam/).
+      expect(await getJson<unknown[]>(`${endpoints.events}/_local/denied`)).toEqual([]);
     } finally {
       secrets.destroy();
       eventBridge.destroy();

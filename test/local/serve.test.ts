@@ -499,6 +499,19 @@ describe('npm start -- --serve', () => {
     expect(answer).toMatchObject({ status: 'done', result: { failed: 0 } });
   });
 
+  it('denied no AWS call of the whole run: every grant the code needed was in the template (GET /_local/denied)', async () => {
+    // Act
+    const denied = await getJson<unknown[]>(`${endpoints.events}/_local/denied`);
+    const health = await getJson<{ deniedCalls: number }>(`${endpoints.events}/_local/health`);
+
+    // Assess
+    expect(denied).toEqual([]);
+    expect(health.deniedCalls).toBe(0);
+    expect(serve.output()).toMatch(
+      /IAM enforced: \d+ principals \(\d+ roles, events\.amazonaws\.com, cloudwatch\.amazonaws\.com\)/,
+    );
+  });
+
   it('stops cleanly with exit code 0 on SIGTERM', async () => {
     // Act
     serve.child.kill('SIGTERM');

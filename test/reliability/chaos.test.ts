@@ -89,6 +89,11 @@ describe('chaos: faults, duplicates and crashes under load', () => {
     // Assess
     expect(report.orderViolations).toBe(0);
   });
+
+  it('makes no AWS call the template’s IAM denies, under faults and crashes alike', () => {
+    // Assess
+    expect(report.deniedCalls).toEqual([]);
+  });
 });
 
 describe('the chaos run as a page for the docs (--markdown)', () => {

@@ -623,7 +623,7 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
     expect(runPassed({ ...run, lost: 1 }, null)).toBe(false);
   });
 
-  it('fails a run with an invalid event mishandled, a mismatch, an order violation, an event given up waiting for a business on its way or the token in the environment', () => {
+  it('fails a run with an invalid event mishandled, a mismatch, an order violation, an event given up waiting for a business on its way, the token in the environment or an AWS call the template’s IAM denied', () => {
     // Prepare: a flawless run, then each counter alone at one.
     const base = judge(flawless());
     const runs = {
@@ -635,10 +635,21 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
       orderViolations: { ...base, orderViolations: 1 },
       gaveUpAwaitingBusiness: { ...base, gaveUpAwaitingBusiness: 1 },
       tokenInEnvironment: { ...base, tokenInEnvironment: ['LEAKED'] },
+      deniedCalls: {
+        ...base,
+        deniedCalls: [
+          {
+            principal: 'arn:aws:sts::000000000000:assumed-role/role/fn',
+            action: 'dynamodb:UpdateItem',
+            resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/state',
+            reason: 'because no identity-based policy allows the dynamodb:UpdateItem action',
+          },
+        ],
+      },
     };
 
     // Act + Assess
-    expect(runPassed({ ...base, tokenInEnvironment: [] }, null)).toBe(true);
+    expect(runPassed({ ...base, tokenInEnvironment: [], deniedCalls: [] }, null)).toBe(true);
     for (const [check, run] of Object.entries(runs)) {
       expect({ check, passed: runPassed(run, null) }).toEqual({ check, passed: false });
       expect(runChecks(run, null)[check]).toEqual({ value: 1, max: 0, passed: false });
