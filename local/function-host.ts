@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
@@ -41,14 +40,20 @@ import { invocationScope } from './handler-output.ts';
  */
 export type FunctionModules = 'per-environment' | 'shared';
 
+/**
+ * Execution environments started in this process, by every host: each environment's bundle URL
+ * carries its number, so no two environments share a module instance, not even two of one
+ * function in two local runtimes started one after the other (Node keeps a module per URL for the
+ * life of the process: a second runtime counting from 1 again would be handed the first one's
+ * modules, with the first runtime's table, endpoints and clients).
+ */
+let environmentsStarted = 0;
+
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export class InProcessFunctionHost implements FunctionHost {
   private readonly functions = new Map<string, Promise<LambdaHandler>>();
   private chain: Promise<unknown> = Promise.resolve();
-  private environments = 0;
-  /** Names this host's environments apart from another runtime's in the same process (a test file may start several). */
-  private readonly hostId = randomUUID();
   /** Each function's bundle, found (or built) at its first environment: later ones run the same code. */
   private readonly bundles = new Map<string, Promise<string>>();
 
@@ -111,10 +116,10 @@ export class InProcessFunctionHost implements FunctionHost {
           bundle.catch(() => this.bundles.delete(key));
           this.bundles.set(key, bundle);
         }
-        this.environments += 1;
-        // Another URL for the same file is another module instance: this environment's own (Node
-        // caches a module per URL for the process, so the URL names the host too).
-        url = `${pathToFileURL(await bundle).href}?environment=${this.hostId}-${this.environments}`;
+        environmentsStarted += 1;
+        const environment = environmentsStarted;
+        // Another URL for the same file is another module instance: this environment's own.
+        url = `${pathToFileURL(await bundle).href}?environment=${environment}`;
       }
       Object.assign(process.env, fn.environment, this.runtimeEnvironment(fn));
       const module = (await import(url)) as Record<string, unknown>;

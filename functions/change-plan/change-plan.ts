@@ -53,10 +53,10 @@ export const PLAN: Thing = { key: 'plan', field: 'plan' };
  */
 export async function changePlan(
   { event, detail }: UseCaseInput<PlanChosenDetail>,
-  { store, service, clock }: Dependencies,
+  { store, service, clock, lastWriterWins }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
-  const order = await EventOrder.read(store, business.hostname, event, detail, [PLAN]);
+  const order = await EventOrder.read(store, business.hostname, event, detail, [PLAN], { lastWriterWins });
   if (!order.applies(PLAN)) return order.syncSkipped();
   const target = TARGET_EDITION[detail.plan];
   if (business.edition === target) {

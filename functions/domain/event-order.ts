@@ -31,6 +31,11 @@ import type { Store } from '#functions/store/store.ts';
  * thing between its read and its position write; should a newer position appear there anyway (two
  * deliveries of one account at once: a FIFO guarantee broken), the event fails with
  * `ORDER_CONFLICT` rather than leave a silent doubt about the service's value.
+ *
+ * `lastWriterWins: false` (a local run's dependency option only: Dependencies.lastWriterWins)
+ * switches the guard off: nothing is superseded, every event applies in arrival order, and the
+ * positions still move forward only (without ORDER_CONFLICT), so the table names the newest event
+ * while the service holds the one that arrived last — what the chaos run's order check must catch.
  */
 
 /** One thing an event sets. */
@@ -67,11 +72,13 @@ export class EventOrder {
     private readonly hostname: string,
     private readonly event: { readonly id: string; readonly detailType: string },
     readonly position: Position,
+    private readonly guarded: boolean,
   ) {}
 
   /**
    * Reads the positions held for `things` and sorts them: a thing whose held position is newer
    * than this event's is superseded; absent, older or the same (this very event) may be applied.
+   * With `lastWriterWins: false` (local runs only) nothing is read and nothing is superseded.
    */
   static async read(
     store: Store,
@@ -79,8 +86,11 @@ export class EventOrder {
     event: { readonly id: string; readonly detailType: string; readonly time: string },
     detail: { readonly occurredAt?: string | undefined },
     things: readonly Thing[],
+    options: { readonly lastWriterWins?: false | undefined } = {},
   ): Promise<EventOrder> {
-    const order = new EventOrder(store, hostname, event, eventPosition(event, detail));
+    const guarded = options.lastWriterWins !== false;
+    const order = new EventOrder(store, hostname, event, eventPosition(event, detail), guarded);
+    if (!guarded) return order;
     const held = await readPositions(
       store,
       hostname,
@@ -122,7 +132,7 @@ export class EventOrder {
       );
       if (!outcome.advanced) lost.push({ thing, held: outcome.held });
     }
-    if (lost.length > 0) {
+    if (lost.length > 0 && this.guarded) {
       throw new PermanentError(
         'ORDER_CONFLICT',
         `${this.event.detailType} ${this.event.id} wrote ${lost.map(({ thing }) => thing.field).join(', ')} while a newer event (${lost.map(({ held }) => held.eventId).join(', ')}) was applied to it: two deliveries of one account ran at once, and the service may hold this older value; send the newest state again`,

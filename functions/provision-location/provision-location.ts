@@ -88,7 +88,7 @@ export const locationThing = (locationRef: string): Thing => ({
  */
 export async function provisionLocation(
   { event, detail }: UseCaseInput<LocationCreatedDetail>,
-  { store, service, clock, config, interruptions }: Dependencies,
+  { store, service, clock, config, interruptions, lastWriterWins }: Dependencies,
 ): Promise<OutboundEvent[]> {
   if (!detail.isWorkplace && !detail.isPayrollEntity) {
     throw new PermanentError(
@@ -98,7 +98,9 @@ export async function provisionLocation(
   }
   const business = await provisionedBusinessOf(store, detail.accountId);
   const location = locationThing(detail.locationRef);
-  const order = await EventOrder.read(store, business.hostname, event, detail, [location]);
+  const order = await EventOrder.read(store, business.hostname, event, detail, [location], {
+    lastWriterWins,
+  });
   if (!order.applies(location)) return order.syncSkipped();
   const install = service.install(business.hostname);
   const creation: Creation = {

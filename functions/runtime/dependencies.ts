@@ -35,6 +35,13 @@ export interface Dependencies {
    * guards that make such a death harmless are proven by it.
    */
   interruptions?: Interruptions;
+  /**
+   * `false` switches off last writer wins (domain/event-order.ts): every event applies whatever
+   * was applied before it, so the service ends with the event that arrived last. Local runs only
+   * (DependencyOptions.lastWriterWins: the chaos test shows its order check failing without the
+   * guard); deployed functions are built with no options, so absent, and the guard is on.
+   */
+  lastWriterWins?: false;
 }
 
 export interface Interruptions {
@@ -57,6 +64,12 @@ export interface DependencyOptions {
   readonly interruptions?: Interruptions;
   /** Hears every take of the request budget (the chaos run measures when calls waited on it). */
   readonly budgetObserver?: (take: BudgetTake) => void;
+  /**
+   * `false` switches off last writer wins for the functions of this run (Dependencies.lastWriterWins):
+   * for a test that shows the chaos run's order check failing without the guard. There is no
+   * environment variable or configuration for it, so a deployment cannot turn it off.
+   */
+  readonly lastWriterWins?: false;
 }
 
 /**
@@ -132,6 +145,7 @@ export function buildDependencies(
     logger,
     metrics,
     ...(options.interruptions ? { interruptions: options.interruptions } : {}),
+    ...(options.lastWriterWins === false ? { lastWriterWins: false as const } : {}),
   };
   return dependencies;
 }

@@ -61,7 +61,7 @@ export function budgetCell(
  */
 export async function saveBudget(
   { event, detail }: UseCaseInput<BudgetSetDetail>,
-  { store, service, config, clock }: Dependencies,
+  { store, service, config, clock, lastWriterWins }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
   const order = await EventOrder.read(
@@ -70,6 +70,7 @@ export async function saveBudget(
     event,
     detail,
     detail.days.map((day) => budgetCell(detail, day.date)),
+    { lastWriterWins },
   );
   const days = detail.days.filter((day) => order.applies(budgetCell(detail, day.date)));
   const skipped = order.syncSkipped();

@@ -98,7 +98,7 @@ function thingsOf(detail: EmployeeChangedDetail): Record<EmployeePart, Thing[]> 
  */
 export async function syncEmployee(
   { event, detail }: UseCaseInput<EmployeeChangedDetail>,
-  { store, service, clock, interruptions }: Dependencies,
+  { store, service, clock, interruptions, lastWriterWins }: Dependencies,
 ): Promise<OutboundEvent[]> {
   const business = await provisionedBusinessOf(store, detail.accountId);
   if (detail.leaveBalances !== undefined && business.region === 'UK') {
@@ -114,6 +114,7 @@ export async function syncEmployee(
     event,
     detail,
     PART_ORDER.flatMap((part) => things[part]),
+    { lastWriterWins },
   );
   const install = service.install(business.hostname);
   const at = () => clock.now();

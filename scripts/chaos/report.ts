@@ -81,7 +81,7 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
 
 function optionsLine(report: ChaosReport): string {
   const o = report.options;
-  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed} ${o.orderedDelivery ? 'ordered-delivery' : `redelivery-rate=${o.redeliveryRate}`}`;
+  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed} ${o.orderedDelivery ? 'ordered-delivery' : `redelivery-rate=${o.redeliveryRate}`}${o.lastWriterWins ? '' : ' last-writer-wins=off'}`;
 }
 
 /**
@@ -152,6 +152,11 @@ export function formatReport(report: ChaosReport): string {
   for (const bad of report.invalidMishandled.slice(0, 20))
     lines.push(`  INVALID ${bad.detailType} ${bad.eventId}: ${bad.outcome}`);
   for (const mismatch of report.mismatches.slice(0, 20)) lines.push(`  MISMATCH ${mismatch}`);
+  for (const violation of report.orderViolationList.slice(0, 20)) {
+    lines.push(
+      `  ORDER ${violation.account} ${violation.thing}: newest event ${violation.newest.eventId} (sent #${violation.newest.order}) asks for ${violation.newest.value}; ${violation.found.join('; ')}`,
+    );
+  }
   if (report.tokenInEnvironment.length > 0)
     lines.push(`  TOKEN IN ENV ${report.tokenInEnvironment.join(', ')}`);
   for (const denied of report.deniedCalls.slice(0, 20))

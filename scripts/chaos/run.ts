@@ -3,9 +3,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import { getBusiness } from '#functions/store/business.ts';
+import { installPartition, POSITION_PREFIX } from '#functions/store/keys.ts';
+import { queryAll } from '#functions/store/query-all.ts';
 import type { BudgetTake } from '#functions/store/request-budget.ts';
 import { listSlots } from '#functions/store/slots.ts';
-import { createStore } from '#functions/store/store.ts';
+import { createStore, type Store } from '#functions/store/store.ts';
 import { DEFAULT_REDELIVERY_RATE } from '#local/aws/delivery-model.ts';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 import { crashPoints } from './crash-points.ts';
@@ -19,6 +21,7 @@ import {
   type SandboxBusiness,
   type SandboxRequest,
   type TableBusiness,
+  type TablePosition,
 } from './verdict.ts';
 import { buildWorkload, type ChaosEvent, type Workload } from './workload.ts';
 
@@ -75,6 +78,12 @@ export interface ChaosOptions {
    * until the client gives up, so this is what each one costs. @default 1000
    */
   readonly httpTimeoutMs?: number;
+  /**
+   * `false` switches off the connector's last-writer-wins guard in the functions this run hosts
+   * (DependencyOptions.lastWriterWins): events apply in the order they arrive. Not a CLI flag: for
+   * the test that shows the order check failing without the guard. @default true
+   */
+  readonly lastWriterWins?: boolean;
   /** Powertools log level of the handlers. @default 'ERROR' */
   readonly logLevel?: string;
   /** @default a random token, so logs can be searched for it */
@@ -132,6 +141,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     redeliveryRate: options.redeliveryRate ?? DEFAULT_REDELIVERY_RATE,
     timeScale: options.timeScale ?? 1 / 1800,
     httpTimeoutMs: options.httpTimeoutMs ?? 1000,
+    lastWriterWins: options.lastWriterWins ?? true,
     logLevel: options.logLevel ?? 'ERROR',
   };
   const startedAt = Date.now();
@@ -149,6 +159,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const dependencyOptions: DependencyOptions = {
     ...(settings.crashRate > 0 ? { interruptions: crashes } : {}),
     ...(budgetWatch ? { budgetObserver: budgetWatch.observe } : {}),
+    ...(settings.lastWriterWins ? {} : { lastWriterWins: false as const }),
   };
 
   let redeliveries = 0;
@@ -352,18 +363,44 @@ async function observe(runtime: LocalRuntime, sandboxUrl: string, workload: Work
       );
     }
     const tableSlots = new Map<string, Array<{ apiName: string; slot: number }>>();
-    for (const hostname of installs.keys())
+    const tablePositions = new Map<string, Map<string, TablePosition>>();
+    for (const hostname of installs.keys()) {
       tableSlots.set(hostname, await listSlots(store, hostname, 'Employee'));
+      tablePositions.set(hostname, await listPositions(store, hostname));
+    }
     return {
       businesses,
       requests,
       installs,
       tableBusinesses,
       tableSlots,
+      tablePositions,
     };
   } finally {
     store.client.destroy();
   }
+}
+
+/**
+ * Every thing position the table holds for an install (docs/state.md: `pk = INSTALL#<hostname>`,
+ * `sk = POSITION#<thing>`): the thing, and the event last applied to it.
+ */
+async function listPositions(store: Store, hostname: string): Promise<Map<string, TablePosition>> {
+  const items = await queryAll(
+    store,
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': installPartition(hostname), ':prefix': POSITION_PREFIX },
+      ConsistentRead: true,
+    },
+    (item) => item,
+  );
+  return new Map(
+    items.map((item) => [
+      String(item['sk']).slice(POSITION_PREFIX.length),
+      { occurredAt: String(item['occurredAt']), eventId: String(item['eventId']) },
+    ]),
+  );
 }
 
 async function sandboxJson<T = unknown>(

@@ -1,5 +1,13 @@
 import { RETRY_AFTER_SECONDS } from '#sandbox/server.ts';
+import {
+  findOrderViolations,
+  type InstallTables,
+  type OrderViolation,
+  type TablePosition,
+} from './order-check.ts';
 import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
+
+export type { InstallTables, OrderViolation, TablePosition };
 
 /**
  * Compares what the connector did with what the run expects, from observations only: the events
@@ -22,6 +30,10 @@ import { apiNameOfValue, type ChaosEvent, type Workload } from './workload.ts';
  *   or an ALREADY_PREMIUM refusal (both refresh or reveal the edition the table may hold, on
  *   another route, so their order relative to the PlanChosen is unknown);
  * - lost: none of these.
+ *
+ * Order violations (scripts/chaos/order-check.ts): things the events set (a plan, an employee's
+ * fields, a budget cell, a location) whose final state in the service or the table is not what the
+ * newest event on them (by occurredAt, then event id; of those applied or superseded) asks for.
  *
  * An event the refusal rule answers (no usable accountId, no route) must be answered with its
  * code and parked nowhere: one whose accountId is no message group id also goes down its route's
@@ -65,6 +77,8 @@ function deadLetterCause(letter: ObservedDeadLetter): string {
 export interface SandboxBusiness {
   readonly hostname: string;
   readonly externalId: string;
+  /** The edition the service holds (`/_sandbox/businesses`). */
+  readonly edition?: string;
 }
 
 export interface SandboxRequest {
@@ -78,8 +92,6 @@ export interface SandboxRequest {
   /** `rate-limit` when the sandbox's limiter refused it, or the kind of an injected fault. */
   readonly cause?: string;
 }
-
-export type InstallTables = Record<string, Array<Record<string, unknown>>>;
 
 export interface TableBusiness {
   readonly status: string;
@@ -101,6 +113,8 @@ export interface Observations {
   readonly tableBusinesses: ReadonlyMap<string, TableBusiness | undefined>;
   /** hostname → the table's slot assignments for employees. */
   readonly tableSlots: ReadonlyMap<string, ReadonlyArray<{ apiName: string; slot: number }>>;
+  /** hostname → thing → the position of the last event the table says was applied to it (docs/state.md). */
+  readonly tablePositions: ReadonlyMap<string, ReadonlyMap<string, TablePosition>>;
   /** Failed records the queues handed back for another receive. */
   readonly redeliveries: number;
   /** Processed records delivered again (their delete lost). */
@@ -182,8 +196,14 @@ export interface ChaosVerdict {
    * ones without their refusal code or with a copy parked in a dead-letter queue.
    */
   readonly invalidMishandled: ReadonlyArray<{ eventId: string; detailType: string; outcome: string }>;
-  /** Custom field values older than the last applied event for that employee and apiName. */
+  /**
+   * Things whose final state in the service or the table is not what the newest event on them
+   * asks for (scripts/chaos/order-check.ts): a plan, an employee's custom field, regular hours,
+   * pay rate or leave balance, a budget cell, a location.
+   */
   readonly orderViolations: number;
+  /** Those things, each with its newest event and what the state holds instead. */
+  readonly orderViolationList: readonly OrderViolation[];
   /** Trials the trial watch announced, and trials on the table it did not announce (a crash between claim and publish loses one by design). */
   readonly trialAnnouncements: { readonly announced: number; readonly missing: number };
   /** Disagreements between the table and the service that are not duplicates. */
@@ -282,7 +302,7 @@ export function judge(observed: Observations): ChaosVerdict {
     deadLetteredByCause[cause] = (deadLetteredByCause[cause] ?? 0) + 1;
   }
 
-  // Sent order per account, to judge PlanChosen no-ops and custom field order.
+  // Sent order per account, to judge PlanChosen no-ops.
   const byOrder = [...observed.sent].sort(([, a], [, b]) => a.order - b.order);
   const outcomes = new Map<string, Outcome>();
   const editionOf = new Map<string, string>();
@@ -376,7 +396,7 @@ export function judge(observed: Observations): ChaosVerdict {
 
   const mismatches: string[] = [];
   const duplicates = countDuplicates(observed, outcomes, resultsByCause, mismatches);
-  const orderViolations = countOrderViolations(observed, outcomes, supersededThings);
+  const orderViolationList = findOrderViolations({ ...observed, outcomes });
   const announcementKeys = new Map<string, number>();
   for (const event of observed.outbound) {
     const type = event['detail-type'];
@@ -440,7 +460,8 @@ export function judge(observed: Observations): ChaosVerdict {
       missing: onTrial.filter((account) => !announcedAccounts.has(account.accountId)).length,
     },
     invalidMishandled,
-    orderViolations,
+    orderViolations: orderViolationList.length,
+    orderViolationList,
     mismatches,
     retries: {
       status429,
@@ -652,55 +673,6 @@ function countDuplicates(
   return { businesses, locations, areas, slotsPerApiName, apiNamesPerSlot, tableSlotCollisions, total };
 }
 
-/**
- * The value left in a custom field must come from the last applied event that wrote it, or from a
- * later event that failed part-way (its earlier parts may have been written). An event whose
- * SyncSkipped lists the field (`customFields.<apiName>`) did not write it.
- */
-function countOrderViolations(
-  observed: Observations,
-  outcomes: ReadonlyMap<string, Outcome>,
-  superseded: ReadonlyMap<string, ReadonlySet<string>>,
-): number {
-  const writes = new Map<string, Array<{ order: number; applied: boolean }>>();
-  for (const [eventId, event] of observed.sent) {
-    if (event.detailType !== 'EmployeeChanged' || event.expectation.kind !== 'valid') continue;
-    const fields = event.detail['customFields'];
-    if (typeof fields !== 'object' || fields === null) continue;
-    for (const apiName of Object.keys(fields)) {
-      const key = `${event.account}/${String(event.detail['employeeId'])}/${apiName}`;
-      const applied =
-        outcomes.get(eventId)?.kind === 'applied' && !superseded.get(eventId)?.has(`customFields.${apiName}`);
-      writes.set(key, [...(writes.get(key) ?? []), { order: event.order, applied }]);
-    }
-  }
-  let violations = 0;
-  for (const account of observed.workload.accounts) {
-    const hostname = observed.businesses.find(
-      (business) => business.externalId === account.accountId,
-    )?.hostname;
-    const install = hostname === undefined ? undefined : observed.installs.get(hostname);
-    if (install === undefined) continue;
-    const records = new Map((install['CustomFieldData'] ?? []).map((record) => [record['Id'], record]));
-    for (const employee of install['Employee'] ?? []) {
-      const record = records.get(employee['CustomFieldData']);
-      if (!record) continue;
-      for (const value of Object.values(record)) {
-        const apiName = apiNameOfValue(value);
-        if (apiName === undefined) continue;
-        const order = Number(String(value).split('|')[1]);
-        const history = writes.get(`${account.accountId}/${String(employee['Id'])}/${apiName}`) ?? [];
-        const lastApplied = Math.max(
-          -1,
-          ...history.filter((write) => write.applied).map((write) => write.order),
-        );
-        if (order < lastApplied) violations++;
-      }
-    }
-  }
-  return violations;
-}
-
 /** The event id of a dead letter: a route's FIFO message wraps the event (`{"event": ...}`), an intake message is the event. */
 function eventIdOf(body: string): string | undefined {
   try {
@@ -737,8 +709,8 @@ export type RunCheck =
 /**
  * The checks a run passes or fails on, each with its figure and its threshold (so a script
  * reading `npm run chaos -- --json` sees both): nothing lost, duplicated or given up in silence, no
- * invalid event mishandled, the table and the service in agreement, custom field values in the
- * order published, no event given up waiting for a business whose AccountCreated was sent, and (when
+ * invalid event mishandled, the table and the service in agreement, every thing the events set
+ * left as its newest event asks for (order-check.ts), no event given up waiting for a business whose AccountCreated was sent, and (when
  * the run says) the run token in none of the handlers' environment
  * variables and no AWS call denied by the template's IAM; with a rate limit, the three checks of
  * RATE_LIMIT_THRESHOLDS too.
@@ -827,6 +799,8 @@ export function verdictSummary(
     redelivered: verdict.redelivered,
     /** Events answered with SyncSkipped SUPERSEDED: a newer event on one of their things applied first. */
     superseded: verdict.superseded,
+    /** Things whose final state is not what their newest event asks for (order-check.ts). */
+    orderViolations: verdict.orderViolations,
     lost: verdict.lost,
     duplicated: verdict.duplicates.total,
     gaveUpWithoutSyncFailed: verdict.gaveUpWithoutSyncFailed,

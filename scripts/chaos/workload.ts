@@ -8,7 +8,8 @@ import { type Random, seededRandom } from './random.ts';
  *
  * Shape of a run: every account starts with AccountCreated; then a mix of every other inbound
  * detail-type, ordered per account, with a few deliberately invalid events. Each valid follow-up
- * carries `occurredAt` in send order, as a partner's clock would give it. Values are chosen so
+ * carries `occurredAt` in send order, as a partner's clock would give it; a tenth of those that set
+ * state are corrected by the very next event (CORRECTION_RATE). Values are chosen so
  * the sandbox's state can be attributed back to events: each custom field value names its apiName
  * and the event that wrote it, each location name names its locationRef.
  */
@@ -19,7 +20,20 @@ export interface WorkloadOptions {
   readonly seed: number;
   /** Fraction of follow-up events made invalid on purpose. @default 0.03 */
   readonly invalidRate?: number;
+  /** Fraction of PlanChosen, EmployeeChanged and BudgetSet corrected at once (CORRECTION_RATE). @default 0.1 */
+  readonly correctionRate?: number;
 }
+
+/**
+ * Share of the follow-ups that set state (PlanChosen, EmployeeChanged, BudgetSet) that the partner
+ * corrects at once: the next event sent sets the same things again with other values (the same
+ * employee fields, the same budget days, the plan chosen again), with a later `occurredAt`. Sent
+ * one after the other, the two travel in one PutEvents call or two calls in a row, where the local
+ * runtime's delivery model (as AWS) may deliver the correction first: the order check has such
+ * pairs to judge. Events of one thing sent further apart are seldom in flight together, so
+ * without corrections a run hardly ever reorders two events of one thing.
+ */
+export const CORRECTION_RATE = 0.1;
 
 /** What the contract says must happen to an event. */
 export type Expectation =
@@ -112,6 +126,7 @@ export function buildWorkload(options: WorkloadOptions): Workload {
   }
   const random = seededRandom(options.seed);
   const invalidRate = options.invalidRate ?? 0.03;
+  const correctionRate = options.correctionRate ?? CORRECTION_RATE;
   let order = 0;
   const accounts: Array<AccountPlan & { locations: Map<string, PlannedLocation>; plan: 'PREMIUM' | 'FREE' }> =
     [];
@@ -172,13 +187,25 @@ export function buildWorkload(options: WorkloadOptions): Workload {
       }
     }
     const current = order++;
+    const detail = validDetail(random, detailType, account, current);
     followUps.push({
       order: current,
       account: account.accountId,
       detailType,
-      detail: { ...validDetail(random, detailType, account, current), occurredAt: occurredAtOf(current) },
+      detail: { ...detail, occurredAt: occurredAtOf(current) },
       expectation: { kind: 'valid' },
     });
+    if (n + 1 < options.events && CORRECTED.has(detailType) && random.chance(correctionRate)) {
+      n++;
+      const next = order++;
+      followUps.push({
+        order: next,
+        account: account.accountId,
+        detailType,
+        detail: { ...correction(random, detailType, detail, account, next), occurredAt: occurredAtOf(next) },
+        expectation: { kind: 'valid' },
+      });
+    }
   }
   return {
     accounts: accounts.map(({ plan: _plan, ...plan }) => plan),
@@ -243,6 +270,55 @@ function validDetail(
     case 'ReferenceDataRequested':
       return { accountId, kinds: ['COUNTRIES', 'STATES'] };
   }
+}
+
+const CORRECTED: ReadonlySet<FollowUpType> = new Set(['PlanChosen', 'EmployeeChanged', 'BudgetSet']);
+
+/** The same things as `previous` sets, each with another value (CORRECTION_RATE). */
+function correction(
+  random: Random,
+  detailType: FollowUpType,
+  previous: Record<string, unknown>,
+  account: { accountId: string; locations: Map<string, PlannedLocation>; plan: 'PREMIUM' | 'FREE' },
+  order: number,
+): Record<string, unknown> {
+  if (detailType === 'PlanChosen') return validDetail(random, detailType, account, order);
+  if (detailType === 'BudgetSet') {
+    const days = previous['days'] as Array<{ date: string; value: number }>;
+    return {
+      ...previous,
+      days: days.map((day) => ({ date: day.date, value: otherInt(random, 100, 5000, day.value) })),
+      reference: `chaos-${order}`,
+    };
+  }
+  const detail: Record<string, unknown> = {
+    accountId: account.accountId,
+    employeeId: previous['employeeId'],
+  };
+  const fields = previous['customFields'] as Record<string, string> | undefined;
+  if (fields) {
+    detail['customFields'] = Object.fromEntries(
+      Object.keys(fields).map((name) => [name, customFieldValue(name, order)]),
+    );
+  }
+  const hours = previous['regularHours'] as { threshold: number } | undefined;
+  if (hours) detail['regularHours'] = { ...hours, threshold: otherInt(random, 10, 40, hours.threshold) };
+  const payRate = previous['payRate'] as { hourlyRate: number } | undefined;
+  if (payRate) detail['payRate'] = { ...payRate, hourlyRate: otherInt(random, 15, 45, payRate.hourlyRate) };
+  const balances = previous['leaveBalances'] as Array<{ leaveRuleId: number; hours: number }> | undefined;
+  if (balances) {
+    detail['leaveBalances'] = balances.map((balance) => ({
+      ...balance,
+      hours: otherInt(random, 0, 120, balance.hours),
+    }));
+  }
+  return detail;
+}
+
+/** An integer in [min, max] other than `not`, so a correction is always a change. */
+function otherInt(random: Random, min: number, max: number, not: number): number {
+  const value = random.int(min, max - 1);
+  return value >= not ? value + 1 : value;
 }
 
 function employeeChange(random: Random, accountId: string, order: number): Record<string, unknown> {

@@ -7,7 +7,13 @@ import {
   runPassed,
   verdictSummary,
 } from '#scripts/chaos/verdict.ts';
-import { buildWorkload, type ChaosEvent, customFieldValue, type Workload } from '#scripts/chaos/workload.ts';
+import {
+  buildWorkload,
+  type ChaosEvent,
+  customFieldValue,
+  occurredAtOf,
+  type Workload,
+} from '#scripts/chaos/workload.ts';
 
 /**
  * The chaos verdict on hand-made observations: each test breaks one guarantee the way a bug would
@@ -52,6 +58,7 @@ function flawless(): Observations & { sent: Map<string, ChaosEvent> } {
       ]),
     ),
     tableSlots: new Map(),
+    tablePositions: new Map(),
     redeliveries: 0,
     duplicatesDelivered: 0,
     delivery: { reordered: 0, redelivered: 0 },
@@ -116,48 +123,6 @@ describe('chaos verdict', () => {
       passed: true,
       superseded: 1,
     });
-  });
-
-  it('takes a custom field its SyncSkipped lists as not written by that event when judging order', () => {
-    // Prepare: an event sent later than the one whose value the field holds, applied in its other
-    // parts; the field holds the earlier value.
-    const observed = flawless();
-    const [writerId, writer] = [...observed.sent].find(
-      ([, event]) => event.detailType === 'EmployeeChanged' && event.detail['customFields'] !== undefined,
-    ) ?? ['', undefined];
-    if (writer === undefined) throw new Error('the workload has an EmployeeChanged with custom fields');
-    const apiName = Object.keys(writer.detail['customFields'] as object)[0] as string;
-    const late: ChaosEvent = { ...writer, order: 1000 };
-    const sent = new Map([...observed.sent, ['ev-late', late]]);
-    const hostname = `h${workload.accounts.findIndex((account) => account.accountId === writer.account)}.us.sandbox.test`;
-    const install = {
-      Employee: [{ Id: writer.detail['employeeId'], CustomFieldData: 10 }],
-      CustomFieldData: [{ Id: 10, System: 'Employee', F01: customFieldValue(apiName, writer.order) }],
-    };
-    const lateResult = {
-      id: 'out-late',
-      'detail-type': 'EmployeeSynced',
-      detail: { causationId: 'ev-late', accountId: writer.account },
-    };
-    const lateSkipped = {
-      id: 'out-late-skipped',
-      'detail-type': 'SyncSkipped',
-      detail: {
-        causationId: 'ev-late',
-        sourceEventId: 'ev-late',
-        code: 'SUPERSEDED',
-        things: [{ thing: `customFields.${apiName}`, supersededBy: writerId }],
-      },
-    };
-    const base = { ...observed, sent, installs: new Map([[hostname, install]]) };
-
-    // Act
-    const withSkipped = judge({ ...base, outbound: [...observed.outbound, lateResult, lateSkipped] });
-    const without = judge({ ...base, outbound: [...observed.outbound, lateResult] });
-
-    // Assess
-    expect(withSkipped.orderViolations).toBe(0);
-    expect(without.orderViolations).toBe(1);
   });
 
   it('counts a dead-lettered or SyncFailed event as handled, by code', () => {
@@ -516,6 +481,427 @@ describe('chaos verdict', () => {
   });
 });
 
+/**
+ * The order check on one hand-made account: events on one thing, their outcomes, the state the
+ * service and the table were left in. Each thing kind once where the state is what the newest event
+ * asks for (no violation) and once where it holds an older event's value (one violation).
+ */
+describe('chaos verdict: order violations (the final state against the newest event per thing)', () => {
+  const ACCOUNT = 'acct-order';
+  const HOSTNAME = 'order-1.us.sandbox.test';
+  const EMPLOYEE = 2;
+
+  type Ending = 'applied' | 'superseded' | { readonly failed: string };
+
+  function orderEvent(
+    order: number,
+    detailType: ChaosEvent['detailType'],
+    detail: Record<string, unknown>,
+  ): ChaosEvent {
+    return {
+      order,
+      account: ACCOUNT,
+      detailType,
+      detail: { accountId: ACCOUNT, ...detail, occurredAt: occurredAtOf(order) },
+      expectation: { kind: 'valid' },
+    };
+  }
+
+  /** Observations of one account whose events ended as `events` say, with the state given. */
+  function orderRun(
+    events: ReadonlyArray<readonly [ChaosEvent, Ending]>,
+    state: {
+      readonly install?: Record<string, Array<Record<string, unknown>>>;
+      readonly edition?: string;
+      readonly tableEdition?: string;
+      /** Thing key → the event (send order) whose position the table holds. */
+      readonly positions?: Record<string, number>;
+    },
+  ): Observations {
+    const id = (event: ChaosEvent) => `ev-${event.order}`;
+    const outbound: Observations['outbound'] = events.map(([event, ending]) => {
+      const source = { accountId: ACCOUNT, causationId: id(event), sourceEventId: id(event) };
+      if (ending === 'applied') {
+        const edition =
+          event.detail['plan'] === 'FREE' ? 'SUBSCRIPTION_FREE' : 'SUBSCRIPTION_PAID_PRO_PREMIUM';
+        return {
+          id: `out-${id(event)}`,
+          'detail-type': 'Result',
+          detail: { ...source, ...(event.detailType === 'PlanChosen' ? { edition } : {}) },
+        };
+      }
+      if (ending === 'superseded') {
+        return {
+          id: `out-${id(event)}`,
+          'detail-type': 'SyncSkipped',
+          detail: { ...source, code: 'SUPERSEDED', things: [] },
+        };
+      }
+      return {
+        id: `out-${id(event)}`,
+        'detail-type': 'SyncFailed',
+        detail: { ...source, code: ending.failed, message: `${ending.failed}: refused` },
+      };
+    });
+    const orders = new Map(events.map(([event]) => [event.order, event]));
+    return {
+      workload: {
+        accounts: [
+          {
+            accountId: ACCOUNT,
+            businessName: 'Order Shop',
+            ownerEmail: 'owner@order.example',
+            ownerMobile: '+1 415 555 0100',
+            locations: new Map(),
+          },
+        ],
+        creations: [],
+        followUps: events.map(([event]) => event),
+        customFieldNames: [],
+      },
+      sent: new Map(events.map(([event]) => [id(event), event])),
+      outbound,
+      deadLetters: [],
+      businesses: [
+        {
+          hostname: HOSTNAME,
+          externalId: ACCOUNT,
+          ...(state.edition === undefined ? {} : { edition: state.edition }),
+        },
+      ],
+      installs: new Map([[HOSTNAME, state.install ?? {}]]),
+      requests: [],
+      tableBusinesses: new Map([
+        [
+          ACCOUNT,
+          {
+            status: 'ACTIVE',
+            hostname: HOSTNAME,
+            ...(state.tableEdition === undefined ? {} : { edition: state.tableEdition }),
+          },
+        ],
+      ]),
+      tableSlots: new Map(),
+      tablePositions: new Map([
+        [
+          HOSTNAME,
+          new Map(
+            Object.entries(state.positions ?? {}).map(([thing, order]) => [
+              thing,
+              { occurredAt: occurredAtOf(order), eventId: id(orders.get(order) as ChaosEvent) },
+            ]),
+          ),
+        ],
+      ]),
+      redeliveries: 0,
+      duplicatesDelivered: 0,
+      delivery: { reordered: 0, redelivered: 0 },
+    };
+  }
+
+  const PREMIUM = 'SUBSCRIPTION_PAID_PRO_PREMIUM';
+  const FREE = 'SUBSCRIPTION_FREE';
+
+  it('plan: the edition of the newest PlanChosen, in the service and in the table', () => {
+    // Prepare: PREMIUM (1) then FREE (2), both applied — in whichever order they arrived.
+    const premium = orderEvent(1, 'PlanChosen', { plan: 'PREMIUM' });
+    const free = orderEvent(2, 'PlanChosen', { plan: 'FREE' });
+    const events = [
+      [free, 'applied'],
+      [premium, 'applied'],
+    ] as const;
+    const positions = { plan: 2 };
+
+    // Act
+    const newest = judge(orderRun(events, { edition: FREE, tableEdition: FREE, positions }));
+    const older = judge(orderRun(events, { edition: PREMIUM, tableEdition: PREMIUM, positions }));
+    const tableOnly = judge(orderRun(events, { edition: FREE, tableEdition: PREMIUM, positions }));
+
+    // Assess
+    expect(newest.orderViolations).toBe(0);
+    expect(older.orderViolations).toBe(1);
+    expect(older.orderViolationList[0]).toMatchObject({
+      account: ACCOUNT,
+      thing: 'plan',
+      newest: { order: 2, eventId: 'ev-2', value: FREE },
+      found: [`service: ${PREMIUM}`, `table edition: ${PREMIUM}`],
+    });
+    expect(tableOnly.orderViolations).toBe(1);
+  });
+
+  it('plan: a FREE refused on a trial (CANNOT_CANCEL_TRIAL) asks for nothing, even when it is the newest', () => {
+    // Prepare: FREE (2) reached the function while the business was on trial and was refused;
+    // PREMIUM (1) applied after it.
+    const premium = orderEvent(1, 'PlanChosen', { plan: 'PREMIUM' });
+    const free = orderEvent(2, 'PlanChosen', { plan: 'FREE' });
+    const events = [
+      [free, { failed: 'CANNOT_CANCEL_TRIAL' }],
+      [premium, 'applied'],
+    ] as const;
+
+    // Act
+    const kept = judge(orderRun(events, { edition: PREMIUM, tableEdition: PREMIUM, positions: { plan: 1 } }));
+    const moved = judge(orderRun(events, { edition: FREE, tableEdition: FREE, positions: { plan: 1 } }));
+
+    // Assess
+    expect(kept.orderViolations).toBe(0);
+    expect(moved.orderViolations).toBe(1);
+  });
+
+  it('custom field: the value of the newest event that set it; an older one superseded after it changes nothing', () => {
+    // Prepare: badge set by 1 and by 3; 1 arrived last and was told SUPERSEDED.
+    const first = orderEvent(1, 'EmployeeChanged', {
+      employeeId: EMPLOYEE,
+      customFields: { chaosBadge: customFieldValue('chaosBadge', 1) },
+    });
+    const third = orderEvent(3, 'EmployeeChanged', {
+      employeeId: EMPLOYEE,
+      customFields: { chaosBadge: customFieldValue('chaosBadge', 3) },
+    });
+    const events = [
+      [third, 'applied'],
+      [first, 'superseded'],
+    ] as const;
+    const holding = (order: number) => ({
+      Employee: [{ Id: EMPLOYEE, CustomFieldData: 10 }],
+      CustomFieldData: [{ Id: 10, System: 'Employee', F01: customFieldValue('chaosBadge', order) }],
+    });
+    const positions = { [`employee#${EMPLOYEE}#customField#chaosBadge`]: 3 };
+
+    // Act
+    const newest = judge(orderRun(events, { install: holding(3), positions }));
+    const older = judge(orderRun(events, { install: holding(1), positions }));
+
+    // Assess
+    expect(newest.orderViolations).toBe(0);
+    expect(older.orderViolations).toBe(1);
+    expect(older.orderViolationList[0]).toMatchObject({
+      thing: 'employee#2#customField#chaosBadge',
+      newest: { eventId: 'ev-3', value: 'chaosBadge|3' },
+      found: ['service: ["chaosBadge|1"]'],
+    });
+  });
+
+  it('regular hours: the agreed hours of the newest event', () => {
+    // Prepare
+    const hours = (threshold: number) => ({
+      threshold,
+      applyThreshold: true,
+      workPeriod: {
+        cycle: 'WEEKLY',
+        dayOfWeek: 'MONDAY',
+        startDate: '2026-01-05T00:00:00Z',
+        startCycleDate: '2026-01-05T00:00:00Z',
+        endCycleDate: '2026-01-12T00:00:00Z',
+      },
+      workingDaysPerCycle: 5,
+      details: { weeks: [] },
+    });
+    const events = [
+      [orderEvent(4, 'EmployeeChanged', { employeeId: EMPLOYEE, regularHours: hours(30) }), 'applied'],
+      [orderEvent(2, 'EmployeeChanged', { employeeId: EMPLOYEE, regularHours: hours(20) }), 'applied'],
+    ] as const;
+    const holding = (threshold: number) => ({
+      AgreedHour: [{ Id: 1, Employee: EMPLOYEE, agreedHour: hours(threshold) }],
+    });
+    const positions = { [`employee#${EMPLOYEE}#regularHours`]: 4 };
+
+    // Act + Assess
+    expect(judge(orderRun(events, { install: holding(30), positions })).orderViolations).toBe(0);
+    expect(judge(orderRun(events, { install: holding(20), positions })).orderViolations).toBe(1);
+  });
+
+  it("pay rate: the employee's one active agreement has the newest event's award and rate", () => {
+    // Prepare
+    const events = [
+      [
+        orderEvent(5, 'EmployeeChanged', {
+          employeeId: EMPLOYEE,
+          payRate: { awardCode: 'HospServer2024b', countryCode: 'us', hourlyRate: 31 },
+        }),
+        'applied',
+      ],
+      [
+        orderEvent(3, 'EmployeeChanged', {
+          employeeId: EMPLOYEE,
+          payRate: { awardCode: 'RetailAssoc2024x', countryCode: 'us', hourlyRate: 22 },
+        }),
+        'applied',
+      ],
+    ] as const;
+    const holding = (active: 'hosp' | 'retail') => ({
+      EmploymentContract: [
+        { Id: 7, AwardCode: 'HospServer2024b' },
+        { Id: 8, AwardCode: 'RetailAssoc2024x' },
+      ],
+      EmployeeAgreement: [
+        { Id: 1, EmployeeId: EMPLOYEE, Contract: 7, BaseRate: 31, Active: active === 'hosp' },
+        { Id: 2, EmployeeId: EMPLOYEE, Contract: 8, BaseRate: 22, Active: active === 'retail' },
+      ],
+    });
+    const positions = { [`employee#${EMPLOYEE}#payRate`]: 5 };
+
+    // Act + Assess
+    expect(judge(orderRun(events, { install: holding('hosp'), positions })).orderViolations).toBe(0);
+    expect(judge(orderRun(events, { install: holding('retail'), positions })).orderViolations).toBe(1);
+  });
+
+  it('leave balance: the hours of the newest event for that leave rule', () => {
+    // Prepare
+    const events = [
+      [
+        orderEvent(6, 'EmployeeChanged', {
+          employeeId: EMPLOYEE,
+          leaveBalances: [{ leaveRuleId: 3, hours: 40 }],
+        }),
+        'applied',
+      ],
+      [
+        orderEvent(2, 'EmployeeChanged', {
+          employeeId: EMPLOYEE,
+          leaveBalances: [{ leaveRuleId: 3, hours: 12 }],
+        }),
+        'applied',
+      ],
+    ] as const;
+    const holding = (hours: number) => ({
+      LeaveAccrual: [{ Id: 1, Employee: EMPLOYEE, LeaveRule: 3, Hours: hours }],
+    });
+    const positions = { [`employee#${EMPLOYEE}#leaveBalance#3`]: 6 };
+
+    // Act + Assess
+    expect(judge(orderRun(events, { install: holding(40), positions })).orderViolations).toBe(0);
+    expect(judge(orderRun(events, { install: holding(12), positions })).orderViolations).toBe(1);
+  });
+
+  it("budget cell: the metric at the day's local midnight holds the newest event's value and reference", () => {
+    // Prepare: two budgets of location 1, area 1, WAGE, 2026-03-02 in New York (midnight = 05:00 UTC).
+    const budget = (order: number, value: number) =>
+      orderEvent(order, 'BudgetSet', {
+        locationId: 1,
+        areaId: 1,
+        kind: 'WAGE',
+        timeZone: 'America/New_York',
+        days: [{ date: '2026-03-02', value }],
+        reference: `chaos-${order}`,
+      });
+    const events = [
+      [budget(9, 900), 'applied'],
+      [budget(7, 700), 'applied'],
+    ] as const;
+    const holding = (order: number, value: number) => ({
+      Metric: [
+        {
+          id: 'mt_000001',
+          timestamp: String(Date.parse('2026-03-02T05:00:00Z') / 1000),
+          location: 1,
+          area: 1,
+          employee: 0,
+          type: 'budget_wage',
+          value,
+          reference: `chaos-${order}`,
+        },
+      ],
+    });
+    const positions = { 'budget#1#1#WAGE#2026-03-02': 9 };
+
+    // Act
+    const newest = judge(orderRun(events, { install: holding(9, 900), positions }));
+    const older = judge(orderRun(events, { install: holding(7, 700), positions }));
+
+    // Assess
+    expect(newest.orderViolations).toBe(0);
+    expect(older.orderViolationList).toMatchObject([
+      { thing: 'budget#1#1#WAGE#2026-03-02', found: ['service: 700 (chaos-7)'] },
+    ]);
+  });
+
+  it('location: the location named by the newest event, with every area it lists', () => {
+    // Prepare: the newest event adds an area the older one did not list.
+    const location = (order: number, areas: string[]) =>
+      orderEvent(order, 'LocationCreated', {
+        locationRef: 'loc-1',
+        name: 'Order Location 1',
+        areas: areas.map((name) => ({ name })),
+      });
+    const events = [
+      [location(8, ['Bar', 'Kitchen']), 'applied'],
+      [location(4, ['Bar']), 'applied'],
+    ] as const;
+    const holding = (areas: string[]) => ({
+      Location: [{ Id: 3, CompanyName: 'Order Location 1' }],
+      Area: areas.map((name, index) => ({ Id: 10 + index, Company: 3, OperationalUnitName: name })),
+    });
+    const positions = { 'location#loc-1': 8 };
+
+    // Act + Assess
+    expect(judge(orderRun(events, { install: holding(['Bar', 'Kitchen']), positions })).orderViolations).toBe(
+      0,
+    );
+    expect(judge(orderRun(events, { install: holding(['Bar']), positions })).orderViolations).toBe(1);
+  });
+
+  it("table: a thing's position must name the newest event, whatever the service holds", () => {
+    // Prepare
+    const events = [
+      [orderEvent(2, 'PlanChosen', { plan: 'FREE' }), 'applied'],
+      [orderEvent(1, 'PlanChosen', { plan: 'PREMIUM' }), 'applied'],
+    ] as const;
+    const state = { edition: FREE, tableEdition: FREE };
+
+    // Act
+    const older = judge(orderRun(events, { ...state, positions: { plan: 1 } }));
+    const none = judge(orderRun(events, state));
+
+    // Assess
+    expect(older.orderViolationList).toMatchObject([{ thing: 'plan', found: ['table position: ev-1'] }]);
+    expect(none.orderViolationList).toMatchObject([{ thing: 'plan', found: ['table position: none'] }]);
+  });
+
+  it('accepts the value of a newer event that failed after it may have written it, never that of an older one', () => {
+    // Prepare: 3 wrote the badge, then a later part of it gave up (RETRIES_EXHAUSTED); 1 applied.
+    const first = orderEvent(1, 'EmployeeChanged', {
+      employeeId: EMPLOYEE,
+      customFields: { chaosBadge: customFieldValue('chaosBadge', 1) },
+    });
+    const third = orderEvent(3, 'EmployeeChanged', {
+      employeeId: EMPLOYEE,
+      customFields: { chaosBadge: customFieldValue('chaosBadge', 3) },
+    });
+    const events = [
+      [first, 'applied'],
+      [third, { failed: 'RETRIES_EXHAUSTED' }],
+    ] as const;
+    const holding = (order: number) => ({
+      Employee: [{ Id: EMPLOYEE, CustomFieldData: 10 }],
+      CustomFieldData: [{ Id: 10, System: 'Employee', F01: customFieldValue('chaosBadge', order) }],
+    });
+    const thing = `employee#${EMPLOYEE}#customField#chaosBadge`;
+
+    // Act + Assess
+    expect(judge(orderRun(events, { install: holding(3), positions: { [thing]: 3 } })).orderViolations).toBe(
+      0,
+    );
+    expect(judge(orderRun(events, { install: holding(1), positions: { [thing]: 1 } })).orderViolations).toBe(
+      0,
+    );
+    expect(
+      judge(
+        orderRun(
+          [
+            [first, { failed: 'RETRIES_EXHAUSTED' }],
+            [third, 'applied'],
+          ],
+          {
+            install: holding(1),
+            positions: { [thing]: 3 },
+          },
+        ),
+      ).orderViolations,
+    ).toBe(1);
+  });
+});
+
 describe('chaos verdict: passed, with and without a rate limit', () => {
   /** A flawless run against a limit of 20/s: 1000 requests, 5 refused by the limiter, 18/s busy. */
   function rateLimitedRun(): ChaosVerdict {
@@ -667,7 +1053,13 @@ describe('chaos verdict: passed, with and without a rate limit', () => {
 
     // Assess
     expect(verdict).toMatchObject({ reordered: 17, redelivered: 3 });
-    expect(summary).toMatchObject({ passed: true, reordered: 17, redelivered: 3 });
+    expect(summary).toMatchObject({
+      passed: true,
+      reordered: 17,
+      redelivered: 3,
+      superseded: 0,
+      orderViolations: 0,
+    });
     expect(Object.keys(summary.checks)).not.toContain('reordered');
   });
 

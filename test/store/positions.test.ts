@@ -133,6 +133,29 @@ describe('EventOrder', () => {
     });
   });
 
+  it('with lastWriterWins off (a local run only), applies an older event after a newer one and keeps the position on the newer', async () => {
+    // Prepare: the newer event on the plan was applied first.
+    const hostname = newHostname();
+    const plan = { key: 'plan', field: 'plan' };
+    await advancePosition(store, hostname, 'plan', position('2026-05-01T10:00:01.000000000Z', 'evt-new'), at);
+
+    // Act
+    const order = await EventOrder.read(
+      store,
+      hostname,
+      { id: 'evt-old', detailType: 'PlanChosen', time: '2026-05-01T10:00:00Z' },
+      {},
+      [plan],
+      { lastWriterWins: false },
+    );
+    await order.applied([plan], at);
+
+    // Assess: the older event may set the plan and is told nothing; the position does not go back.
+    expect(order.applies(plan)).toBe(true);
+    expect(order.syncSkipped()).toEqual([]);
+    expect((await readPositions(store, hostname, ['plan'])).get('plan')?.eventId).toBe('evt-new');
+  });
+
   it('takes the envelope time for an event without occurredAt, and occurredAt over it', async () => {
     // Assess
     expect(eventPosition({ id: 'e', time: '2026-05-01T10:00:00Z' }, {})).toEqual({
