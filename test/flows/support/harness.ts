@@ -49,13 +49,23 @@ export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 let registeringStrict: boolean | undefined;
 
 /**
+ * Flow files that run one sandbox mode per process (`forEachSandboxMode(..., { onePerProcess:
+ * true })`): their tests call the connector's modules directly (use cases, watches, the clients
+ * and settings those modules keep for the process), so a second runtime in the same process would
+ * meet the first one's. vitest.config.ts runs these files a second time, in project
+ * `strict-sandbox`, with SANDBOX_STRICT=1.
+ */
+export const SANDBOX_STRICT = process.env['SANDBOX_STRICT'] === '1';
+
+/**
  * Registers a flow file's tests once per sandbox mode, each under a `describe` naming it: the
  * default mode, and strict mode (sandbox/README.md "Strict mode"), which answers as the service's
  * spec allows rather than as a client hopes. A harness the tests start (`useFlowHarness`) runs the
  * sandbox in the mode they are registered under. One file, both modes: its modules are loaded once.
+ * With `onePerProcess`, only the mode of this process (SANDBOX_STRICT) is registered.
  */
-export function forEachSandboxMode(tests: () => void): void {
-  for (const strict of [false, true]) {
+export function forEachSandboxMode(tests: () => void, options: { onePerProcess?: boolean } = {}): void {
+  for (const strict of options.onePerProcess ? [SANDBOX_STRICT] : [false, true]) {
     describe(strict ? 'strict sandbox' : 'default sandbox', () => {
       registeringStrict = strict;
       try {
