@@ -30,9 +30,9 @@ export const PLAN: Thing = { key: 'plan', field: 'plan' };
  * `SyncSkipped` SUPERSEDED (and no call) when a newer PlanChosen was applied first.
  *
  * Steps:
- * 1. Find the account's business; none yet, or a signup still PENDING/UNCONFIRMED → RetryableError
- *    BUSINESS_NOT_PROVISIONED: the AccountCreated may still be in flight, so the event is retried
- *    (and gives up with RETRIES_EXHAUSTED after its attempts).
+ * 1. Find the account's business (domain/provisioned-business.ts): its AccountCreated on its way
+ *    (RECEIVED, PENDING, UNCONFIRMED) → the event waits uncounted; that AccountCreated failed →
+ *    SyncFailed BUSINESS_NOT_PROVISIONED at once; no AccountCreated ever received → counted attempts.
  * 2. Last writer wins (domain/event-order.ts): the plan is one thing, replaced whole. A PlanChosen
  *    older (by occurredAt, then event id) than the one applied last → SyncSkipped, no call.
  * 3. Already on the target edition → acknowledge, no call, nothing published (a redelivery or a

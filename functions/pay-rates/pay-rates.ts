@@ -35,7 +35,7 @@ const DETAIL_TYPE = 'PayRatesReported';
  *
  * Steps:
  * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
- *    RetryableError BUSINESS_NOT_PROVISIONED.
+ *    waits, fails or counts as provisionedBusinessOf says (domain/provisioned-business.ts).
  * 2. Read the agreements: one QUERY EmployeeAgreement (EmployeeId eq id) per requested employee,
  *    up to PAY_RATE_READ_CONCURRENCY at once, kept in the order requested (and to that employee,
  *    should the service answer more); without employeeIds one QUERY of every agreement. A

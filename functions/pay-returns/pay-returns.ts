@@ -46,7 +46,7 @@ const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(PAY_RULE_CONFIG_KEYS);
  *
  * Steps:
  * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
- *    RetryableError BUSINESS_NOT_PROVISIONED.
+ *    waits, fails or counts as provisionedBusinessOf says (domain/provisioned-business.ts).
  * 2. Per timesheet, getPayReturns (QUERY with TimesheetObject and PayRuleObject joined; up to
  *    PAY_RETURN_QUERY_CONCURRENCY at once). A refusal → SyncFailed with the service's code.
  * 3. Normalize each line (payRuleLine); schedule-change premium lines (EventIds not null) carry

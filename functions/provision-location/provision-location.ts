@@ -67,7 +67,7 @@ export const locationThing = (locationRef: string): Thing => ({
  * 1. Guard: at least one of isWorkplace / isPayrollEntity (the contract refines it already; the
  *    service would refuse the location otherwise) → LOCATION_ROLE_REQUIRED.
  * 2. Resolve the account's install from the table (never from the event); no ACTIVE business →
- *    RetryableError BUSINESS_NOT_PROVISIONED.
+ *    waits, fails or counts as provisionedBusinessOf says (domain/provisioned-business.ts).
  * 3. Last writer wins on the location (locationThing, domain/event-order.ts): an older event → SyncSkipped.
  *    Its position moves to this event once the location and every listed area are recorded.
  * 4. Location, keyed on (install, locationRef): write an intent marker, create, record the id.

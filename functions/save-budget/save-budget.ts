@@ -44,7 +44,7 @@ export function budgetCell(
  *
  * Steps:
  * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
- *    RetryableError BUSINESS_NOT_PROVISIONED.
+ *    waits, fails or counts as provisionedBusinessOf says (domain/provisioned-business.ts).
  * 2. Last writer wins per budget cell (budgetCell, domain/event-order.ts): a day a newer event
  *    (by occurredAt, then event id) was applied to is left as it is.
  * 3. One metric item per remaining day: timestamp = local midnight of the date in `timeZone` (unix

@@ -75,7 +75,7 @@ function thingsOf(detail: EmployeeChangedDetail): Record<EmployeePart, Thing[]> 
  *
  * Steps:
  * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
- *    RetryableError BUSINESS_NOT_PROVISIONED.
+ *    waits, fails or counts as provisionedBusinessOf says (domain/provisioned-business.ts).
  * 2. Refusals known without calling, before any part is applied: leaveBalances on a UK install →
  *    LEAVE_NOT_SUPPORTED_UK (the service does not apply leave overwrites to UK installs).
  * 3. Last writer wins per thing (employeeThings, domain/event-order.ts): the positions of the
