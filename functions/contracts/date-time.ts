@@ -20,6 +20,11 @@ export function isoDateTime({
   readonly offset?: boolean;
   readonly error?: string;
 } = {}): z.ZodISODateTime {
+  return dateTimeMatching(offset ? WITH_OFFSET : UTC_ONLY, offset, error);
+}
+
+/** zod's own ISO date-time schema, checked against `pattern` (the JSON Schema keeps `format: date-time`). */
+function dateTimeMatching(pattern: RegExp, offset: boolean, error: string | undefined): z.ZodISODateTime {
   return new z.ZodISODateTime({
     type: 'string',
     format: 'datetime',
@@ -27,7 +32,7 @@ export function isoDateTime({
     offset,
     local: false,
     precision: null,
-    pattern: offset ? WITH_OFFSET : UTC_ONLY,
+    pattern,
     ...(error === undefined ? {} : { error: () => error }),
   });
 }
@@ -58,16 +63,7 @@ export function rfc3339DateTime({
 }: {
   readonly error?: string;
 } = {}): z.ZodISODateTime {
-  return new z.ZodISODateTime({
-    type: 'string',
-    format: 'datetime',
-    check: 'string_format',
-    offset: true,
-    local: false,
-    precision: null,
-    pattern: RFC3339_BOUNDED_FRACTION,
-    error: () => error,
-  });
+  return dateTimeMatching(RFC3339_BOUNDED_FRACTION, true, error);
 }
 
 const RFC3339_BOUNDED_FRACTION = new RegExp(
