@@ -6,6 +6,7 @@ import {
   installRecords,
   onlyPublished,
   provisionedInstall,
+  simpleHours,
 } from '#test/flows/install/install-support.ts';
 import {
   forEachSandboxMode,
@@ -311,20 +312,4 @@ forEachSandboxMode(() => {
       expect(areas).not.toContain('Cellar');
     });
   });
-
-  function simpleHours(threshold: number) {
-    return {
-      threshold,
-      applyThreshold: false,
-      workPeriod: {
-        cycle: 'WEEKLY',
-        dayOfWeek: 'MONDAY',
-        startDate: '2026-03-02T00:00:00Z',
-        startCycleDate: '2026-03-02T00:00:00Z',
-        endCycleDate: '2026-03-09T00:00:00Z',
-      },
-      workingDaysPerCycle: 5,
-      details: { weeks: [] },
-    };
-  }
 });

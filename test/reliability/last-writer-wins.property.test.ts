@@ -9,6 +9,7 @@ import {
   type InstallRecords,
   installRecords,
   provisionedInstall,
+  simpleHours,
 } from '#test/flows/install/install-support.ts';
 import {
   inboundEvent,
@@ -319,22 +320,6 @@ function expect_(sequence: Planned[], planned: Planned[]): Expectation {
 interface Install {
   accountId: string;
   hostname: string;
-}
-
-function simpleHours(threshold: number) {
-  return {
-    threshold,
-    applyThreshold: false,
-    workPeriod: {
-      cycle: 'WEEKLY',
-      dayOfWeek: 'MONDAY',
-      startDate: '2026-03-02T00:00:00Z',
-      startCycleDate: '2026-03-02T00:00:00Z',
-      endCycleDate: '2026-03-09T00:00:00Z',
-    },
-    workingDaysPerCycle: 5,
-    details: { weeks: [] },
-  };
 }
 
 async function createdLocationIds(install: Install): Promise<{ locationId: number; areaId: number }> {

@@ -162,3 +162,20 @@ export function useCaseInput<K extends InboundDetailType>(
     receiveCount: 1,
   };
 }
+
+/** A weekly regular-hours (agreed hour) value of `threshold` hours, the plainest form the service takes. */
+export function simpleHours(threshold: number) {
+  return {
+    threshold,
+    applyThreshold: false,
+    workPeriod: {
+      cycle: 'WEEKLY',
+      dayOfWeek: 'MONDAY',
+      startDate: '2026-03-02T00:00:00Z',
+      startCycleDate: '2026-03-02T00:00:00Z',
+      endCycleDate: '2026-03-09T00:00:00Z',
+    },
+    workingDaysPerCycle: 5,
+    details: { weeks: [] },
+  };
+}
