@@ -25,25 +25,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]],
-    projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
-      {
-        // Flow files that run one sandbox mode per process (test/flows/support/harness.ts
-        // forEachSandboxMode onePerProcess) run again here in strict mode; every other flow file
-        // runs both modes itself. test/foundation/layout.test.ts keeps this list true.
-        extends: true,
-        test: {
-          name: 'strict-sandbox',
-          include: [
-            'test/flows/install/provision-location.test.ts',
-            'test/flows/install/sync-employee.test.ts',
-            'test/flows/provisioning/drift-watch.test.ts',
-            'test/flows/provisioning/trial-watch-catch-up.test.ts',
-            'test/flows/provisioning/trial-watch-scale.test.ts',
-          ],
-          env: { SANDBOX_STRICT: '1' },
-        },
-      },
-    ],
+    include: ['test/**/*.test.ts'],
   },
 });

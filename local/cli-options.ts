@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { LENIENT_READING_NAMES, type LenientReading, parseLenient } from '#sandbox/mode.ts';
 import { DEFAULT_TIME_SCALE } from './aws/clock.ts';
 import { parseSeed } from './aws/delivery-model.ts';
 import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
@@ -7,7 +8,7 @@ import { type LocalPorts, SERVE_PORTS } from './runtime.ts';
 /** The options of `npm start`, read apart from the CLI so the defaults can be checked without starting anything. */
 
 export const START_USAGE = `usage: npm start [-- --serve] [--assembly <cdk.out>] [--verbose] [--log-level <LEVEL>] [--json-logs] [--time-scale <s>]
-                 [--no-token] [--strict] [--seed <n>] [--ordered-delivery]
+                 [--no-token] [--lenient <names>|all] [--seed <n>] [--ordered-delivery]
 
   (no flag)                  replay the demo scenario from events/ on free ports and exit
   --assembly <dir>           run this already synthesized cloud assembly (what \`cdk synth\` wrote, e.g. cdk.out,
@@ -24,8 +25,10 @@ export const START_USAGE = `usage: npm start [-- --serve] [--assembly <cdk.out>]
   --time-scale <s>           scale of AWS waiting times such as visibility timeouts (default ${DEFAULT_TIME_SCALE})
   --no-token                 serve with the token secret as CloudFormation creates it (a placeholder
                              the sandbox refuses), to rehearse setting the token after deploying
-  --strict                   run the sandbox in strict mode: it answers as the service's API allows
-                             rather than as a client hopes (sandbox/README.md "Strict mode")
+  --lenient <names>|all      the sandbox answers as the service's API description allows; this turns on
+                             lenient readings a client may meet where it is vague (comma-separated:
+                             ${LENIENT_READING_NAMES.join(', ')};
+                             \`npm run sandbox -- --help\` and sandbox/README.md say what each does)
   --seed <n>                 the delivery seed: standard queues, rule deliveries and pipes reorder and
                              repeat deliveries as AWS may, drawn from this seed (default: a random seed;
                              the seed in use is printed at start, to repeat a run)
@@ -44,8 +47,8 @@ export interface StartOptions {
   readonly timeScale: number;
   /** False: the token secret starts with a placeholder instead of the sandbox token. */
   readonly token: boolean;
-  /** The sandbox starts in strict mode. */
-  readonly strict: boolean;
+  /** Lenient readings the sandbox starts with (none: it answers as the spec allows). */
+  readonly lenient: readonly LenientReading[];
   /** The delivery seed; undefined: a random one. */
   readonly seed?: number;
   /** Everything delivered in send order, nothing twice (debugging only). */
@@ -83,6 +86,12 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     throw new StartUsageError('--time-scale takes a number between 0 and 1');
   }
   if (values['no-token'] && !values.serve) throw new StartUsageError('--no-token applies to --serve only');
+  let lenient: LenientReading[] = [];
+  try {
+    lenient = values.lenient === undefined ? [] : parseLenient(values.lenient);
+  } catch (error) {
+    throw new StartUsageError(`--lenient: ${(error as Error).message}`);
+  }
   let seed: number | undefined;
   try {
     seed = values.seed === undefined ? undefined : parseSeed(values.seed);
@@ -104,7 +113,7 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     jsonLogs: values['json-logs'],
     timeScale,
     token: !values['no-token'],
-    strict: values.strict,
+    lenient,
     ...(seed === undefined ? {} : { seed }),
     orderedDelivery: values['ordered-delivery'],
     ...(values.assembly === undefined ? {} : { assembly: assemblyPath(values.assembly) }),
@@ -134,7 +143,7 @@ function parseStartArgv(argv: readonly string[]) {
       'json-logs': { type: 'boolean', default: false },
       'time-scale': { type: 'string' },
       'no-token': { type: 'boolean', default: false },
-      strict: { type: 'boolean', default: false },
+      lenient: { type: 'string' },
       seed: { type: 'string' },
       'ordered-delivery': { type: 'boolean', default: false },
       assembly: { type: 'string' },

@@ -56,7 +56,7 @@ async function main(): Promise<number> {
     // The scenario moves the sandbox clock and runs the trial watch itself.
     schedules: options.serve ? 'sandbox-clock' : 'on-request',
     ...(options.token ? {} : { token: null }),
-    ...(options.strict ? { sandboxStrict: true } : {}),
+    ...(options.lenient.length > 0 ? { sandboxLenient: options.lenient } : {}),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.orderedDelivery ? { orderedDelivery: true } : {}),
     ...(options.assembly ? { assembly: options.assembly } : {}),
@@ -120,7 +120,7 @@ async function serve(runtime: LocalRuntime, options: StartOptions, stop: Stop): 
     ? `$(jq -c '.EventBusName = "${runtime.busName}" | .Source = "${runtime.inboundSource}"' ${sample})`
     : `$(cat ${sample})`;
   console.log(`Local connector running from ${templateOrigin(options)} (Ctrl-C to stop)
-  sandbox     ${runtime.sandboxUrl}   (${options.strict ? 'strict mode; ' : ''}control: /_sandbox/clock, /_sandbox/mode, /_sandbox/businesses, ...)
+  sandbox     ${runtime.sandboxUrl}   (${options.lenient.length > 0 ? `lenient: ${options.lenient.join(', ')}; ` : ''}control: /_sandbox/clock, /_sandbox/mode, /_sandbox/businesses, ...)
   DynamoDB    ${runtime.dynamoEndpoint}   table ${runtime.tableName}
   AWS         ${runtime.eventsEndpoint}   EventBridge PutEvents (bus ${runtime.busName}), SQS, Secrets Manager (${runtime.tokenSecretName})
               GET /_local/outbound  /_local/dlq  /_local/idle  /_local/resources  /_local/health

@@ -3,6 +3,7 @@ import type { Region } from '#functions/contracts/fields.ts';
 import type { DependencyOptions } from '#functions/runtime/dependencies.ts';
 import type { ConnectorConfig } from '#lib/config.ts';
 import type { WorkforceConnectorProps } from '#lib/workforce-connector.ts';
+import type { LenientReading } from '#sandbox/mode.ts';
 import { assemblyConnectorTemplate, prepareAssembly } from './assembly.ts';
 import type { EventArchive } from './aws/archive.ts';
 import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
@@ -83,8 +84,8 @@ export interface LocalRuntimeOptions {
   readonly token?: string | null;
   /** Requests per second the sandbox accepts. @default no limit */
   readonly rateLimit?: number;
-  /** Starts the sandbox in strict mode (sandbox/README.md "Strict mode"). @default false */
-  readonly sandboxStrict?: boolean;
+  /** Lenient readings the sandbox starts with (sandbox/README.md). @default none: the spec */
+  readonly sandboxLenient?: readonly LenientReading[];
   /**
    * An already synthesized cloud assembly to run (the directory `cdk synth` writes) instead of
    * synthesizing the example: its templates, its functions' own bundles, its service addresses

@@ -1,10 +1,36 @@
 import { parseArgs } from 'node:util';
 import { ApiError } from './errors.ts';
-import { parseRegions, type RegionCode } from './mode.ts';
+import {
+  LENIENT_READING_NAMES,
+  LENIENT_READINGS,
+  type LenientReading,
+  parseLenient,
+  parseRegions,
+  type RegionCode,
+} from './mode.ts';
 import { startSandbox } from './server.ts';
 
 const usage =
-  'usage: npm run sandbox -- --port P [--host H] [--partner NAME] [--token TOKEN] [--rate-limit N] [--strict] [--regions US,UK,AU]';
+  'usage: npm run sandbox -- --port P [--host H] [--partner NAME] [--token TOKEN] [--rate-limit N] [--lenient NAME,...|all] [--regions US,UK,AU]';
+
+/** `--help`: the usage, then each lenient reading (by default the sandbox answers as the spec allows). */
+const help = [
+  usage,
+  '',
+  'By default the sandbox answers as the service API description allows. --lenient turns on readings a',
+  'client may meet where the description is vague (comma-separated, or `all`):',
+  ...LENIENT_READING_NAMES.map((name) => `  ${name.padEnd(22)} ${LENIENT_READINGS[name]}`),
+].join('\n');
+
+function lenientOption(value: string | undefined): LenientReading[] | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseLenient(value);
+  } catch (error) {
+    console.error(`--lenient: ${error instanceof ApiError ? error.message : String(error)}\n${usage}`);
+    process.exit(2);
+  }
+}
 
 function regionsOption(value: string | undefined): RegionCode[] | undefined {
   if (value === undefined) return undefined;
@@ -41,7 +67,7 @@ async function main(): Promise<void> {
         partner: { type: 'string' },
         token: { type: 'string' },
         'rate-limit': { type: 'string' },
-        strict: { type: 'boolean' },
+        lenient: { type: 'string' },
         regions: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -51,25 +77,26 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    console.log(usage);
+    console.log(help);
     return;
   }
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const regions = regionsOption(text('regions'));
+  const lenient = lenientOption(text('lenient'));
   const sandbox = await startSandbox({
     port: integerOption(text('port'), 'port', 0, 65_535) ?? 8787,
     host: text('host') ?? '127.0.0.1',
     partner: text('partner') ?? 'acme',
     token: text('token') ?? 'sandbox-token',
     rateLimit: integerOption(text('rate-limit'), 'rate-limit', 1, 1_000_000),
-    strict: values.strict === true,
+    ...(lenient ? { lenient } : {}),
     ...(regions ? { regions } : {}),
   });
   const { partner } = sandbox.state.settings;
   const mode = sandbox.state.mode.describe();
   console.log(`Sandbox listening on ${sandbox.url}`);
   console.log(
-    `  mode:         ${mode.strict ? 'strict' : 'default'}; provisioning regions running: ${mode.regions.join(', ') || 'none'}`,
+    `  mode:         ${mode.strict ? 'the spec' : `lenient: ${mode.lenient.join(', ')}`}; provisioning regions running: ${mode.regions.join(', ') || 'none'}`,
   );
   console.log(
     `  signup:       ${sandbox.url}/connect/v1/partner/${partner}/signup (also under /regions/uk, /regions/au)`,

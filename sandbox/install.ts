@@ -67,11 +67,11 @@ export const QUERYABLE: Readonly<Record<string, InstallResource>> = {
 
 const envelope = (data: unknown): SandboxResponse => json(200, { success: true, data });
 
-/** A record timestamp: UTC, or in strict mode the install's local time (any UTC offset is allowed). */
+/** A record timestamp: the install's local time (any UTC offset is allowed), or UTC with `utc-timestamps`. */
 function stamp(context: InstallContext, epochMs: number): string {
-  return context.state.mode.strict
-    ? toIsoInZone(epochMs, REGION_TIME_ZONES[context.install.region])
-    : toIsoOffset(epochMs);
+  return context.state.mode.lenient('utc-timestamps')
+    ? toIsoOffset(epochMs)
+    : toIsoInZone(epochMs, REGION_TIME_ZONES[context.install.region]);
 }
 
 function now(context: InstallContext): string {
@@ -88,22 +88,31 @@ function query(context: InstallContext, [resourceName = '']: string[]): SandboxR
   const resource = QUERYABLE[resourceName];
   if (!resource) throw notFound(`resource ${resourceName} not found`);
   const { install } = context;
-  const { strict } = context.state.mode;
+  const { mode } = context.state;
+  const expandCustomFields = !mode.lenient('custom-field-ids');
   const joins: Record<string, JoinResolver> =
     resource === 'TimesheetPayReturn'
       ? {
           TimesheetObject: (line) => {
             const timesheet = findById(install, 'Timesheet', line.Timesheet);
-            // Strict: the response expands the timesheet's custom field data (the spec allows it).
-            if (!strict || !timesheet || typeof timesheet.CustomFieldData !== 'number') return timesheet;
+            // The response expands the timesheet's custom field data (the spec allows it).
+            if (!expandCustomFields || !timesheet || typeof timesheet.CustomFieldData !== 'number')
+              return timesheet;
             const expanded = findById(install, 'CustomFieldData', timesheet.CustomFieldData);
             return expanded ? { ...timesheet, CustomFieldData: expanded } : timesheet;
           },
           PayRuleObject: (line) => findById(install, 'PayRule', line.PayRule),
         }
       : {};
-  const mode = strict ? { strict, maxRecords: STRICT_QUERY_MAX_RECORDS } : {};
-  return json(200, runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins, mode));
+  const queryMode = {
+    lkExact: mode.lenient('lk-exact'),
+    andConditions: mode.lenient('and-conditions'),
+    ...(mode.lenient('all-records') ? {} : { maxRecords: STRICT_QUERY_MAX_RECORDS }),
+  };
+  return json(
+    200,
+    runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins, queryMode),
+  );
 }
 
 function writeEmployeeCustomFields(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
@@ -196,8 +205,8 @@ function setAgreedHour(context: InstallContext, [rawId = '']: string[]): Sandbox
       _DPMetaData: dpMetaData('AgreedHour'),
     });
   }
-  // Strict: the answer is "not shown"; the sandbox gives none at all.
-  if (context.state.mode.strict) return { status: 204, body: undefined };
+  // The answer is "not shown"; the sandbox gives none at all (unless `agreed-hour-answer`).
+  if (!context.state.mode.lenient('agreed-hour-answer')) return { status: 204, body: undefined };
   return envelope({ employeeId, agreedHour });
 }
 
@@ -481,9 +490,9 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
       Modified: timestamp,
     });
   }
-  // Strict: BaseRate is for US installs only. Elsewhere the rate is kept on a pay rule of the
-  // install (one per award and rate), reached through the agreement's contract.
-  const withoutBaseRate = context.state.mode.strict && install.region !== 'us';
+  // BaseRate is for US installs only (unless `base-rate-everywhere`). Elsewhere the rate is kept on
+  // a pay rule of the install (one per award and rate), reached through the agreement's contract.
+  const withoutBaseRate = !context.state.mode.lenient('base-rate-everywhere') && install.region !== 'us';
   const basePayRule = withoutBaseRate
     ? ratePayRule(install, entry, hourlyRate, timestamp)
     : entry.BasePayRule;

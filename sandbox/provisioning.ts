@@ -7,7 +7,7 @@ import {
   requiredObject,
   requiredString,
 } from './fields.ts';
-import type { Region } from './records.ts';
+import { type Region, SEED_READINGS } from './records.ts';
 import { json, type Route, type SandboxResponse } from './routing.ts';
 import { createInstall } from './seed.ts';
 import type { Business, Edition, SandboxState } from './state.ts';
@@ -144,7 +144,12 @@ function signup(context: ProvisioningContext, params: string[]): SandboxResponse
     billingAddress: null,
   };
   state.businesses.set(hostname, business);
-  state.installs.set(hostname, createInstall(hostname, region, { strict: state.mode.strict }));
+  state.installs.set(
+    hostname,
+    createInstall(hostname, region, {
+      readings: SEED_READINGS.filter((reading) => state.mode.lenient(reading)),
+    }),
+  );
   return provisioningEnvelope({
     hostname,
     portfolioName,
@@ -206,8 +211,8 @@ function changePlan(context: ProvisioningContext, params: string[]): SandboxResp
     }
     business.edition = 'SUBSCRIPTION_FREE';
     business.cancelledAt = state.clock.now();
-    // Strict: the cancel answer is "not shown"; the sandbox answers success without data.
-    if (state.mode.strict) return provisioningEnvelope(null);
+    // The cancel answer is "not shown"; the sandbox answers success without data (unless `cancel-answer`).
+    if (!state.mode.lenient('cancel-answer')) return provisioningEnvelope(null);
   }
   return provisioningEnvelope({
     hostname,

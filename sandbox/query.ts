@@ -89,25 +89,29 @@ function matchesEqual(value: unknown, data: Condition['data']): boolean {
   return comparable(value) && comparable(data) && String(value) === String(data);
 }
 
-function matches(record: InstallRecord, condition: Condition, strict: boolean): boolean {
+function matches(record: InstallRecord, condition: Condition, lkExact: boolean): boolean {
   const value = record[condition.field];
   if (condition.type === 'eq') return matchesEqual(value, condition.data);
   if (condition.data === null) return false;
-  return strict
-    ? matchesLikeBroadly(value, String(condition.data))
-    : matchesLike(value, String(condition.data));
+  return lkExact
+    ? matchesLike(value, String(condition.data))
+    : matchesLikeBroadly(value, String(condition.data));
 }
 
+/** The lenient QUERY readings (sandbox/mode.ts); each false by default, as the spec reads. */
 export interface QueryMode {
-  /** Broad `lk`, conditions ORed, at most `maxRecords` records. @default false */
-  strict?: boolean;
+  /** `lk-exact`: `%` only at the ends, and without `%` an exact match. */
+  lkExact?: boolean;
+  /** `and-conditions`: several conditions ANDed. */
+  andConditions?: boolean;
+  /** The answer is cut after this many records. @default no cut */
   maxRecords?: number;
 }
 
 /**
- * Several conditions are ANDed: the spec shows only single-condition searches. In strict mode
- * they are ORed (how they combine is "not shown", and OR returns the most) and the answer is cut
- * after `maxRecords` records (the maximum per response is "not shown" either).
+ * Several conditions are ORed (how they combine is "not shown", and OR returns the most; the spec
+ * shows only single-condition searches), unless `andConditions`; the answer is cut after
+ * `maxRecords` records (the maximum per response is "not shown" either).
  */
 export function runQuery(
   resource: string,
@@ -119,13 +123,13 @@ export function runQuery(
   for (const name of query.joins) {
     if (!(name in availableJoins)) throw invalid(`join ${name} is not available on ${resource}`);
   }
-  const strict = mode.strict ?? false;
+  const lkExact = mode.lkExact ?? false;
   const selected = records.filter((record) =>
     query.conditions.length === 0
       ? true
-      : strict
-        ? query.conditions.some((condition) => matches(record, condition, true))
-        : query.conditions.every((condition) => matches(record, condition, false)),
+      : mode.andConditions
+        ? query.conditions.every((condition) => matches(record, condition, lkExact))
+        : query.conditions.some((condition) => matches(record, condition, lkExact)),
   );
   return selected.slice(0, mode.maxRecords ?? selected.length).map((record) => {
     const copy = structuredClone(record);

@@ -23,7 +23,11 @@ export type InstallResource = (typeof INSTALL_RESOURCES)[number];
 export type InstallRecord = Record<string, unknown>;
 export type InstallTables = Record<InstallResource, InstallRecord[]>;
 
-/** A metrics:bulk item accepted but not yet visible (strict mode): applied at `visibleAt`. */
+/** The lenient readings (sandbox/mode.ts) that shape a new install's seed. */
+export type SeedReading = 'plain-seed' | 'base-rate-everywhere' | 'utc-timestamps';
+export const SEED_READINGS: readonly SeedReading[] = ['plain-seed', 'base-rate-everywhere', 'utc-timestamps'];
+
+/** A metrics:bulk item accepted but not yet visible (the spec reading): applied at `visibleAt`. */
 export interface PendingMetric {
   visibleAt: number;
   record: InstallRecord;
@@ -32,8 +36,8 @@ export interface PendingMetric {
 export interface Install {
   hostname: string;
   region: Region;
-  /** Seeded with the strict seed (decided when the install is created). */
-  strictSeed: boolean;
+  /** The lenient readings of the seed it was created with (decided at its signup; none: the spec's seed). */
+  seedReadings: SeedReading[];
   tables: InstallTables;
   /** Last id handed out per resource; ids are never reused, even after destructive writes. */
   lastIds: Record<InstallResource, number>;
@@ -41,7 +45,7 @@ export interface Install {
   pendingMetrics: PendingMetric[];
 }
 
-/** The local time zone of an install's records in strict mode. */
+/** The local time zone of an install's records (unless `utc-timestamps`). */
 export const REGION_TIME_ZONES: Readonly<Record<Region, string>> = {
   us: 'America/New_York',
   uk: 'Europe/London',

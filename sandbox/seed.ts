@@ -27,6 +27,8 @@ import {
   type InstallTables,
   REGION_TIME_ZONES,
   type Region,
+  SEED_READINGS,
+  type SeedReading,
 } from './records.ts';
 import addressesFile from './seed/addresses.json' with { type: 'json' };
 import areasFile from './seed/areas.json' with { type: 'json' };
@@ -227,13 +229,15 @@ const TIMESHEET_PAY_RETURNS: SeedFile<TimesheetPayReturnRow> = timesheetPayRetur
 const AWARD_LIBRARY: { records: AwardInput[] } = awardLibraryFile;
 
 interface SeedOptions {
-  /** The strict seed (README "Strict mode"). @default false */
-  strict?: boolean;
+  /** Lenient readings of the seed (sandbox/mode.ts). @default none: the spec's seed */
+  readings?: readonly SeedReading[];
   region?: Region;
 }
 
 function seedTables(options: SeedOptions = {}): InstallTables {
-  const strict = options.strict ?? false;
+  const readings = options.readings ?? [];
+  // The seed files' `strict` changes are the spec's seed; `plain-seed` leaves them out.
+  const strict = !readings.includes('plain-seed');
   const region = options.region ?? 'us';
   const rows = <Row extends { Id: SeededId }>(file: SeedFile<Row>, name: string) =>
     rowsOf(file, strict, name);
@@ -246,9 +250,9 @@ function seedTables(options: SeedOptions = {}): InstallTables {
     if (!location) throw new Error(`${where} names location ${locationId}, which is not seeded`);
     return location.CompanyName;
   };
-  // BaseRate exists on US installs only (the spec's pay-rate resolution rule); the default seed
-  // gives every install the US agreements.
-  const withBaseRates = !strict || region === 'us';
+  // BaseRate exists on US installs only (the spec's pay-rate resolution rule);
+  // `base-rate-everywhere` gives every install the US agreements.
+  const withBaseRates = readings.includes('base-rate-everywhere') || region === 'us';
   const tables: InstallTables = {
     Country: rows(COUNTRIES, 'countries.json').map((row) => seeded({ ...row }, 'Country')),
     State: rows(STATES, 'states.json').map((row) => seeded({ ...row }, 'State')),
@@ -335,13 +339,13 @@ function seedTables(options: SeedOptions = {}): InstallTables {
     Metric: [],
     AgreedHour: [],
   };
-  if (strict) inLocalTime(tables, REGION_TIME_ZONES[region]);
+  if (!readings.includes('utc-timestamps')) inLocalTime(tables, REGION_TIME_ZONES[region]);
   return tables;
 }
 
 const LOCAL_TIME_FIELDS = ['Created', 'Modified', 'TransactionDate'];
 
-/** Strict: the same instants, written with the install's local UTC offset. */
+/** The spec reading: the same instants, written with the install's local UTC offset. */
 function inLocalTime(tables: InstallTables, timeZone: string): void {
   for (const records of Object.values(tables)) {
     for (const record of records) {
@@ -355,15 +359,20 @@ function inLocalTime(tables: InstallTables, timeZone: string): void {
   }
 }
 
-export function createInstall(hostname: string, region: Region, options: { strict?: boolean } = {}): Install {
-  const strictSeed = options.strict ?? false;
-  const tables = seedTables({ strict: strictSeed, region });
+/** A new install, seeded as the spec reads (or with the lenient seed readings given). */
+export function createInstall(
+  hostname: string,
+  region: Region,
+  options: { readings?: readonly SeedReading[] } = {},
+): Install {
+  const seedReadings = SEED_READINGS.filter((reading) => options.readings?.includes(reading));
+  const tables = seedTables({ readings: seedReadings, region });
   const lastIds = {} as Record<InstallResource, number>;
   for (const resource of INSTALL_RESOURCES) {
     const numericIds = tables[resource].map((record) => record.Id).filter((id) => typeof id === 'number');
     lastIds[resource] = Math.max(0, ...numericIds);
   }
-  return { hostname, region, strictSeed, tables, lastIds, pendingMetrics: [] };
+  return { hostname, region, seedReadings, tables, lastIds, pendingMetrics: [] };
 }
 
 /** The award library (listAwardsLibrary), the same on every install: new entries at each call. */

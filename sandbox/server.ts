@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { controlRoutes } from './control.ts';
 import { ApiError, invalid, notFound } from './errors.ts';
 import { applyDueMetrics, installRoutes } from './install.ts';
-import type { RegionCode } from './mode.ts';
+import type { LenientReading, RegionCode } from './mode.ts';
 import { assertRegionRuns, deleteLapsedBusinesses, provisioningRoutes } from './provisioning.ts';
 import { matchRoute, type RouteMatch, type SandboxResponse } from './routing.ts';
 import { type RequestLogEntry, SandboxState } from './state.ts';
@@ -20,9 +20,9 @@ export interface SandboxOptions {
   token?: string;
   /** Requests per second on non-control paths before 429 RATE_LIMITED. @default no limit */
   rateLimit?: number;
-  /** Answer as the spec allows rather than as a client hopes (README "Strict mode"). @default false */
-  strict?: boolean;
-  /** Provisioning roots that answer; the others answer 503 REGION_NOT_RUNNING. @default strict: US; else all */
+  /** Lenient readings on from the start (README "Spec and lenient readings"). @default none: the spec */
+  lenient?: readonly LenientReading[];
+  /** Provisioning roots that answer; the others answer 503 REGION_NOT_RUNNING. @default US (all with `all-regions`) */
   regions?: readonly RegionCode[];
 }
 
@@ -278,7 +278,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     token: opts.token ?? 'sandbox-token',
     rateLimit: opts.rateLimit,
     mode: {
-      strict: opts.strict ?? false,
+      ...(opts.lenient ? { lenient: opts.lenient } : {}),
       ...(opts.regions ? { regions: opts.regions } : {}),
     },
   });

@@ -78,7 +78,9 @@ function isUsableId(id: unknown): boolean {
 
 function now(state: SandboxState, install: Install): string {
   const at = state.clock.now();
-  return state.mode.strict ? toIsoInZone(at, REGION_TIME_ZONES[install.region]) : toIsoOffset(at);
+  return state.mode.lenient('utc-timestamps')
+    ? toIsoOffset(at)
+    : toIsoInZone(at, REGION_TIME_ZONES[install.region]);
 }
 
 /** Completes a record as the sandbox writes its own, then inserts it or replaces the one with its Id. */

@@ -40,14 +40,14 @@ export interface LocalServices {
 export async function startServices(
   ports: LocalPorts,
   sandboxToken: string,
-  options: Pick<LocalRuntimeOptions, 'rateLimit' | 'sandboxStrict' | 'config' | 'serviceProxy'>,
+  options: Pick<LocalRuntimeOptions, 'rateLimit' | 'sandboxLenient' | 'config' | 'serviceProxy'>,
   cleanup: Array<() => Promise<void>>,
 ): Promise<LocalServices> {
   const sandbox = await startSandbox({
     port: ports.sandbox,
     token: sandboxToken,
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
-    ...(options.sandboxStrict ? { strict: true } : {}),
+    ...(options.sandboxLenient ? { lenient: options.sandboxLenient } : {}),
     ...(typeof options.config?.['partnerName'] === 'string'
       ? { partner: options.config['partnerName'] }
       : {}),

@@ -42,7 +42,8 @@ describe('reference data', () => {
     const byName = await install.findCountries({ name: 'United%' });
     const byCode = await install.findCountries({ code: 'AU' });
 
-    expect(byName.map((country) => country.Code).sort()).toEqual(['GB', 'US']);
+    // `lk` may answer more than the name asked for (the spec): United States Minor Outlying Islands too.
+    expect(byName.map((country) => country.Code).sort()).toEqual(['GB', 'UM', 'US']);
     expect(byCode).toHaveLength(1);
     expect(byCode[0]).toMatchObject({ Country: 'Australia', CodeA3: 'AUS' });
   });
@@ -86,7 +87,8 @@ describe('custom fields', () => {
 
     const timesheet = records.find((record) => record.System === 'Timesheet');
     expect(records.find((record) => record.System === 'Employee')?.F01).toBe('BADGE-0001');
-    expect(timesheet?.fwwleavinglate).toBe('Yes, Manager Requested');
+    // The spec seed's answer here is one the description does not list: kept as given.
+    expect(timesheet?.fwwleavinglate).toBe('Yes, Schedule Change Accepted');
   });
 
   it('writes one employee slot and reads it back', async () => {

@@ -64,7 +64,9 @@ export interface Harness {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dynamo: DynaliteServer = await startDynalite();
   const store = await createTestStore(dynamo.endpoint);
-  const sandbox = await startSandbox({ port: 0 });
+  // The clients here are given all three provisioning roots, so the sandbox runs them all (the
+  // spec runs only US; a root that is not running is tested in test/sandbox/spec-readings.test.ts).
+  const sandbox = await startSandbox({ port: 0, regions: ['US', 'UK', 'AU'] });
   const settings: RequestBudgetSettings = options.budget ?? { ...LOCAL_REQUEST_BUDGET };
   const budget: BudgetActivity = { takes: 0, tableRequests: 0, waitsMs: [] };
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {

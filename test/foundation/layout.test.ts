@@ -73,23 +73,3 @@ describe('functions/', () => {
     expect(unused).toEqual([]);
   });
 });
-
-describe('the flow files that run one sandbox mode per process', () => {
-  it('are exactly the files the strict-sandbox project runs again (vitest.config.ts)', () => {
-    const flowFiles = (function walk(directory: string): string[] {
-      return readdirSync(directory).flatMap((name) => {
-        const path = join(directory, name);
-        if (statSync(path).isDirectory()) return walk(path);
-        return name.endsWith('.test.ts') ? [relative(ROOT, path)] : [];
-      });
-    })(join(ROOT, 'test', 'flows'));
-    const onePerProcess = flowFiles.filter((file) =>
-      readFileSync(join(ROOT, file), 'utf8').includes('onePerProcess: true'),
-    );
-    const config = readFileSync(join(ROOT, 'vitest.config.ts'), 'utf8');
-    const strictProject = config.slice(config.indexOf("name: 'strict-sandbox'"));
-    const listed = [...strictProject.matchAll(/'(test\/flows\/[^']+\.test\.ts)'/g)].map((match) => match[1]);
-    expect(onePerProcess.length).toBeGreaterThan(0);
-    expect(listed.sort()).toEqual(onePerProcess.sort());
-  });
-});

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LENIENT_READING_NAMES } from '#sandbox/mode.ts';
 import {
   acceptsConnections,
   killLeftovers,
@@ -148,9 +149,9 @@ describe('sandbox CLI', () => {
     expect(limited[0]?.headers.get('retry-after')).toBe('1');
   });
 
-  it('starts strict with --strict and runs the provisioning roots --regions names', async () => {
+  it('answers as the spec by default, turns on the readings --lenient names, and runs the roots --regions names', async () => {
     // Prepare
-    const cli = startCli(['--port', '0', '--strict', '--regions', 'us,AU']);
+    const cli = startCli(['--port', '0', '--lenient', 'lk-exact,and-conditions', '--regions', 'us,AU']);
     const line = await cli.listening;
     const url = /http:\/\/127\.0\.0\.1:\d+/.exec(line)?.[0];
 
@@ -159,8 +160,27 @@ describe('sandbox CLI', () => {
     const uk = await fetch(`${url}/regions/uk/connect/v1/partner/acme/signup`, { method: 'POST' });
 
     // Assess
-    expect(await mode.json()).toMatchObject({ strict: true, regions: ['US', 'AU'] });
+    expect(await mode.json()).toMatchObject({
+      strict: false,
+      lenient: ['lk-exact', 'and-conditions'],
+      regions: ['US', 'AU'],
+    });
     expect(uk.status).toBe(503);
+  });
+
+  it('lists every lenient reading under --help, and refuses an unknown one with exit code 2', async () => {
+    // Act
+    const help = spawnInGroup(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--help']);
+    const helpCode = await new Promise<number | null>((resolve) => help.child.once('close', resolve));
+    const wrong = startCli(['--lenient', 'lk-exact,lk-fuzzy']);
+    wrong.listening.catch(() => undefined);
+    const wrongCode = await new Promise<number | null>((resolve) => wrong.process.once('close', resolve));
+
+    // Assess
+    expect(helpCode).toBe(0);
+    for (const name of LENIENT_READING_NAMES) expect(help.output()).toContain(name);
+    expect(wrongCode).toBe(2);
+    expect(wrong.output()).toContain('unknown reading(s) lk-fuzzy');
   });
 
   it('refuses an unknown region with exit code 2', async () => {

@@ -80,7 +80,7 @@ export function client(sandbox: RunningSandbox) {
   return { call, signup, install };
 }
 
-export async function startTestSandbox(opts: Pick<SandboxOptions, 'rateLimit' | 'strict' | 'regions'> = {}) {
+export async function startTestSandbox(opts: Pick<SandboxOptions, 'rateLimit' | 'lenient' | 'regions'> = {}) {
   const sandbox = await startSandbox({ port: 0, ...opts });
   return { sandbox, ...client(sandbox) };
 }

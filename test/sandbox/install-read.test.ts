@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { LENIENT_READING_NAMES } from '#sandbox/mode.ts';
 import { startTestSandbox } from './harness.ts';
 
-const { sandbox, signup, install } = await startTestSandbox();
+// Written for the sandbox's lenient readings (all on); what the spec reading does instead is
+// tested in spec-readings.test.ts.
+const { sandbox, signup, install } = await startTestSandbox({ lenient: LENIENT_READING_NAMES });
 const hostname = await signup();
 const other = await signup();
 const api = install(hostname);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NetworkError } from '#functions/domain/errors.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
 import type { ServiceClient } from '#functions/service/client.ts';
-import { flowDependencies, forEachSandboxMode, useFlowHarness } from '#test/flows/support/harness.ts';
+import { flowDependencies, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
@@ -16,347 +16,319 @@ import {
   useCaseInput,
 } from './install-support.ts';
 
-forEachSandboxMode(
-  () => {
-    const flow = useFlowHarness();
+const flow = useFlowHarness();
 
-    const SEEDED_LOCATIONS = 2;
-    const SEEDED_AREAS = 2;
+const SEEDED_LOCATIONS = 2;
+const SEEDED_AREAS = 2;
 
-    function createdLocations(records: InstallRecords) {
-      return (records['Location'] ?? []).slice(SEEDED_LOCATIONS);
-    }
+function createdLocations(records: InstallRecords) {
+  return (records['Location'] ?? []).slice(SEEDED_LOCATIONS);
+}
 
-    function createdAreas(records: InstallRecords) {
-      return (records['Area'] ?? []).slice(SEEDED_AREAS);
-    }
+function createdAreas(records: InstallRecords) {
+  return (records['Area'] ?? []).slice(SEEDED_AREAS);
+}
 
-    function locationCreated(accountId: string, overrides: Record<string, unknown> = {}) {
-      return {
+function locationCreated(accountId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    accountId,
+    locationRef: 'loc-harbor-pier',
+    name: 'Harbor Pier Kiosk',
+    code: 'HPK',
+    tradingName: 'Harbor Cafe Pier',
+    address: '1 Pier Rd, San Francisco, CA',
+    isWorkplace: true,
+    isPayrollEntity: true,
+    payrollExportCode: 'PAY-HPK',
+    areas: [
+      { name: 'Counter', exportName: 'CTR' },
+      { name: 'Terrace', address: 'Pier 1 terrace', geographic: true },
+    ],
+    ...overrides,
+  };
+}
+
+describe('LocationCreated', () => {
+  it('creates the location with every field, then each area under it, and reports their ids', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-happy');
+
+    // Act
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId),
+    );
+
+    // Assess
+    expect(calls).toEqual([
+      'PUT /api/v1/supervise/company',
+      'PUT /api/v1/supervise/department',
+      'PUT /api/v1/supervise/department',
+    ]);
+    const records = await installRecords(flow, hostname);
+    const [location] = createdLocations(records);
+    expect(location).toMatchObject({
+      CompanyName: 'Harbor Pier Kiosk',
+      Code: 'HPK',
+      TradingName: 'Harbor Cafe Pier',
+      IsWorkplace: 1,
+      IsPayrollEntity: 1,
+      PayrollExportCode: 'PAY-HPK',
+      Active: true,
+    });
+    expect(createdAreas(records)).toEqual([
+      expect.objectContaining({
+        Company: location!['Id'],
+        OperationalUnitName: 'Counter',
+        ExportName: 'CTR',
+        OperationalUnitType: 0,
+      }),
+      expect.objectContaining({
+        Company: location!['Id'],
+        OperationalUnitName: 'Terrace',
+        Address: 'Pier 1 terrace',
+        OperationalUnitType: 1,
+      }),
+    ]);
+    const areaIds = createdAreas(records).map((area) => area['Id']);
+    expect(onlyPublished(delivery, 'LocationProvisioned')).toEqual(
+      expect.objectContaining({
         accountId,
+        hostname,
         locationRef: 'loc-harbor-pier',
-        name: 'Harbor Pier Kiosk',
-        code: 'HPK',
-        tradingName: 'Harbor Cafe Pier',
-        address: '1 Pier Rd, San Francisco, CA',
-        isWorkplace: true,
-        isPayrollEntity: true,
-        payrollExportCode: 'PAY-HPK',
+        locationId: location!['Id'],
         areas: [
-          { name: 'Counter', exportName: 'CTR' },
-          { name: 'Terrace', address: 'Pier 1 terrace', geographic: true },
+          { name: 'Counter', areaId: areaIds[0] },
+          { name: 'Terrace', areaId: areaIds[1] },
         ],
-        ...overrides,
-      };
+      }),
+    );
+  });
+
+  it('creates a default area named like the location when the event lists none', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-default');
+    const { areas: _areas, ...withoutAreas } = locationCreated(accountId);
+
+    // Act
+    const delivery = await deliver(flow, 'provision-location', 'LocationCreated', withoutAreas);
+
+    // Assess
+    const records = await installRecords(flow, hostname);
+    expect(createdAreas(records)).toEqual([
+      expect.objectContaining({ OperationalUnitName: 'Harbor Pier Kiosk', OperationalUnitType: 0 }),
+    ]);
+    expect(onlyPublished(delivery, 'LocationProvisioned')['areas']).toEqual([
+      { name: 'Harbor Pier Kiosk', areaId: createdAreas(records)[0]!['Id'] },
+    ]);
+  });
+
+  it('sends IsWorkplace 1 and IsPayrollEntity 0 by default', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-defaults');
+
+    // Act
+    await deliver(flow, 'provision-location', 'LocationCreated', {
+      accountId,
+      locationRef: 'loc-min',
+      name: 'Minimal',
+    });
+
+    // Assess
+    expect(createdLocations(await installRecords(flow, hostname))).toEqual([
+      expect.objectContaining({
+        CompanyName: 'Minimal',
+        IsWorkplace: 1,
+        IsPayrollEntity: 0,
+        Active: true,
+      }),
+    ]);
+  });
+});
+
+describe('LocationCreated delivered again', () => {
+  it('creates no second location or area when the same event is delivered twice', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-twice');
+    const first = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
+
+    // Act
+    const calls = await callsDuring(flow, hostname, () =>
+      deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId), {
+        id: first.eventId,
+        receiveCount: 2,
+      }),
+    );
+
+    // Assess
+    expect(calls).toEqual([]);
+    const records = await installRecords(flow, hostname);
+    expect(createdLocations(records)).toHaveLength(1);
+    expect(createdAreas(records)).toHaveLength(2);
+  });
+
+  it('answers another event for the same locationRef with the recorded ids, without calling', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-again');
+    const first = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
+
+    // Act
+    let again: Awaited<ReturnType<typeof deliver>> | undefined;
+    const calls = await callsDuring(flow, hostname, async () => {
+      again = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
+    });
+
+    // Assess
+    expect(calls).toEqual([]);
+    const { causationId: _first, ...firstDetail } = onlyPublished(first, 'LocationProvisioned');
+    const { causationId: _again, ...againDetail } = onlyPublished(again!, 'LocationProvisioned');
+    expect(againDetail).toEqual(firstDetail);
+  });
+
+  it('finishes the areas after a crash that followed the location create, without a second location', async () => {
+    // Prepare: the first run creates the location, then the area calls never reach the service.
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-crash');
+    const dependencies = await flowDependencies();
+    const crashingService: ServiceClient = {
+      ...dependencies.service,
+      install(name) {
+        const install = dependencies.service.install(name);
+        return {
+          ...install,
+          createArea: () => Promise.reject(new NetworkError('connect ECONNREFUSED (simulated crash)')),
+        };
+      },
+    };
+    const input = useCaseInput('LocationCreated', {
+      ...locationCreated(accountId),
+      isWorkplace: true,
+      isPayrollEntity: true,
+    });
+    await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
+      'simulated crash',
+    );
+    const afterCrash = await installRecords(flow, hostname);
+
+    // Act
+    const [provisioned] = await provisionLocation(input, dependencies);
+
+    // Assess
+    expect(createdLocations(afterCrash)).toHaveLength(1);
+    expect(createdAreas(afterCrash)).toHaveLength(0);
+    const records = await installRecords(flow, hostname);
+    expect(createdLocations(records)).toHaveLength(1);
+    expect(createdAreas(records).map((area) => area['OperationalUnitName'])).toEqual(['Counter', 'Terrace']);
+    expect(provisioned?.detail).toMatchObject({
+      locationId: createdLocations(records)[0]!['Id'],
+      areas: [
+        { name: 'Counter', areaId: createdAreas(records)[0]!['Id'] },
+        { name: 'Terrace', areaId: createdAreas(records)[1]!['Id'] },
+      ],
+    });
+  });
+
+  it('finishes the areas on redelivery after the department calls were rate limited', async () => {
+    // Prepare: every department call is refused with 429 (never processed) until faults are cleared.
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-429');
+    await flow.sandbox('POST', '/_sandbox/faults', {
+      rate: 1,
+      kinds: ['429'],
+      seed: 1,
+      count: 3,
+      pathPrefix: `/installs/${hostname}/api/v1/supervise/department`,
+    });
+    let first: Awaited<ReturnType<typeof deliver>>;
+    try {
+      first = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
+    } finally {
+      await flow.sandbox('DELETE', '/_sandbox/faults');
     }
 
-    describe('LocationCreated', () => {
-      it('creates the location with every field, then each area under it, and reports their ids', async () => {
-        // Prepare
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-happy');
-
-        // Act
-        const { delivery, calls } = await deliverWithCalls(
-          flow,
-          hostname,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId),
-        );
-
-        // Assess
-        expect(calls).toEqual([
-          'PUT /api/v1/supervise/company',
-          'PUT /api/v1/supervise/department',
-          'PUT /api/v1/supervise/department',
-        ]);
-        const records = await installRecords(flow, hostname);
-        const [location] = createdLocations(records);
-        expect(location).toMatchObject({
-          CompanyName: 'Harbor Pier Kiosk',
-          Code: 'HPK',
-          TradingName: 'Harbor Cafe Pier',
-          IsWorkplace: 1,
-          IsPayrollEntity: 1,
-          PayrollExportCode: 'PAY-HPK',
-          Active: true,
-        });
-        expect(createdAreas(records)).toEqual([
-          expect.objectContaining({
-            Company: location!['Id'],
-            OperationalUnitName: 'Counter',
-            ExportName: 'CTR',
-            OperationalUnitType: 0,
-          }),
-          expect.objectContaining({
-            Company: location!['Id'],
-            OperationalUnitName: 'Terrace',
-            Address: 'Pier 1 terrace',
-            OperationalUnitType: 1,
-          }),
-        ]);
-        const areaIds = createdAreas(records).map((area) => area['Id']);
-        expect(onlyPublished(delivery, 'LocationProvisioned')).toEqual(
-          expect.objectContaining({
-            accountId,
-            hostname,
-            locationRef: 'loc-harbor-pier',
-            locationId: location!['Id'],
-            areas: [
-              { name: 'Counter', areaId: areaIds[0] },
-              { name: 'Terrace', areaId: areaIds[1] },
-            ],
-          }),
-        );
-      });
-
-      it('creates a default area named like the location when the event lists none', async () => {
-        // Prepare
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-default');
-        const { areas: _areas, ...withoutAreas } = locationCreated(accountId);
-
-        // Act
-        const delivery = await deliver(flow, 'provision-location', 'LocationCreated', withoutAreas);
-
-        // Assess
-        const records = await installRecords(flow, hostname);
-        expect(createdAreas(records)).toEqual([
-          expect.objectContaining({ OperationalUnitName: 'Harbor Pier Kiosk', OperationalUnitType: 0 }),
-        ]);
-        expect(onlyPublished(delivery, 'LocationProvisioned')['areas']).toEqual([
-          { name: 'Harbor Pier Kiosk', areaId: createdAreas(records)[0]!['Id'] },
-        ]);
-      });
-
-      it('sends IsWorkplace 1 and IsPayrollEntity 0 by default', async () => {
-        // Prepare
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-defaults');
-
-        // Act
-        await deliver(flow, 'provision-location', 'LocationCreated', {
-          accountId,
-          locationRef: 'loc-min',
-          name: 'Minimal',
-        });
-
-        // Assess
-        expect(createdLocations(await installRecords(flow, hostname))).toEqual([
-          expect.objectContaining({
-            CompanyName: 'Minimal',
-            IsWorkplace: 1,
-            IsPayrollEntity: 0,
-            Active: true,
-          }),
-        ]);
-      });
+    // Act
+    const retried = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId), {
+      id: first.eventId,
+      receiveCount: 2,
     });
 
-    describe('LocationCreated delivered again', () => {
-      it('creates no second location or area when the same event is delivered twice', async () => {
-        // Prepare
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-twice');
-        const first = await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId),
-        );
-
-        // Act
-        const calls = await callsDuring(flow, hostname, () =>
-          deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId), {
-            id: first.eventId,
-            receiveCount: 2,
-          }),
-        );
-
-        // Assess
-        expect(calls).toEqual([]);
-        const records = await installRecords(flow, hostname);
-        expect(createdLocations(records)).toHaveLength(1);
-        expect(createdAreas(records)).toHaveLength(2);
-      });
-
-      it('answers another event for the same locationRef with the recorded ids, without calling', async () => {
-        // Prepare
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-again');
-        const first = await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId),
-        );
-
-        // Act
-        let again: Awaited<ReturnType<typeof deliver>> | undefined;
-        const calls = await callsDuring(flow, hostname, async () => {
-          again = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
-        });
-
-        // Assess
-        expect(calls).toEqual([]);
-        const { causationId: _first, ...firstDetail } = onlyPublished(first, 'LocationProvisioned');
-        const { causationId: _again, ...againDetail } = onlyPublished(again!, 'LocationProvisioned');
-        expect(againDetail).toEqual(firstDetail);
-      });
-
-      it('finishes the areas after a crash that followed the location create, without a second location', async () => {
-        // Prepare: the first run creates the location, then the area calls never reach the service.
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-crash');
-        const dependencies = await flowDependencies();
-        const crashingService: ServiceClient = {
-          ...dependencies.service,
-          install(name) {
-            const install = dependencies.service.install(name);
-            return {
-              ...install,
-              createArea: () => Promise.reject(new NetworkError('connect ECONNREFUSED (simulated crash)')),
-            };
-          },
-        };
-        const input = useCaseInput('LocationCreated', {
-          ...locationCreated(accountId),
-          isWorkplace: true,
-          isPayrollEntity: true,
-        });
-        await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
-          'simulated crash',
-        );
-        const afterCrash = await installRecords(flow, hostname);
-
-        // Act
-        const [provisioned] = await provisionLocation(input, dependencies);
-
-        // Assess
-        expect(createdLocations(afterCrash)).toHaveLength(1);
-        expect(createdAreas(afterCrash)).toHaveLength(0);
-        const records = await installRecords(flow, hostname);
-        expect(createdLocations(records)).toHaveLength(1);
-        expect(createdAreas(records).map((area) => area['OperationalUnitName'])).toEqual([
-          'Counter',
-          'Terrace',
-        ]);
-        expect(provisioned?.detail).toMatchObject({
-          locationId: createdLocations(records)[0]!['Id'],
-          areas: [
-            { name: 'Counter', areaId: createdAreas(records)[0]!['Id'] },
-            { name: 'Terrace', areaId: createdAreas(records)[1]!['Id'] },
-          ],
-        });
-      });
-
-      it('finishes the areas on redelivery after the department calls were rate limited', async () => {
-        // Prepare: every department call is refused with 429 (never processed) until faults are cleared.
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-429');
-        await flow.sandbox('POST', '/_sandbox/faults', {
-          rate: 1,
-          kinds: ['429'],
-          seed: 1,
-          count: 3,
-          pathPrefix: `/installs/${hostname}/api/v1/supervise/department`,
-        });
-        let first: Awaited<ReturnType<typeof deliver>>;
-        try {
-          first = await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
-        } finally {
-          await flow.sandbox('DELETE', '/_sandbox/faults');
-        }
-
-        // Act
-        const retried = await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId),
-          {
-            id: first.eventId,
-            receiveCount: 2,
-          },
-        );
-
-        // Assess
-        expect(first.failures).toHaveLength(1);
-        expect(first.published).toEqual([]);
-        const records = await installRecords(flow, hostname);
-        expect(createdLocations(records)).toHaveLength(1);
-        expect(createdAreas(records)).toHaveLength(2);
-        expect(onlyPublished(retried, 'LocationProvisioned')).toMatchObject({
-          locationId: createdLocations(records)[0]!['Id'],
-        });
-      }, 15_000);
+    // Assess
+    expect(first.failures).toHaveLength(1);
+    expect(first.published).toEqual([]);
+    const records = await installRecords(flow, hostname);
+    expect(createdLocations(records)).toHaveLength(1);
+    expect(createdAreas(records)).toHaveLength(2);
+    expect(onlyPublished(retried, 'LocationProvisioned')).toMatchObject({
+      locationId: createdLocations(records)[0]!['Id'],
     });
+  }, 15_000);
+});
 
-    describe('LocationCreated that cannot be applied', () => {
-      const invalid: InvalidDetailCase[] = [
-        [
-          'neither workplace nor payroll entity',
-          { isWorkplace: false, isPayrollEntity: false },
-          'isWorkplace',
-        ],
-        ['an empty name', { name: '' }, 'name'],
-        ['two areas with one name', { areas: [{ name: 'Bar' }, { name: 'Bar' }] }, 'areas[1].name'],
-        ['an empty area list', { areas: [] }, 'areas'],
-        ['an unknown field', { manager: 'Sam' }, 'manager'],
-      ];
+describe('LocationCreated that cannot be applied', () => {
+  const invalid: InvalidDetailCase[] = [
+    ['neither workplace nor payroll entity', { isWorkplace: false, isPayrollEntity: false }, 'isWorkplace'],
+    ['an empty name', { name: '' }, 'name'],
+    ['two areas with one name', { areas: [{ name: 'Bar' }, { name: 'Bar' }] }, 'areas[1].name'],
+    ['an empty area list', { areas: [] }, 'areas'],
+    ['an unknown field', { manager: 'Sam' }, 'manager'],
+  ];
 
-      itAnswersInvalidDetails(
-        flow,
-        {
-          functionName: 'provision-location',
-          detailType: 'LocationCreated',
-          accountLabel: 'loc-invalid',
-          detail: locationCreated,
-        },
-        invalid,
-      );
+  itAnswersInvalidDetails(
+    flow,
+    {
+      functionName: 'provision-location',
+      detailType: 'LocationCreated',
+      accountLabel: 'loc-invalid',
+      detail: locationCreated,
+    },
+    invalid,
+  );
 
-      it('guards the workplace / payroll entity rule in the use case too', async () => {
-        // Prepare
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-guard');
-        const input = useCaseInput('LocationCreated', {
-          ...locationCreated(accountId),
-          isWorkplace: false,
-          isPayrollEntity: false,
-        });
-        const dependencies = await flowDependencies();
-
-        // Act
-        const calls = await callsDuring(flow, hostname, () =>
-          expect(provisionLocation(input, dependencies)).rejects.toMatchObject({
-            code: 'LOCATION_ROLE_REQUIRED',
-          }),
-        );
-
-        // Assess
-        expect(calls).toEqual([]);
-      });
-
-      it('releases the marker when the service refuses the location, so a corrected event can create it', async () => {
-        // Prepare: a parent location that does not exist is refused with 404.
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-refused');
-        const refused = await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId, { parentLocationId: 999 }),
-        );
-
-        // Act
-        const corrected = await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId),
-        );
-
-        // Assess
-        expect(onlyPublished(refused, 'SyncFailed')).toMatchObject({ code: 'NOT_FOUND' });
-        expect(onlyPublished(corrected, 'LocationProvisioned')).toMatchObject({
-          locationRef: 'loc-harbor-pier',
-        });
-        expect(createdLocations(await installRecords(flow, hostname))).toHaveLength(1);
-      });
+  it('guards the workplace / payroll entity rule in the use case too', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-guard');
+    const input = useCaseInput('LocationCreated', {
+      ...locationCreated(accountId),
+      isWorkplace: false,
+      isPayrollEntity: false,
     });
-  },
-  { onePerProcess: true },
-);
+    const dependencies = await flowDependencies();
+
+    // Act
+    const calls = await callsDuring(flow, hostname, () =>
+      expect(provisionLocation(input, dependencies)).rejects.toMatchObject({
+        code: 'LOCATION_ROLE_REQUIRED',
+      }),
+    );
+
+    // Assess
+    expect(calls).toEqual([]);
+  });
+
+  it('releases the marker when the service refuses the location, so a corrected event can create it', async () => {
+    // Prepare: a parent location that does not exist is refused with 404.
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-refused');
+    const refused = await deliver(
+      flow,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId, { parentLocationId: 999 }),
+    );
+
+    // Act
+    const corrected = await deliver(
+      flow,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId),
+    );
+
+    // Assess
+    expect(onlyPublished(refused, 'SyncFailed')).toMatchObject({ code: 'NOT_FOUND' });
+    expect(onlyPublished(corrected, 'LocationProvisioned')).toMatchObject({
+      locationRef: 'loc-harbor-pier',
+    });
+    expect(createdLocations(await installRecords(flow, hostname))).toHaveLength(1);
+  });
+});

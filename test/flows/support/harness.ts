@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
@@ -40,47 +40,16 @@ import type { TrialWatchReport } from '#functions/trial-watch/trial-watch.ts';
 import { invokeFunction } from '#local/aws/lambda.ts';
 import type { FunctionModules } from '#local/function-host.ts';
 import { type LocalRuntime, SANDBOX_TOKEN, startLocalRuntime } from '#local/runtime.ts';
-import { STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
+import { type LenientReading, STRICT_QUERY_MAX_RECORDS } from '#sandbox/mode.ts';
 import { lambdaContext } from '#test/support/lambda-context.ts';
 
 export type ProvisioningRegion = 'US' | 'UK' | 'AU';
 
-/** The sandbox's mode while a file's tests are being registered (`forEachSandboxMode`). */
-let registeringStrict: boolean | undefined;
-
-/**
- * Flow files that run one sandbox mode per process (`forEachSandboxMode(..., { onePerProcess:
- * true })`): their tests call the connector's modules directly (use cases, watches, the clients
- * and settings those modules keep for the process), so a second runtime in the same process would
- * meet the first one's. vitest.config.ts runs these files a second time, in project
- * `strict-sandbox`, with SANDBOX_STRICT=1.
- */
-export const SANDBOX_STRICT = process.env['SANDBOX_STRICT'] === '1';
-
-/**
- * Registers a flow file's tests once per sandbox mode, each under a `describe` naming it: the
- * default mode, and strict mode (sandbox/README.md "Strict mode"), which answers as the service's
- * spec allows rather than as a client hopes. A harness the tests start (`useFlowHarness`) runs the
- * sandbox in the mode they are registered under. One file, both modes: its modules are loaded once.
- * With `onePerProcess`, only the mode of this process (SANDBOX_STRICT) is registered.
- */
-export function forEachSandboxMode(tests: () => void, options: { onePerProcess?: boolean } = {}): void {
-  for (const strict of options.onePerProcess ? [SANDBOX_STRICT] : [false, true]) {
-    describe(strict ? 'strict sandbox' : 'default sandbox', () => {
-      registeringStrict = strict;
-      try {
-        tests();
-      } finally {
-        registeringStrict = undefined;
-      }
-    });
-  }
-}
-
 export interface FlowHarnessOptions {
   /**
-   * Regions given a provisioning root. The sandbox serves all three (in strict mode exactly
-   * these); production runs only US, so a test of REGION_NOT_AVAILABLE passes ['US'].
+   * Regions given a provisioning root. The sandbox runs exactly these (the spec runs only US; the
+   * flows that provision UK or AU stand for a deployment whose configured roots all run); a test of
+   * REGION_NOT_AVAILABLE passes ['US'].
    * @default ['US', 'UK', 'AU'] (as the local runtime)
    */
   provisioningRegions?: readonly ProvisioningRegion[];
@@ -88,8 +57,11 @@ export interface FlowHarnessOptions {
   logLevel?: string;
   /** Connector config fields (connector.config.example.json) over the local runtime's. */
   config?: Readonly<Record<string, unknown>>;
-  /** The sandbox's mode. @default the mode the tests are registered under (forEachSandboxMode), else default */
-  sandboxStrict?: boolean;
+  /**
+   * Lenient readings of the sandbox (sandbox/README.md), for a test of the client's tolerance of
+   * one. @default none: the sandbox answers as the service's spec allows
+   */
+  sandboxLenient?: readonly LenientReading[];
   /** `shared` for a test that instruments the handlers' own clients (local/function-host.ts). @default 'per-environment' */
   functionModules?: FunctionModules;
 }
@@ -107,8 +79,8 @@ export type TestStore = Store;
 
 export interface FlowHarness {
   sandboxUrl: string;
-  /** Whether the sandbox runs in strict mode. */
-  strict: boolean;
+  /** The sandbox's lenient readings (none: the spec). */
+  lenient: readonly LenientReading[];
   /** The connector's table (the same one the handlers write), for reads in assertions. */
   store: TestStore;
   /** The environment the template gives the functions (route functions share it). */
@@ -147,19 +119,20 @@ export interface SandboxRequest {
 }
 
 export async function startFlowHarness(options: FlowHarnessOptions = {}): Promise<FlowHarness> {
-  const strict = options.sandboxStrict ?? false;
+  const lenient = options.sandboxLenient ?? [];
+  // Unless the sandbox answers every record, the deployment knows its QUERY maximum, as one against
+  // the real service would once it is known (serviceAssumptions.queryMaxRecords).
+  const capped = !lenient.includes('all-records');
   const runtime = await startLocalRuntime({
     logLevel: options.logLevel ?? process.env['FLOW_LOG_LEVEL'] ?? 'SILENT',
     ...(options.provisioningRegions ? { provisioningRegions: options.provisioningRegions } : {}),
     ...(options.functionModules ? { functionModules: options.functionModules } : {}),
-    // Against the strict sandbox the deployment knows its QUERY maximum, as one against the real
-    // service would once it is known (serviceAssumptions.queryMaxRecords).
-    ...(strict || options.config
+    ...(capped || options.config
       ? {
           config: {
             ...options.config,
-            // A file's own assumptions are taken over the strict QUERY maximum, not instead of it.
-            ...(strict
+            // A file's own assumptions are taken over the QUERY maximum, not instead of it.
+            ...(capped
               ? {
                   serviceAssumptions: {
                     queryMaxRecords: STRICT_QUERY_MAX_RECORDS,
@@ -170,12 +143,12 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
           },
         }
       : {}),
-    ...(strict ? { sandboxStrict: true } : {}),
+    ...(lenient.length > 0 ? { sandboxLenient: lenient } : {}),
   });
-  if (strict) {
-    // The strict sandbox runs the US provisioning root only. The flows that provision UK or AU
-    // stand for a deployment whose configured roots all run, so the sandbox runs exactly those
-    // (the answer of a root that is not running is tested in test/sandbox/strict.test.ts).
+  {
+    // The spec runs the US provisioning root only. The flows that provision UK or AU stand for a
+    // deployment whose configured roots all run, so the sandbox runs exactly those (the answer of
+    // a root that is not running is tested in test/sandbox/spec-readings.test.ts).
     const response = await fetch(`${runtime.sandboxUrl}/_sandbox/mode`, {
       method: 'POST',
       body: JSON.stringify({ regions: options.provisioningRegions ?? ['US', 'UK', 'AU'] }),
@@ -208,7 +181,7 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   const sandboxUrl = runtime.sandboxUrl;
   return {
     sandboxUrl,
-    strict,
+    lenient,
     store,
     env: runtime.functionEnvironment('provision-business'),
     runtime,
@@ -245,11 +218,9 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
  * this call (seeding accounts, say) already see the live harness.
  */
 export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
-  // The mode is the one the tests are being registered under now, not when beforeAll runs.
-  const resolved = { ...options, sandboxStrict: options.sandboxStrict ?? registeringStrict ?? false };
   let live: FlowHarness | undefined;
   beforeAll(async () => {
-    live = await startFlowHarness(resolved);
+    live = await startFlowHarness(options);
   });
   afterAll(() => live?.close());
 
@@ -261,7 +232,7 @@ export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
     get sandboxUrl() {
       return current().sandboxUrl;
     },
-    strict: resolved.sandboxStrict,
+    lenient: options.sandboxLenient ?? [],
     get store() {
       return current().store;
     },

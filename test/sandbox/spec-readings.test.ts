@@ -1,8 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { LENIENT_READING_NAMES } from '#sandbox/mode.ts';
 import { type Json, startTestSandbox } from './harness.ts';
 
-// Started strict: `POST /_sandbox/reset` (before each test) returns to strict mode.
-const { sandbox, call, signup, install } = await startTestSandbox({ strict: true });
+// Started as the spec reads (the default): `POST /_sandbox/reset` (before each test) returns to it.
+const { sandbox, call, signup, install } = await startTestSandbox();
 afterAll(() => sandbox.close());
 beforeEach(async () => {
   await call('POST', '/_sandbox/reset');
@@ -18,7 +19,7 @@ const advanceSeconds = (seconds: number) =>
 const ids = (records: Json[]) => records.map((record) => record.Id);
 
 describe('the mode switch', () => {
-  it('reads the mode the sandbox started with, with the strict defaults of every knob', async () => {
+  it('reads the mode the sandbox started with: no lenient reading, every knob as the spec reads', async () => {
     // Act
     const reply = await call('GET', '/_sandbox/mode');
 
@@ -26,6 +27,7 @@ describe('the mode switch', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       strict: true,
+      lenient: [],
       regions: ['US'],
       bulkMetricsDelaySeconds: 60,
       freeBusinessDeletionDays: 30,
@@ -33,19 +35,40 @@ describe('the mode switch', () => {
     });
   });
 
-  it('switches to the default mode, whose knobs follow it, and answers the new mode', async () => {
+  it('turns every lenient reading on with strict false, the knobs following them, and answers the new mode', async () => {
     // Act
     const reply = await call('POST', '/_sandbox/mode', { strict: false });
 
     // Assess
     expect(reply.body).toEqual({
       strict: false,
+      lenient: LENIENT_READING_NAMES,
       regions: ['US', 'UK', 'AU'],
       bulkMetricsDelaySeconds: 0,
       freeBusinessDeletionDays: null,
       notLinkedErrorCode: 'HOSTNAME_NOT_LINKED',
     });
     expect((await call('GET', '/_sandbox/mode')).body.strict).toBe(false);
+  });
+
+  it('turns on the named lenient readings only, each knob following its own reading', async () => {
+    // Act
+    const reply = await setMode({ lenient: ['all-regions', 'lk-exact'] });
+
+    // Assess
+    expect(reply).toEqual({
+      strict: false,
+      lenient: ['lk-exact', 'all-regions'],
+      regions: ['US', 'UK', 'AU'],
+      bulkMetricsDelaySeconds: 60,
+      freeBusinessDeletionDays: 30,
+      notLinkedErrorCode: 'HOSTNAME_NOT_LINKED',
+    });
+    const api = install(await signup());
+    const exact = await api.query('Country', {
+      search: { s1: { field: 'Country', type: 'lk', data: 'united states' } },
+    });
+    expect(ids(exact)).toEqual([1]);
   });
 
   it('keeps a knob set explicitly across mode changes until it is set back to null', async () => {
@@ -67,6 +90,8 @@ describe('the mode switch', () => {
       call('POST', '/_sandbox/mode', { strict: false, regions: ['US', 'EU'] }),
       call('POST', '/_sandbox/mode', { bulkMetricsDelaySeconds: -1 }),
       call('POST', '/_sandbox/mode', { lenient: true }),
+      call('POST', '/_sandbox/mode', { lenient: ['lk-exact', 'lk-fuzzy'] }),
+      call('POST', '/_sandbox/mode', { lenient: [], strict: true }),
       call('POST', '/_sandbox/mode', { notLinkedErrorCode: 'not a code' }),
       call('POST', '/_sandbox/mode', [true]),
     ]);
@@ -77,6 +102,7 @@ describe('the mode switch', () => {
       expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     }
     expect(replies[1]?.body.error.message).toContain('EU');
+    expect(replies[4]?.body.error.message).toContain('unknown reading(s) lk-fuzzy');
     expect((await call('GET', '/_sandbox/mode')).body).toMatchObject({ strict: true, regions: ['US'] });
   });
 
