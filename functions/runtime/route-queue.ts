@@ -1,4 +1,6 @@
+import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
+import { sqsClient } from '#functions/runtime/clients/sqs.ts';
 import { EnvironmentReader } from './environment-reader.ts';
 
 /**
@@ -96,19 +98,12 @@ export interface RouteQueue {
 /** Longest text of an SQS message attribute kept here (the message body carries the event). */
 const MAX_ATTRIBUTE_TEXT = 1024;
 
-/**
- * The route queue over the SQS API. The client module is loaded on first use: waits and give-ups
- * are rare, and a cold start should not pay for them.
- */
+/** The route queue over the SQS API. */
 export function sqsRouteQueue(settings: RouteQueueSettings): RouteQueue {
   return {
     settings,
     async delay(delays) {
       if (delays.length === 0) return;
-      const [{ ChangeMessageVisibilityCommand }, { sqsClient }] = await Promise.all([
-        import('@aws-sdk/client-sqs'),
-        import('#functions/runtime/clients/sqs.ts'),
-      ]);
       // One call per record (at most a batch, 10): the action the event source's own grant
       // (sqs:ChangeMessageVisibility) names, with nothing more to allow.
       const outcomes = await Promise.allSettled(
@@ -168,14 +163,9 @@ export interface DeadLetterCopy {
  * Sends `copy` to a route's FIFO dead-letter queue with the attributes that say why it is there
  * (DEAD_LETTER_ATTRIBUTES): what a route handler does with a record that gives up, and what the
  * refusal function does with a routable event the intake could not deliver (refuse-unroutable).
- * `npm run redrive` returns either to the route's FIFO queue. The client module is loaded on first
- * use: give-ups are rare, and a cold start should not pay for them.
+ * `npm run redrive` returns either to the route's FIFO queue.
  */
 export async function keepInDeadLetterQueue(deadLetterQueueUrl: string, copy: DeadLetterCopy): Promise<void> {
-  const [{ SendMessageCommand }, { sqsClient }] = await Promise.all([
-    import('@aws-sdk/client-sqs'),
-    import('#functions/runtime/clients/sqs.ts'),
-  ]);
   // By code points: cutting a surrogate pair would leave a value SQS refuses.
   const text = (value: string) => ({
     DataType: 'String',
