@@ -91,7 +91,7 @@ const EDITIONS: readonly Edition[] = [
 
 /**
  * The edition changes at the service without the partner (support, the business owner in the
- * product). FREE starts the free period now (strict mode's deletion counts from it); a trial can
+ * product). FREE starts the free period now (the deletion of free businesses counts from it); a trial can
  * only be set back while its end is still ahead, since the service ends a lapsed trial at once.
  */
 function changeEdition({ state, body }: ControlContext, [hostname = '']: string[]): SandboxResponse {
@@ -118,7 +118,7 @@ function dumpInstall({ state }: ControlContext, [hostname = '']: string[]): Sand
   const install = state.installs.get(hostname);
   if (!install) throw notFound(`install ${hostname} not found`);
   applyDueMetrics(install, state.clock.now());
-  // Bulk metrics not visible yet (strict mode) are listed apart, never in `Metric`.
+  // Bulk metrics not visible yet (the spec reading) are listed apart, never in `Metric`.
   const pending =
     install.pendingMetrics.length === 0
       ? {}

@@ -429,7 +429,7 @@ function getAward(_context: InstallContext, [code = '']: string[]): SandboxRespo
   return envelope(awardByCode(code));
 }
 
-/** The install's pay rule paying `hourlyRate` under an award (strict, non-US installs). */
+/** The install's pay rule paying `hourlyRate` under an award (non-US installs, the spec's reading). */
 function ratePayRule(
   install: Install,
   entry: AwardLibraryEntry,

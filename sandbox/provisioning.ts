@@ -42,8 +42,8 @@ export function currentEdition(business: Business, now: number): Edition {
 
 /**
  * "While in SUBSCRIPTION_FREE a business may be deleted by the service": with a deletion delay
- * set (strict mode: 30 days), a business free for that long is gone, with its install, the next
- * time anyone looks. Like the trial expiry, it is applied lazily.
+ * set (the spec reading: 30 days; none with `keep-free-businesses`), a business free for that long
+ * is gone, with its install, the next time anyone looks. Like the trial expiry, it is applied lazily.
  */
 export function deleteLapsedBusinesses(state: SandboxState): void {
   const days = state.mode.freeBusinessDeletionDays();
@@ -59,7 +59,7 @@ export function deleteLapsedBusinesses(state: SandboxState): void {
   }
 }
 
-/** Strict mode: a provisioning root the service does not run (UK and AU are "in development"). */
+/** A provisioning root the service does not run (by default UK and AU, "in development"). */
 export function assertRegionRuns(state: SandboxState, path: string): void {
   const region = regionOf(/^\/regions\/(uk|au)(?:\/|$)/.exec(path)?.[1]);
   if (state.mode.regionRuns(region)) return;

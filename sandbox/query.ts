@@ -68,7 +68,7 @@ function matchesLike(value: unknown, pattern: string): boolean {
 }
 
 /**
- * Strict `lk`: SQL LIKE, case-insensitive, with an implicit `%` at both ends. `%` anywhere is any
+ * The spec's `lk`: SQL LIKE, case-insensitive, with an implicit `%` at both ends. `%` anywhere is any
  * run of characters and `_` any one character, so a full name also finds the records that
  * merely contain it ("With `lk`, more than one record can come back even for a full name").
  */

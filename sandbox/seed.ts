@@ -51,14 +51,14 @@ import { toIsoInZone } from './time.ts';
  * Every install starts from the same records with the same ids, so connector tests can name seeded
  * ids directly. The records are data, in sandbox/seed/*.json (one file per table, README "Seeded
  * data"); this module turns them into an install's tables, adding the fields the sandbox writes on
- * every record (Creator, Created, Modified at SEEDED_AT, _DPMetaData) and applying the strict seed.
+ * every record (Creator, Created, Modified at SEEDED_AT, _DPMetaData) and applying the spec's seed.
  */
 
 /**
- * A seed file: the records of the default seed, and what the strict seed changes. `strict.change`
+ * A seed file: the records of the plain seed, and what the spec's seed changes. `strict.change`
  * names records by Id and gives the fields that replace theirs (fields some record of the file
  * has: the JSON is not checked for extra fields, so a misspelt one would otherwise slip in);
- * `strict.add` are records only the strict seed has, after the others.
+ * `strict.add` are records only the spec's seed has, after the others.
  */
 export interface SeedFile<Row extends { Id: unknown }> {
   $comment?: string;

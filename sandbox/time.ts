@@ -35,8 +35,8 @@ const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 /**
  * ISO 8601 with the UTC offset the time zone has at that instant, e.g. `2026-01-05T04:00:00-05:00`
- * (strict mode writes install records in the install's local time; the spec only asks for "a UTC
- * offset").
+ * (by default the sandbox writes install records in the install's local time, unless
+ * `utc-timestamps`; the spec only asks for "a UTC offset").
  */
 export function toIsoInZone(epochMs: number, timeZone: string): string {
   const at = Math.floor(epochMs / 1000) * 1000;

@@ -83,7 +83,7 @@ describe('POST /_sandbox/businesses/{hostname}/edition', () => {
     expect((await status(hostname)).body.data.edition).toBe('SUBSCRIPTION_PAID_PRO_PREMIUM');
   });
 
-  it('starts the free period when set to free: strict mode deletes the business 30 days later', async () => {
+  it('starts the free period when set to free: the spec reading deletes the business 30 days later', async () => {
     // Prepare
     await call('POST', '/_sandbox/mode', { strict: true });
     const hostname = await signup();

@@ -185,7 +185,7 @@ describe('POST /_sandbox/installs/{hostname}/records/{Resource}', () => {
     expect(reply.body.error.code).toBe('NOT_FOUND');
   });
 
-  it('writes staged timestamps in local time in strict mode', async () => {
+  it('writes staged timestamps in local time with no lenient reading on', async () => {
     // Prepare
     await call('POST', '/_sandbox/mode', { strict: true });
     const hostname = await signup();

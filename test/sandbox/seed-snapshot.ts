@@ -4,8 +4,8 @@ import { type Region, SEED_READINGS } from '#sandbox/records.ts';
 import { awardLibrary, createInstall } from '#sandbox/seed.ts';
 
 /**
- * Every seeded install the sandbox can create (each region, default and strict seed) and the award
- * library, as the seed test compares them with `fixtures/seed-snapshot.json`. The fixture was written
+ * Every seeded install the sandbox can create (each region, the spec's seed and the seed of every
+ * lenient seed reading) and the award library, as the seed test compares them with `fixtures/seed-snapshot.json`. The fixture was written
  * by the seed code as it stood before the seed data moved to `sandbox/seed/*.json`; rewrite it only
  * when the seed changes on purpose:
  *

@@ -12,7 +12,7 @@ const expected = JSON.parse(readFileSync(SNAPSHOT_FILE, 'utf8')) as Record<strin
 const actual = seedSnapshot();
 
 describe('sandbox seed', () => {
-  it('covers every region with the default and the strict seed, and the award library', () => {
+  it("covers every region with the spec's seed (strict) and the lenient one (default), and the award library", () => {
     // Assess
     expect(Object.keys(actual)).toEqual([
       'us/default',
@@ -68,7 +68,7 @@ describe("a seed file's strict changes", () => {
     strict: { change: [{ Id: 2, Note: 'b' }] },
   };
 
-  it("apply only to the strict seed, the change's fields first, the rest as seeded", () => {
+  it("apply only to the spec's seed, the change's fields first, the rest as seeded", () => {
     expect(rowsOf(file, false, 'f')).toEqual(file.records);
     expect(Object.keys(rowsOf(file, true, 'f')[1] ?? {})).toEqual(['Id', 'Note', 'Name']);
   });

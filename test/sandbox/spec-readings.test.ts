@@ -187,7 +187,7 @@ describe('strict QUERY', () => {
     expect(lower).toEqual([]);
   });
 
-  it('ORs several conditions (the default mode ANDs them)', async () => {
+  it('ORs several conditions (and-conditions ANDs them)', async () => {
     // Prepare
     const hostname = await signup();
     const search = {
@@ -542,7 +542,7 @@ describe('strict deletion of free businesses', () => {
     expect((await status(paid)).body.data.edition).toBe('SUBSCRIPTION_PAID_PRO_PREMIUM');
   });
 
-  it('never deletes in the default mode', async () => {
+  it('never deletes with every lenient reading on (keep-free-businesses)', async () => {
     // Prepare
     await setMode({ strict: false });
     const hostname = await signup();
