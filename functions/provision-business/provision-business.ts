@@ -11,15 +11,15 @@ import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { FinalFailure } from '#functions/runtime/record-failures.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
+import type { BusinessRecord } from '#functions/store/business.ts';
 import {
-  type BusinessRecord,
   claimSignup,
   markSignupUnconfirmed,
   noteAccountCreatedReceived,
   recordProvisioned,
   recordSignupFailed,
   releaseSignupClaim,
-} from '#functions/store/business.ts';
+} from '#functions/store/signup.ts';
 
 /**
  * provisionBusiness — AccountCreated → signup → BusinessProvisioned.

@@ -1,9 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimSignup, recordProvisioned, TRIAL_EDITION } from '#functions/store/business.ts';
+import { TRIAL_EDITION } from '#functions/store/business.ts';
 import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
+import { claimSignup, recordProvisioned } from '#functions/store/signup.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { runCommand } from './child-process.ts';

@@ -30,16 +30,15 @@ import { createRouteHandler } from '#functions/runtime/route-handler.ts';
 import type { KeptRecord, RecordDelay, RouteQueue } from '#functions/runtime/route-queue.ts';
 import type { UseCase } from '#functions/runtime/use-case.ts';
 import { createServiceClient } from '#functions/service/client.ts';
+import { getBusiness, TRIAL_EDITION } from '#functions/store/business.ts';
+import { readRecordAttempts } from '#functions/store/record-attempts.ts';
 import {
   claimSignup,
-  getBusiness,
   markSignupUnconfirmed,
   noteAccountCreatedReceived,
   recordProvisioned,
   recordSignupFailed,
-  TRIAL_EDITION,
-} from '#functions/store/business.ts';
-import { readRecordAttempts } from '#functions/store/record-attempts.ts';
+} from '#functions/store/signup.ts';
 import {
   createTestStore,
   type DynaliteServer,

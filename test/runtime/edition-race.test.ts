@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
-import { getBusiness, recordProvisioned, TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
+import { getBusiness, TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
+import { recordProvisioned } from '#functions/store/signup.ts';
 import { reportSubscriptionStatus } from '#functions/subscription-status/report-subscription-status.ts';
 import { useTestStore } from '#test/store/support.ts';
 

@@ -1,17 +1,19 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
-  claimSignup,
   getAccountByHostname,
   getBusiness,
-  markSignupUnconfirmed,
-  recordProvisioned,
   recordSyncError,
   recordSyncSuccess,
-  releaseSignupClaim,
   TRIAL_EDITION,
   updateEdition,
 } from '#functions/store/business.ts';
+import {
+  claimSignup,
+  markSignupUnconfirmed,
+  recordProvisioned,
+  releaseSignupClaim,
+} from '#functions/store/signup.ts';
 import { useTestStore } from './support.ts';
 
 const store = useTestStore();

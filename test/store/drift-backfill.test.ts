@@ -1,8 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
-  claimSignup,
-  recordProvisioned,
   recordSyncSuccess,
   scheduleFirstDriftCheck,
   TRIAL_EDITION,
@@ -10,6 +8,7 @@ import {
 } from '#functions/store/business.ts';
 import { nextDriftCheck } from '#functions/store/drift-schedule.ts';
 import { driftShardOf } from '#functions/store/keys.ts';
+import { claimSignup, recordProvisioned } from '#functions/store/signup.ts';
 import { useTestStore } from './support.ts';
 
 /**

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { getBusiness, markBusinessGone, TRIAL_EDITION } from '#functions/store/business.ts';
 import {
   claimSignup,
-  getBusiness,
-  markBusinessGone,
   markSignupUnconfirmed,
   noteAccountCreatedReceived,
   recordProvisioned,
   recordSignupFailed,
   releaseSignupClaim,
-  TRIAL_EDITION,
-} from '#functions/store/business.ts';
+} from '#functions/store/signup.ts';
 import { useTestStore } from './support.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordProvisioned, TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
+import { TRIAL_EDITION, updateEdition } from '#functions/store/business.ts';
 import { trialShardOf } from '#functions/store/keys.ts';
+import { recordProvisioned } from '#functions/store/signup.ts';
 import { TRIAL_SHARD_COUNT } from '#functions/store/table.ts';
 import { findTrialsEndingBefore, trialsEndingBefore } from '#functions/store/trial-index.ts';
 import {

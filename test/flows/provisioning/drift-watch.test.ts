@@ -2,12 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { type DriftWatchReport, driftWatch } from '#functions/drift-watch/drift-watch.ts';
 import { UNCONFIRMED_SIGNUP_LOG_MESSAGE } from '#functions/runtime/metric-names.ts';
 import { createLogger } from '#functions/runtime/observability.ts';
-import {
-  claimSignup,
-  getBusiness,
-  markSignupUnconfirmed,
-  notePlanChangeRequested,
-} from '#functions/store/business.ts';
+import { getBusiness, notePlanChangeRequested } from '#functions/store/business.ts';
+import { claimSignup, markSignupUnconfirmed } from '#functions/store/signup.ts';
 import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   driftChecksDue,

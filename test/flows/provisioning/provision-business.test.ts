@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  claimSignup,
-  getAccountByHostname,
-  getBusiness,
-  recordSignupFailed,
-} from '#functions/store/business.ts';
+import { getAccountByHostname, getBusiness } from '#functions/store/business.ts';
+import { claimSignup, recordSignupFailed } from '#functions/store/signup.ts';
 import { findTrialsEndingBefore } from '#functions/store/trial-index.ts';
 import {
   accountCreatedDetail,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
-import { claimSignup, getBusiness } from '#functions/store/business.ts';
+import { getBusiness } from '#functions/store/business.ts';
+import { claimSignup } from '#functions/store/signup.ts';
 import {
   accountCreatedDetail,
   driftChecksDue,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claimSignup, getBusiness, recordProvisioned } from '#functions/store/business.ts';
+import { getBusiness } from '#functions/store/business.ts';
+import { claimSignup, recordProvisioned } from '#functions/store/signup.ts';
 import {
   inboundEvent,
   provisionAccount,
