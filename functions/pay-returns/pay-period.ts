@@ -11,6 +11,7 @@ import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import { MetricName } from '#functions/runtime/metric-names.ts';
 import type { InstallClient } from '#functions/service/install.ts';
 import { type PeriodRead, timesheetsOfPeriod } from '#functions/service/timesheet-period.ts';
+import { CLAIM_LEASE_MS } from '#functions/store/announcements.ts';
 import {
   claimPayReturnsCompleted,
   confirmPayReturnsCompleted,
@@ -123,9 +124,13 @@ export async function publishPeriodAnswer(
     return [];
   }
   if (claim === 'held') {
+    // A run died between its claim and its confirm: the record waits out the lease, uncounted (a
+    // pause longer than the client's own is a wait, not an attempt: runtime/failure-kinds.ts), and
+    // the run after it takes the claim over.
     throw new RetryableError(
       'COMPLETION_IN_PROGRESS',
       `the PayReturnsCompleted of ${eventId} is claimed by a run that has not confirmed it yet`,
+      { retryAfterMs: CLAIM_LEASE_MS },
     );
   }
   try {
