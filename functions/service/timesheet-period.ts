@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { QueryLimitReachedError, ResponseShapeError } from '#functions/domain/errors.ts';
+import { DAY_MS } from '#functions/domain/time.ts';
 import type { InstallClient } from './install.ts';
 
 /**
@@ -52,7 +53,6 @@ const timesheetRecord = z.looseObject({
 type TimesheetRecord = z.output<typeof timesheetRecord>;
 
 const DATE_PREFIX = /^\d{4}-\d{2}-\d{2}/;
-const DAY_MS = 86_400_000;
 
 /** Every day from `from` to `to` (YYYY-MM-DD), in order. */
 export function daysOf(from: string, to: string): string[] {
