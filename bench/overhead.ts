@@ -282,5 +282,13 @@ export async function measureCallsPerEvent(
   // allows it, and the sandbox does so by default); where it names it by id instead (lenient reading
   // custom-field-ids), one more read for the timesheet with a schedule-change premium.
   await count('pay returns, 2 timesheets', 2, payReturnsRequested(accountId));
+  // The same two timesheets found by their day (both are dated 2026-01-12): one QUERY of the
+  // period's timesheets before the same reads.
+  await count('pay returns by period, 2 timesheets', 3, {
+    ...payReturnsRequested(accountId),
+    detail: { accountId, from: '2026-01-12', to: '2026-01-12' },
+  });
+  // One QUERY of the resource, whatever the page.
+  await count('records, one page', 1, flowEvent('RecordsRequested', accountId, 0));
   return results;
 }

@@ -146,6 +146,7 @@ export function flowEvent(flow: FlowName, accountId: string, index: number): Inb
       return payReturnsRequested(accountId);
     case 'PayRatesRequested':
     case 'ReferenceDataRequested':
+    case 'RecordsRequested':
       return { id: randomUUID(), detailType: flow, detail: { ...inboundSamples[flow], accountId } };
   }
 }

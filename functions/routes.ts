@@ -148,7 +148,8 @@ export const queueRoutes: readonly QueueRoute[] = [
     tableActions: ITEM_AND_QUERY_ACTIONS,
   }),
   queueRoute('PayReturnsRequested', 'pay-returns', 'Reads and normalizes timesheet pay returns.', {
-    // Up to 100 timesheets per record, one joined query each.
+    // Up to 100 timesheets per record (by id, or found in a period: a query per month), one
+    // joined query each.
     timeoutSeconds: 120,
     memorySizeMb: 512,
   }),
@@ -164,6 +165,10 @@ export const queueRoutes: readonly QueueRoute[] = [
     'reference-data',
     "Reports the install's countries, states, leave rules, award library and agreed hours.",
   ),
+  queueRoute('RecordsRequested', 'read-records', "Reports one page of an install resource's records.", {
+    // One QUERY whose whole answer is held to filter and sort it (up to the service's maximum).
+    memorySizeMb: 512,
+  }),
 ];
 
 export const scheduledFunctions: readonly ScheduledFunction[] = [

@@ -270,6 +270,12 @@ function scenarioSteps(
       entries: async () => [await sample('ReferenceDataRequested')],
     },
     {
+      kind: 'publish',
+      title: 'RecordsRequested: the employees whose last name starts with "Le"',
+      expects: 'RecordsReported',
+      entries: async () => [await sample('RecordsRequested')],
+    },
+    {
       kind: 'trial-watch',
       title: `trial watch ${TRIAL_WATCH_DAYS[0]} days after signup`,
       daysAfterSignup: TRIAL_WATCH_DAYS[0],

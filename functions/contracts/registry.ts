@@ -6,6 +6,7 @@ import * as locationCreated from './inbound/location-created.ts';
 import * as payRatesRequested from './inbound/pay-rates-requested.ts';
 import * as payReturnsRequested from './inbound/pay-returns-requested.ts';
 import * as planChosen from './inbound/plan-chosen.ts';
+import * as recordsRequested from './inbound/records-requested.ts';
 import * as referenceDataRequested from './inbound/reference-data-requested.ts';
 import * as subscriptionStatusRequested from './inbound/subscription-status-requested.ts';
 import * as budgetSaved from './outbound/budget-saved.ts';
@@ -15,8 +16,10 @@ import * as businessProvisioned from './outbound/business-provisioned.ts';
 import * as employeeSynced from './outbound/employee-synced.ts';
 import * as locationProvisioned from './outbound/location-provisioned.ts';
 import * as payRatesReported from './outbound/pay-rates-reported.ts';
+import * as payReturnsCompleted from './outbound/pay-returns-completed.ts';
 import * as payReturnsReady from './outbound/pay-returns-ready.ts';
 import * as planChanged from './outbound/plan-changed.ts';
+import * as recordsReported from './outbound/records-reported.ts';
 import * as referenceData from './outbound/reference-data.ts';
 import * as subscriptionStatus from './outbound/subscription-status.ts';
 import * as syncFailed from './outbound/sync-failed.ts';
@@ -50,6 +53,7 @@ export const inboundContracts = {
   PayReturnsRequested: payReturnsRequested,
   PayRatesRequested: payRatesRequested,
   ReferenceDataRequested: referenceDataRequested,
+  RecordsRequested: recordsRequested,
 } as const satisfies { [K in string]: EventContract<K> };
 
 /** Outbound contracts (connector → partner), keyed by detail-type. */
@@ -64,9 +68,11 @@ export const outboundContracts = {
   LocationProvisioned: locationProvisioned,
   BudgetSaved: budgetSaved,
   PayReturnsReady: payReturnsReady,
+  PayReturnsCompleted: payReturnsCompleted,
   SubscriptionStatus: subscriptionStatus,
   PayRatesReported: payRatesReported,
   ReferenceData: referenceData,
+  RecordsReported: recordsReported,
   SyncFailed: syncFailed,
   SyncSkipped: syncSkipped,
 } as const satisfies { [K in string]: EventContract<K> };

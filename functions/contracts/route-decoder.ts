@@ -24,6 +24,7 @@ export const INBOUND_DETAIL_TYPES = [
   'PayReturnsRequested',
   'PayRatesRequested',
   'ReferenceDataRequested',
+  'RecordsRequested',
 ] as const satisfies readonly InboundDetailType[];
 
 /**

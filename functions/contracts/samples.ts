@@ -134,6 +134,13 @@ export const inboundSamples: { readonly [K in InboundDetailType]: InboundDetailI
     countryCode: 'US',
     employeeId: demoAccount.employeeId,
   },
+  // The install's employees whose last name starts with "Le" (the seeded owner, Jordan Lee).
+  RecordsRequested: {
+    accountId,
+    resource: 'Employee',
+    where: [{ field: 'LastName', op: 'lk', value: 'Le%' }],
+    pageSize: 50,
+  },
 };
 
 const causationId = 'b7e3c0de-0000-4000-8000-000000000001';
@@ -248,6 +255,16 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     ],
     totals: { value: 9, cost: 220.5 },
   },
+  PayReturnsCompleted: {
+    accountId,
+    hostname,
+    causationId,
+    sourceEventId: causationId,
+    from: '2026-01-12',
+    to: '2026-01-18',
+    timesheetIds: [1001, 1002, 1003, 1004],
+    count: 4,
+  },
   SubscriptionStatus: {
     accountId,
     hostname,
@@ -354,6 +371,29 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
       },
     },
     asOf: { countries: '2025-03-03T09:08:00.000Z', states: '2025-03-03T09:08:00.000Z' },
+    part: 1,
+    parts: 1,
+  },
+  RecordsReported: {
+    accountId,
+    hostname,
+    causationId,
+    answerId: 'c0ffee00-0000-4000-8000-000000000016',
+    resource: 'Employee',
+    where: [{ field: 'LastName', op: 'lk', value: 'Le%' }],
+    records: [
+      {
+        Id: 1,
+        FirstName: 'Jordan',
+        LastName: 'Lee',
+        DisplayName: 'Jordan Lee',
+        Company: 1,
+        Active: true,
+        StartDate: '2026-01-05',
+        CustomFieldData: 1,
+        _DPMetaData: { System: 'Employee' },
+      },
+    ],
     part: 1,
     parts: 1,
   },

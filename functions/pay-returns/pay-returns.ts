@@ -24,6 +24,7 @@ import {
   type TimesheetObject,
 } from '#functions/service/records/timesheet-pay-returns.ts';
 import { recordSyncSuccess } from '#functions/store/business.ts';
+import { periodOf, publishPeriodAnswer, timesheetIdsOfPeriod } from './pay-period.ts';
 
 /** Timesheets read at once: one QUERY each, kept small so one record cannot flood the install. */
 export const PAY_RETURN_QUERY_CONCURRENCY = 4;
@@ -36,9 +37,10 @@ const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(PAY_RULE_CONFIG_KEYS);
 
 /**
  * readPayReturns — PayReturnsRequested → one joined TimesheetPayReturn QUERY per timesheet →
- * one PayReturnsReady per timesheet.
+ * one PayReturnsReady per timesheet (and, for a period, one PayReturnsCompleted after them).
  *
- * Input: the PayReturnsRequested detail (accountId, timesheetIds 1–100).
+ * Input: the PayReturnsRequested detail (accountId, and timesheetIds 1–100, or a period `from`–`to`
+ * of up to 31 days with optional locationIds / employeeIds).
  * Output: one `PayReturnsReady` {hostname, timesheetId, timesheet?, lines, totals, truncated?} per
  * timesheet, in the order requested; `timesheet` (employee, date, shift, area and location,
  * scheduleChangeAnswers?) is absent when there are no pay lines to read it from, and such a
@@ -47,6 +49,9 @@ const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(PAY_RULE_CONFIG_KEYS);
  * Steps:
  * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
  *    waits, fails or counts as provisionedBusinessOf says (domain/provisioned-business.ts).
+ *    A period: its timesheets first (pay-period.ts, timesheetsOfPeriod: one QUERY per calendar
+ *    month, by day when a month's answer may be cut), at most 100 (more → SyncFailed
+ *    PERIOD_TOO_LARGE); each then gets steps 2–6 as an id asked for.
  * 2. Per timesheet, getPayReturns (QUERY with TimesheetObject and PayRuleObject joined; up to
  *    PAY_RETURN_QUERY_CONCURRENCY at once). A refusal → SyncFailed with the service's code.
  * 3. Normalize each line (payRuleLine); schedule-change premium lines (EventIds not null) carry
@@ -58,29 +63,56 @@ const SPEC_CONFIG_KEYS: ReadonlySet<string> = new Set(PAY_RULE_CONFIG_KEYS);
  * 6. Fit each event under EventBridge's 256 KB entry limit (fitToEntryLimit): premium configs are
  *    first trimmed to the keys the spec names, then trailing lines are cut; either sets
  *    `truncated: true` while totals still cover every line.
+ * 7. A period: the PayReturnsReady events are published here, then PayReturnsCompleted once per
+ *    request (pay-period.ts, publishPeriodAnswer). Any failure before that (a refusal of one
+ *    timesheet's pay returns included) fails the request whole: SyncFailed naming the timesheet
+ *    and the service's code, and no PayReturnsCompleted, so a partial set is never called whole.
  */
 export async function readPayReturns(
-  { detail }: UseCaseInput<PayReturnsRequestedDetail>,
-  { store, service, clock, config }: Dependencies,
+  { event, detail }: UseCaseInput<PayReturnsRequestedDetail>,
+  dependencies: Dependencies,
 ): Promise<OutboundEvent[]> {
+  const { store, service, clock } = dependencies;
   const business = await provisionedBusinessOf(store, detail.accountId);
   const install = service.install(business.hostname);
+  if (detail.timesheetIds !== undefined) {
+    const events = await readyEventsOf(install, detail.accountId, detail.timesheetIds, dependencies);
+    await recordSyncSuccess(store, detail.accountId, clock.now());
+    return events;
+  }
+  // The period form (the contract allows no third): its timesheets, then the same answer for each.
+  const period = periodOf(detail);
+  const timesheetIds = await timesheetIdsOfPeriod(install, period, dependencies);
+  const events = await readyEventsOf(install, detail.accountId, timesheetIds, dependencies);
+  await recordSyncSuccess(store, detail.accountId, clock.now());
+  return publishPeriodAnswer(dependencies, {
+    eventId: event.id,
+    accountId: detail.accountId,
+    hostname: business.hostname,
+    period,
+    timesheetIds,
+    ready: events,
+  });
+}
 
-  const perTimesheet = await mapWithConcurrency(
-    detail.timesheetIds,
-    PAY_RETURN_QUERY_CONCURRENCY,
-    async (id) => {
-      const records = await payReturnsOf(install, id);
-      return { records, context: await timesheetContextOf(install, records) };
-    },
-  );
+/** One PayReturnsReady per timesheet, in the order given (steps 2–6 above). */
+async function readyEventsOf(
+  install: InstallClient,
+  accountId: string,
+  timesheetIds: readonly number[],
+  { config }: Dependencies,
+): Promise<OutboundEvent[]> {
+  const perTimesheet = await mapWithConcurrency(timesheetIds, PAY_RETURN_QUERY_CONCURRENCY, async (id) => {
+    const records = await payReturnsOf(install, id);
+    return { records, context: await timesheetContextOf(install, records) };
+  });
 
-  const events = detail.timesheetIds.map((timesheetId, index) => {
+  const events = timesheetIds.map((timesheetId, index) => {
     const read = perTimesheet[index];
     const lines = (read?.records ?? []).map(payRuleLine);
     const ready: ReadyDetail = {
-      accountId: detail.accountId,
-      hostname: business.hostname,
+      accountId,
+      hostname: install.hostname,
       timesheetId,
       ...(read?.context ? { timesheet: read.context } : {}),
       lines,
@@ -88,7 +120,6 @@ export async function readPayReturns(
     };
     return { detailType: 'PayReturnsReady', detail: ready };
   });
-  await recordSyncSuccess(store, detail.accountId, clock.now());
   const overhead = Buffer.byteLength(config.outboundSource) + Buffer.byteLength('PayReturnsReady');
   return events.map((event) => ({
     detailType: event.detailType,

@@ -27,6 +27,16 @@ const DEFAULTS = {
   basePayRuleFields: ['BasePayRule'],
   leaveRuleResource: 'LeaveRule',
   queryMaxRecords: null,
+  timesheetResource: 'Timesheet',
+  timesheetDateField: 'Date',
+  recordResources: {
+    Timesheet: 'Timesheet',
+    Employee: 'Employee',
+    Company: 'Company',
+    OperationalUnit: 'OperationalUnit',
+    EmployeeAgreement: 'EmployeeAgreement',
+    PayRule: 'PayRule',
+  },
 } as const;
 
 const names = (fallback: readonly string[]) =>
@@ -35,11 +45,10 @@ const names = (fallback: readonly string[]) =>
     .min(1)
     .default([...fallback]);
 
-const resourceName = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' })
-    .default(fallback);
+const resource = () =>
+  z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' });
+
+const resourceName = (fallback: string) => resource().default(fallback);
 
 const regexSource = () =>
   z.string().refine(
@@ -102,6 +111,29 @@ export const serviceAssumptionsSchema = z.strictObject({
    * rather than act on a list that may have been cut.
    */
   queryMaxRecords: z.int().min(1).nullable().default(DEFAULTS.queryMaxRecords),
+  /**
+   * QUERY resource of timesheets ("reading timesheets" is named without a path): PayReturnsRequested
+   * by period reads the timesheets of the period from it.
+   */
+  timesheetResource: resourceName(DEFAULTS.timesheetResource),
+  /**
+   * The timesheet field holding its date (`Date` in the spec's TimesheetObject; its format is not
+   * shown): a period is read with `lk` on its `YYYY-MM-` (or `YYYY-MM-DD`) prefix, and each answer's
+   * date is its first ten characters.
+   */
+  timesheetDateField: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected a field name' })
+    .default(DEFAULTS.timesheetDateField),
+  /**
+   * RecordsRequested: the resources a partner may read, each with the QUERY resource that holds it
+   * (the spec names reading timesheets, employees, locations, areas, agreements and pay rules,
+   * without a path). Keys are what partners send; any other is refused naming these.
+   */
+  recordResources: z
+    .record(resource(), resource())
+    .refine((map) => Object.keys(map).length > 0, { error: 'at least one resource' })
+    .default({ ...DEFAULTS.recordResources }),
 });
 
 export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
@@ -115,10 +147,14 @@ export const defaultServiceAssumptions = Object.freeze(
   Object.fromEntries(
     Object.entries(DEFAULTS).map(([key, value]) => [
       key,
-      Array.isArray(value) ? Object.freeze([...value]) : value,
+      Array.isArray(value)
+        ? Object.freeze([...value])
+        : typeof value === 'object' && value !== null
+          ? Object.freeze({ ...value })
+          : value,
     ]),
   ),
-) as ServiceAssumptions;
+) as unknown as ServiceAssumptions;
 
 /** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */
 export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): SignupDuplicateRejections {

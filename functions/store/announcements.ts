@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableKey, writeIfConditionHolds } from './claims.ts';
 import { epochSeconds, type Store } from './store.ts';
 
@@ -41,6 +41,29 @@ export function claimAnnouncement(
       }),
     ),
   );
+}
+
+/**
+ * `claimed`: this caller announces now. `published`: announced before (a run died, or failed,
+ * after it published). `held`: another run holds a live lease.
+ */
+export type AnnouncementClaim = 'claimed' | 'published' | 'held';
+
+/** claimAnnouncement, telling apart, when it is refused, an announcement made from a live lease. */
+export async function claimAnnouncementState(
+  store: Store,
+  announcement: TableKey & Record<string, unknown>,
+  lease: { at: Date; expiresAt: Date },
+): Promise<AnnouncementClaim> {
+  if (await claimAnnouncement(store, announcement, lease)) return 'claimed';
+  const { Item } = await store.doc.send(
+    new GetCommand({
+      TableName: store.tableName,
+      Key: { pk: announcement.pk, sk: announcement.sk },
+      ConsistentRead: true,
+    }),
+  );
+  return Item?.['claimState'] === 'PUBLISHED' ? 'published' : 'held';
 }
 
 /** Marks a claimed announcement as published: it is never claimed again. */

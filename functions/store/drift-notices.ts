@@ -1,6 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DAY_MS } from '#functions/domain/time.ts';
-import { claimAnnouncement, confirmAnnouncement, releaseAnnouncement } from './announcements.ts';
+import {
+  type AnnouncementClaim,
+  claimAnnouncementState,
+  confirmAnnouncement,
+  releaseAnnouncement,
+} from './announcements.ts';
 import { driftNoticeKey } from './keys.ts';
 import { normalizeTimestamp, type Store } from './store.ts';
 
@@ -11,7 +15,7 @@ export const DRIFT_NOTICE_RETENTION_DAYS = 90;
  * `claimed`: this caller announces now. `published`: announced before (a run died before it
  * updated the business): only the table update is left. `held`: another run holds a live lease.
  */
-export type DriftNoticeClaim = 'claimed' | 'published' | 'held';
+export type DriftNoticeClaim = AnnouncementClaim;
 
 /**
  * Exactly-once announcement of one change the drift watch found, with the lease protocol of
@@ -24,7 +28,7 @@ export async function claimDriftNotice(
   notice: string,
   at: Date,
 ): Promise<DriftNoticeClaim> {
-  const claimed = await claimAnnouncement(
+  return claimAnnouncementState(
     store,
     {
       ...driftNoticeKey(accountId, notice),
@@ -35,15 +39,6 @@ export async function claimDriftNotice(
     },
     { at, expiresAt: new Date(at.getTime() + DRIFT_NOTICE_RETENTION_DAYS * DAY_MS) },
   );
-  if (claimed) return 'claimed';
-  const { Item } = await store.doc.send(
-    new GetCommand({
-      TableName: store.tableName,
-      Key: driftNoticeKey(accountId, notice),
-      ConsistentRead: true,
-    }),
-  );
-  return Item?.['claimState'] === 'PUBLISHED' ? 'published' : 'held';
 }
 
 export function confirmDriftNotice(store: Store, accountId: string, notice: string): Promise<void> {

@@ -62,6 +62,12 @@ export const payRateApplicationKey = (hostname: string, eventId: string) => ({
   sk: `PAY_RATE_APPLICATION#${eventId}`,
 });
 
+/** The PayReturnsCompleted of one PayReturnsRequested event (pay-return-completions.ts). */
+export const payReturnsCompletedKey = (hostname: string, eventId: string) => ({
+  pk: installPartition(hostname),
+  sk: `PAY_RETURNS_COMPLETED#${eventId}`,
+});
+
 export const POSITION_PREFIX = 'POSITION#';
 
 /**

@@ -269,6 +269,8 @@ function validDetail(
       return { accountId, employeeIds: [random.pick(EMPLOYEE_IDS)] };
     case 'ReferenceDataRequested':
       return { accountId, kinds: ['COUNTRIES', 'STATES'] };
+    case 'RecordsRequested':
+      return { accountId, resource: 'Employee', pageSize: random.int(1, 5) };
   }
 }
 

@@ -524,6 +524,70 @@ const rejections: Rejection[] = [
     },
     path: 'detail.timesheetIds[2]',
   },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'timesheet ids and a period together',
+    mutate: (d) => {
+      d.from = '2026-01-12';
+      d.to = '2026-01-18';
+    },
+    path: 'detail.timesheetIds',
+  },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'neither timesheet ids nor a period',
+    mutate: (d) => {
+      delete d.timesheetIds;
+    },
+    path: 'detail.timesheetIds',
+  },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'a period without its end',
+    mutate: (d) => {
+      delete d.timesheetIds;
+      d.from = '2026-01-12';
+    },
+    path: 'detail.to',
+  },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'a period that ends before it starts',
+    mutate: (d) => {
+      delete d.timesheetIds;
+      d.from = '2026-01-18';
+      d.to = '2026-01-12';
+    },
+    path: 'detail.to',
+  },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'a period of 32 days',
+    mutate: (d) => {
+      delete d.timesheetIds;
+      d.from = '2026-01-01';
+      d.to = '2026-02-01';
+    },
+    path: 'detail.to',
+  },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'locationIds with timesheet ids',
+    mutate: (d) => {
+      d.locationIds = [1];
+    },
+    path: 'detail.locationIds',
+  },
+  {
+    detailType: 'PayReturnsRequested',
+    breaks: 'a date that is not a calendar date',
+    mutate: (d) => {
+      delete d.timesheetIds;
+      d.from = '2026-02-30';
+      d.to = '2026-03-02';
+    },
+    path: 'detail.from',
+  },
   // PayRatesRequested
   {
     detailType: 'PayRatesRequested',
@@ -568,6 +632,47 @@ const rejections: Rejection[] = [
       delete d.employeeId;
     },
     path: 'detail.employeeId',
+  },
+  // RecordsRequested
+  {
+    detailType: 'RecordsRequested',
+    breaks: 'an operator the service does not have',
+    mutate: (d) => {
+      d.where = [{ field: 'LastName', op: 'gt', value: 'L' }];
+    },
+    path: 'detail.where[0].op',
+  },
+  {
+    detailType: 'RecordsRequested',
+    breaks: 'lk with % inside the value',
+    mutate: (d) => {
+      d.where = [{ field: 'LastName', op: 'lk', value: 'L%e' }];
+    },
+    path: 'detail.where[0].value',
+  },
+  {
+    detailType: 'RecordsRequested',
+    breaks: 'lk on a number',
+    mutate: (d) => {
+      d.where = [{ field: 'Id', op: 'lk', value: 5 }];
+    },
+    path: 'detail.where[0].value',
+  },
+  {
+    detailType: 'RecordsRequested',
+    breaks: 'a cursor that is not one',
+    mutate: (d) => {
+      d.cursor = 'not-a-cursor';
+    },
+    path: 'detail.cursor',
+  },
+  {
+    detailType: 'RecordsRequested',
+    breaks: 'a page of 501 records',
+    mutate: (d) => {
+      d.pageSize = 501;
+    },
+    path: 'detail.pageSize',
   },
 ];
 

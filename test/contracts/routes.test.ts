@@ -55,6 +55,7 @@ describe('route table', () => {
       PayReturnsRequested: 'pay-returns',
       PayRatesRequested: 'pay-rates',
       ReferenceDataRequested: 'reference-data',
+      RecordsRequested: 'read-records',
     });
   });
 

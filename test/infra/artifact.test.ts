@@ -31,6 +31,7 @@ const EXPECTED_RESULT: Record<InboundDetailType, string> = {
   PayReturnsRequested: 'PayReturnsReady',
   PayRatesRequested: 'PayRatesReported',
   ReferenceDataRequested: 'ReferenceData',
+  RecordsRequested: 'RecordsReported',
 };
 
 /**

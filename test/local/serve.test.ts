@@ -36,6 +36,7 @@ const STEPS: ReadonlyArray<{ detailType: string; result: string }> = [
   { detailType: 'PayReturnsRequested', result: 'PayReturnsReady' },
   { detailType: 'PayRatesRequested', result: 'PayRatesReported' },
   { detailType: 'ReferenceDataRequested', result: 'ReferenceData' },
+  { detailType: 'RecordsRequested', result: 'RecordsReported' },
 ];
 
 describe('npm start -- --serve', () => {
@@ -150,6 +151,98 @@ describe('npm start -- --serve', () => {
       [903, 'UNRESOLVED', null],
     ]);
     expect(rates[2]).toMatchObject({ reasonCode: 'CONTRACT_NOT_FOUND', contractId: 777 });
+  });
+
+  it('answers a pay period of 3 timesheets (and 1 after it) with 3 PayReturnsReady and one PayReturnsCompleted of count 3', async () => {
+    // Prepare: four timesheets staged through the sandbox's control API, the last one after the period.
+    const staged = await fetch(
+      `${endpoints.sandbox}/_sandbox/installs/${demoAccount.hostname}/records/Timesheet`,
+      {
+        method: 'POST',
+        body: JSON.stringify(
+          [
+            [7001, '2026-07-06'],
+            [7002, '2026-07-08'],
+            [7003, '2026-07-12'],
+            [7004, '2026-07-13'],
+          ].map(([Id, date]) => ({ Id, Employee: 2, OperationalUnit: 1, Date: date, CustomFieldData: null })),
+        ),
+      },
+    );
+    expect(staged.status).toBe(201);
+
+    // Act
+    const eventId = await publish(
+      sampleEntry('PayReturnsRequested', { timesheetIds: undefined, from: '2026-07-06', to: '2026-07-12' }),
+    );
+    const completed = await eventually(
+      async () =>
+        (await outbound()).find(
+          (event) =>
+            event.detail['causationId'] === eventId && event['detail-type'] === 'PayReturnsCompleted',
+        ),
+      `PayReturnsCompleted for ${eventId}`,
+    );
+    await settled();
+
+    // Assess
+    const answer = (await outbound()).filter((event) => event.detail['causationId'] === eventId);
+    expect(
+      answer
+        .filter((event) => event['detail-type'] === 'PayReturnsReady')
+        .map((event) => event.detail['timesheetId'])
+        .sort(),
+    ).toEqual([7001, 7002, 7003]);
+    expect(answer.filter((event) => event['detail-type'] === 'PayReturnsCompleted')).toHaveLength(1);
+    expect(answer).toHaveLength(4);
+    expect(completed.detail).toMatchObject({
+      from: '2026-07-06',
+      to: '2026-07-12',
+      timesheetIds: [7001, 7002, 7003],
+      count: 3,
+      sourceEventId: eventId,
+    });
+  });
+
+  it('answers RecordsRequested for employees by name page after page, following nextCursor', async () => {
+    // Prepare: employees whose last names start with "Nov" (and one that only contains it).
+    const staged = await fetch(
+      `${endpoints.sandbox}/_sandbox/installs/${demoAccount.hostname}/records/Employee`,
+      {
+        method: 'POST',
+        body: JSON.stringify([
+          { Id: 801, FirstName: 'Ira', LastName: 'Novak', Active: true },
+          { Id: 802, FirstName: 'Jo', LastName: 'Novotny', Active: true },
+          { Id: 803, FirstName: 'Kai', LastName: 'Casanova', Active: true },
+          { Id: 804, FirstName: 'Lu', LastName: 'Novello', Active: true },
+        ]),
+      },
+    );
+    expect(staged.status).toBe(201);
+    const where = [{ field: 'LastName', op: 'lk', value: 'nov%' }];
+
+    // Act
+    const pages: OutboundEvent[] = [];
+    let cursor: string | undefined;
+    do {
+      const eventId = await publish(
+        sampleEntry('RecordsRequested', { where, pageSize: 2, ...(cursor ? { cursor } : {}) }),
+      );
+      const page = await eventually(
+        async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+        `RecordsReported for ${eventId}`,
+      );
+      pages.push(page);
+      cursor = page.detail['nextCursor'] as string | undefined;
+    } while (cursor !== undefined && pages.length < 4);
+
+    // Assess
+    expect(pages.map((page) => page['detail-type'])).toEqual(['RecordsReported', 'RecordsReported']);
+    expect(
+      pages.map((page) =>
+        (page.detail['records'] as Array<Record<string, unknown>>).map((record) => record['Id']),
+      ),
+    ).toEqual([[801, 802], [804]]);
   });
 
   it('reads countries from the install once: later ReferenceDataRequested events answer from the table', async () => {
