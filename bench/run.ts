@@ -67,10 +67,14 @@ export interface BenchSizes {
   readonly overheadRuns: number;
   /** Events per flow of the profiled warm pass (section 2c: where the CPU goes, no ratio). */
   readonly warmProfileEvents: number;
+  /** Events per flow run before the profiled pass (not profiled). @default 10 */
+  readonly warmProfileWarmup?: number;
   /** Events per flow and run of the end-to-end latency measurement. */
   readonly latencyEvents: number;
   /** Runs of the latency measurement: its goal is the median of the runs' p50 (at least 3). */
   readonly latencyRuns: number;
+  /** Events per flow and run sent before the measured ones. @default 2 */
+  readonly latencyWarmup?: number;
   readonly trialWatchSizes: readonly number[];
   readonly trialWatchRuns: number;
   readonly throughputAccounts: number;
@@ -237,10 +241,17 @@ export async function runBench(
     const overhead = measured?.flows;
     const stackFloorOverhead = measured?.stackFloor;
     const warmProfile = await timed('warm-profile', 'where a warm handler spends its CPU (profiled)', () =>
-      profileWarmFlows(environment, { events: sizes.warmProfileEvents }),
+      profileWarmFlows(environment, {
+        events: sizes.warmProfileEvents,
+        ...(sizes.warmProfileWarmup === undefined ? {} : { warmup: sizes.warmProfileWarmup }),
+      }),
     );
     const latency = await timed('latency', 'end-to-end latency through the local runtime', () =>
-      measureLatency(environment, { eventsPerFlow: sizes.latencyEvents, runs: sizes.latencyRuns }),
+      measureLatency(environment, {
+        eventsPerFlow: sizes.latencyEvents,
+        runs: sizes.latencyRuns,
+        ...(sizes.latencyWarmup === undefined ? {} : { warmup: sizes.latencyWarmup }),
+      }),
     );
     const calls = await timed('calls', 'calls per event', () =>
       measureCallsPerEvent(environment, { budgetDays: sizes.budgetDays }),
