@@ -111,14 +111,19 @@ export function startIamEnforcement(
     (who: string): AccessCheck =>
     async () =>
       `${who} has no role in the template`;
-  const queueReader = (principal: Principal | undefined, who: string, queueArn: string) =>
+  const queueReader = (
+    principal: Principal | undefined,
+    who: string,
+    queueArn: string,
+    by: 'event source mapping' | 'pipe',
+  ) =>
     principal
       ? {
           receive: check(
-            { principal, action: 'sqs:ReceiveMessage', resource: queueArn },
-            { principal, action: 'sqs:GetQueueAttributes', resource: queueArn },
+            { principal, action: 'sqs:ReceiveMessage', resource: queueArn, by },
+            { principal, action: 'sqs:GetQueueAttributes', resource: queueArn, by },
           ),
-          delete: check({ principal, action: 'sqs:DeleteMessage', resource: queueArn }),
+          delete: check({ principal, action: 'sqs:DeleteMessage', resource: queueArn, by }),
         }
       : { receive: noRole(who), delete: noRole(who) };
 
@@ -171,9 +176,9 @@ export function startIamEnforcement(
       pipe: (pipeName, sourceArn, targetArn) => {
         const principal = roleSession(template.pipeRoles.get(pipeName), pipeName);
         return {
-          ...queueReader(principal, `pipe ${pipeName}`, sourceArn),
+          ...queueReader(principal, `pipe ${pipeName}`, sourceArn, 'pipe'),
           send: principal
-            ? check({ principal, action: 'sqs:SendMessage', resource: targetArn })
+            ? check({ principal, action: 'sqs:SendMessage', resource: targetArn, by: 'pipe' })
             : noRole(`pipe ${pipeName}`),
         };
       },
@@ -182,7 +187,23 @@ export function startIamEnforcement(
           roleSession(template.functionRoles.get(functionName), functionName),
           `function ${functionName}`,
           queueArn,
+          'event source mapping',
         ),
+      functionLogs: (functionName, logGroupName) => {
+        const principal = roleSession(template.functionRoles.get(functionName), functionName);
+        if (!principal) return noRole(`function ${functionName}`);
+        // Lambda writes a function's logs with its execution role: logs:CreateLogStream and
+        // logs:PutLogEvents on the function's log group (Lambda Developer Guide, "Sending Lambda
+        // function logs to CloudWatch Logs", https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html:
+        // "Lambda needs the … logs:CreateLogStream, logs:PutLogEvents … permissions"); both act on a
+        // log stream of the group (Service Authorization Reference, CloudWatch Logs). A denial loses
+        // the function's logs, not its invocation, as on AWS.
+        const stream = `arn:aws:logs:${where.region}:${where.account}:log-group:${logGroupName}:log-stream:local`;
+        return check(
+          { principal, action: 'logs:CreateLogStream', resource: stream, by: 'function logs' },
+          { principal, action: 'logs:PutLogEvents', resource: stream, by: 'function logs' },
+        );
+      },
     }),
     dynamoGuard: async ({ operation, body, authorization }) => {
       const caller = callers.callerOf(authorization);

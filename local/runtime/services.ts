@@ -2,6 +2,7 @@ import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
 import type { BusEvent } from '../aws/event-bus.ts';
 import { eventsApi } from '../aws/events-api.ts';
 import { LOCAL_ACCOUNT_ID } from '../aws/lambda.ts';
+import type { PutEventsFaults } from '../aws/put-events-faults.ts';
 import type { LocalSecrets } from '../aws/secrets-api.ts';
 import { sqsApi } from '../aws/sqs-api.ts';
 import {
@@ -91,9 +92,16 @@ export function awsOperations(
   deployed: LocalDeployment,
   secrets: LocalSecrets,
   onAccepted: (event: BusEvent) => void,
+  faults: PutEventsFaults,
 ): Record<string, Operation> {
   return {
-    ...eventsApi({ region: LOCAL_REGION, buses: deployed.buses, archives: deployed.archives, onAccepted }),
+    ...eventsApi({
+      region: LOCAL_REGION,
+      buses: deployed.buses,
+      archives: deployed.archives,
+      onAccepted,
+      faults,
+    }),
     ...sqsApi({ queues: () => deployed.queues.values() }),
     ...secrets.operations(),
   };
