@@ -107,21 +107,28 @@ export function awsOperations(
   };
 }
 
-/** The local resources a request names, as the IAM enforcement resolves them to ARNs. */
-export function resourceNames(deployed: LocalDeployment, iam: IamEnforcement): ResourceNames {
+/**
+ * The local resources a request names, as the IAM enforcement resolves them to ARNs; a secret's
+ * customer managed key is the template's (`KmsKeyId`), or for the partner's existing secret the
+ * key the config names (`tokenSecret.kmsKeyArn`).
+ */
+export function resourceNames(
+  deployed: LocalDeployment,
+  secrets: LocalSecrets,
+  iam: IamEnforcement,
+  existingSecretKey: string | undefined,
+): ResourceNames {
+  const created = new Set(deployed.secrets.map((secret) => secret.arn));
   return {
     region: LOCAL_REGION,
     account: LOCAL_ACCOUNT_ID,
     queueArn: (urlOrName) => deployed.queueByUrlOrName(urlOrName)?.arn,
     secret: (nameOrArn) => {
-      const secret = deployed.secrets.find(
-        (candidate) =>
-          candidate.name === nameOrArn ||
-          candidate.arn === nameOrArn ||
-          nameOrArn.endsWith(`:secret:${candidate.name}`),
-      );
+      const secret = secrets.describe(nameOrArn);
       if (!secret) return undefined;
-      const keyArn = iam.iam.template.secretKeys.get(secret.arn);
+      const keyArn = created.has(secret.arn)
+        ? iam.iam.template.secretKeys.get(secret.arn)
+        : existingSecretKey;
       return { arn: secret.arn, ...(keyArn ? { keyArn } : {}) };
     },
   };
