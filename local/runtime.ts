@@ -327,7 +327,11 @@ async function start(
   const iam =
     options.enforceIam === false
       ? undefined
-      : startIamEnforcement(template.model, { region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID });
+      : startIamEnforcement(
+          template.model,
+          { region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID },
+          { config: template.config },
+        );
   // Each alarm's actions, checked while the rest starts (awaited before the runtime is handed out).
   const alarmsChecked = iam?.checkAlarms();
   alarmsChecked?.catch(() => undefined);

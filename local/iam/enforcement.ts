@@ -1,3 +1,4 @@
+import type { ConnectorConfig } from '#lib/config.ts';
 import type { AccessCheck } from '../aws/access.ts';
 import { AwsApiError } from '../aws-endpoint.ts';
 import { type TemplateModel, TemplateModelError } from '../cloudformation.ts';
@@ -6,6 +7,7 @@ import { alarmActionsError, checkAlarmActions } from './alarm-actions.ts';
 import { type AccessRequest, LocalIam, type Principal } from './authorizer.ts';
 import { CallerRegistry, type FunctionCredentials } from './credentials.ts';
 import { DecisionStore } from './decision-store.ts';
+import { operatorAccessKeyId, operatorRoles } from './operators.ts';
 import {
   dynamoActions,
   eventsActions,
@@ -15,7 +17,7 @@ import {
   sqsActions,
   UnmappedOperationError,
 } from './requests.ts';
-import { readTemplateIam } from './template-iam.ts';
+import { readTemplateIam, type TemplateIam } from './template-iam.ts';
 
 /**
  * The template's IAM, enforced on every AWS call the local runtime serves or makes for a principal
@@ -71,16 +73,28 @@ export function startIamEnforcement(
   options: {
     /** Keep decisions between runs (decision-store.ts). @default true */
     readonly keepDecisions?: boolean;
+    /**
+     * The deployment's config: with it, each operator command is a principal under its documented
+     * policy (operators.ts). @default no operators: every other caller is the developer
+     */
+    readonly config?: ConnectorConfig;
   } = {},
 ): IamEnforcement {
-  const template = readTemplateIam(model, where);
-  if (template.problems.length > 0) {
-    throw new TemplateModelError(`\n  - ${template.problems.join('\n  - ')}`);
+  const read = readTemplateIam(model, where);
+  if (read.problems.length > 0) {
+    throw new TemplateModelError(`\n  - ${read.problems.join('\n  - ')}`);
   }
+  const operators = options.config ? operatorRoles(model, options.config, where) : new Map();
+  const template: TemplateIam = {
+    ...read,
+    roles: new Map([...read.roles, ...[...operators.values()].map((role) => [role.arn, role] as const)]),
+  };
   const store = options.keepDecisions === false ? undefined : new DecisionStore(template);
   const iam = new LocalIam(template, store);
   const callers = new CallerRegistry();
   for (const [functionName, roleArn] of template.functionRoles) callers.register(functionName, roleArn);
+  for (const [command, role] of operators)
+    callers.registerOperator(operatorAccessKeyId(command), command, role.arn);
 
   /** The first denial's message of `requests` (in order), at once when every decision is known. */
   const firstDenial = (
@@ -260,7 +274,9 @@ export function startIamEnforcement(
         .join(', ');
       return `IAM enforced: ${summary.roles + services.length} principals (${summary.roles} roles, ${services.join(', ')}), ${
         summary.identityPolicies + summary.resourcePolicies
-      } policies (${summary.identityPolicies} identity; ${kinds}); ${callers.size} functions sign as their roles`;
+      } policies (${summary.identityPolicies} identity; ${kinds}); ${callers.size} functions sign as their roles${
+        operators.size > 0 ? `, ${operators.size} operator commands as theirs (LOCAL.operator.<command>)` : ''
+      }`;
     },
   };
 }
