@@ -3,12 +3,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  claimSignup,
-  markSignupUnconfirmed,
-  recordProvisioned,
-  TRIAL_EDITION,
-} from '#functions/store/business.ts';
+import { recordProvisioned, TRIAL_EDITION } from '#functions/store/business.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
 import { expectDenials } from '#local/iam/denial-log.ts';
 import { type OperatorCommand, operatorAccessKeyId } from '#local/iam/operators.ts';
@@ -16,6 +11,7 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { parseRedriveArgs, redrive } from '#scripts/redrive.ts';
 import { parseReplayArgs, replay } from '#scripts/replay.ts';
 import { runCommand } from '#test/local/child-process.ts';
+import { lostSignup, sampleEntry } from '#test/local/samples.ts';
 
 /**
  * The operator policies of docs/deploy.md (docs/policies/operator-<command>.json), proven the way
@@ -101,18 +97,7 @@ describe('the redrive and replay operator policies', () => {
     });
     await developer.send(
       new PutEventsCommand({
-        Entries: [
-          {
-            EventBusName: runtime.busName,
-            Source: runtime.inboundSource,
-            DetailType: 'EmployeeChanged',
-            Detail: JSON.stringify({
-              accountId: 'acct-never-provisioned',
-              employeeId: 2,
-              customFields: { a: '1' },
-            }),
-          },
-        ],
+        Entries: [sampleEntry('EmployeeChanged', { accountId: 'acct-never-provisioned' })],
       }),
     );
     developer.destroy();
@@ -190,22 +175,6 @@ describe('the redrive and replay operator policies', () => {
 });
 
 describe('the signups, resolve-signup and drift-backfill operator policies', () => {
-  /** A signup that committed at the service while the connector lost its answer. */
-  async function lostSignup(accountId: string): Promise<string> {
-    const answer = await fetch(`${runtime.sandboxUrl}/connect/v1/partner/acme/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox-token' },
-      body: JSON.stringify({
-        userData: { firstName: 'Ada', lastName: 'Owner', email: `${accountId}@example.com` },
-        businessData: { externalId: accountId, portfolioName: `Shop ${accountId}` },
-      }),
-    });
-    const { data } = (await answer.json()) as { data: { hostname: string } };
-    await claimSignup(store, { accountId, eventId: `event-${accountId}`, region: 'US' });
-    await markSignupUnconfirmed(store, accountId, { eventId: `event-${accountId}`, message: 'answer lost' });
-    return data.hostname;
-  }
-
   const run = (command: OperatorCommand, args: readonly string[]) =>
     runCommand(`scripts/${command}.ts`, [...args, '--local', runtime.eventsEndpoint], {
       AWS_ACCESS_KEY_ID: operatorAccessKeyId(command),
@@ -214,7 +183,7 @@ describe('the signups, resolve-signup and drift-backfill operator policies', () 
 
   it('lets each command list, resolve and backfill with its own policy, and nothing it does is denied', async () => {
     // Prepare: an unconfirmed signup, and an ACTIVE business recorded before the drift watch existed.
-    const hostname = await lostSignup('acct-operator-lost');
+    const hostname = await lostSignup(runtime.sandboxUrl, store, 'acct-operator-lost');
     await recordProvisioned(store, {
       accountId: 'acct-operator-legacy',
       hostname: 'acct-operator-legacy.us.sandbox.test',

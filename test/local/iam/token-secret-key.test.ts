@@ -1,9 +1,9 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { inboundSamples } from '#functions/contracts/samples.ts';
 import { expectDenials } from '#local/iam/denial-log.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import type { SynthesizedStack } from '#local/template.ts';
+import { sampleEntry } from '#test/local/samples.ts';
 import { actionsOf, editPolicies } from './template-edits.ts';
 
 /**
@@ -29,18 +29,7 @@ async function publishAccountCreated(runtime: LocalRuntime): Promise<string> {
     credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'test' },
   });
   try {
-    const answer = await eventBridge.send(
-      new PutEventsCommand({
-        Entries: [
-          {
-            EventBusName: runtime.busName,
-            Source: runtime.inboundSource,
-            DetailType: 'AccountCreated',
-            Detail: JSON.stringify(inboundSamples.AccountCreated),
-          },
-        ],
-      }),
-    );
+    const answer = await eventBridge.send(new PutEventsCommand({ Entries: [sampleEntry('AccountCreated')] }));
     return answer.Entries?.[0]?.EventId ?? '';
   } finally {
     eventBridge.destroy();
