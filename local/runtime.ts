@@ -369,7 +369,7 @@ async function start(
   const putEventsFaults = new PutEventsFaults();
   services.serve(
     awsOperations(deployed, secrets, (event) => published.push(event), putEventsFaults),
-    iam?.endpointGuard(resourceNames(deployed, secrets, iam, existingSecretKeyOf(template.config))),
+    iam?.endpointGuard(resourceNames(deployed, secrets, iam, template.config)),
   );
   if (iam) {
     services.dynamo.guard((request) => iam.dynamoGuard(request));
@@ -396,11 +396,6 @@ async function start(
   });
   services.addControl(controlRoutes(runtime));
   return runtime;
-}
-
-/** The customer managed key of the partner's existing token secret (config `tokenSecret.kmsKeyArn`). */
-function existingSecretKeyOf(config: ConnectorConfig): string | undefined {
-  return 'kmsKeyArn' in config.tokenSecret ? config.tokenSecret.kmsKeyArn : undefined;
 }
 
 function portsOf(options: Pick<LocalRuntimeOptions, 'ports'>): LocalPorts {

@@ -1,3 +1,4 @@
+import type { ConnectorConfig } from '#lib/config.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
 import type { BusEvent } from '../aws/event-bus.ts';
 import { eventsApi } from '../aws/events-api.ts';
@@ -116,9 +117,10 @@ export function resourceNames(
   deployed: LocalDeployment,
   secrets: LocalSecrets,
   iam: IamEnforcement,
-  existingSecretKey: string | undefined,
+  config: ConnectorConfig,
 ): ResourceNames {
   const created = new Set(deployed.secrets.map((secret) => secret.arn));
+  const existingSecretKey = 'kmsKeyArn' in config.tokenSecret ? config.tokenSecret.kmsKeyArn : undefined;
   return {
     region: LOCAL_REGION,
     account: LOCAL_ACCOUNT_ID,

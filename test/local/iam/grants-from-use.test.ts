@@ -29,7 +29,13 @@ describe('each function role’s grants, against the calls a run makes', () => {
 
   beforeAll(async () => {
     // Visibility timeouts scaled to a few ms: a record that exhausts its receives gives up quickly.
-    runtime = await startLocalRuntime({ timeScale: 1 / 10_000, logLevel: 'SILENT', sandboxStrict: true });
+    runtime = await startLocalRuntime({
+      timeScale: 1 / 10_000,
+      logLevel: 'SILENT',
+      sandboxStrict: true,
+      // Each function's modules and SDK clients its own, signing with its own role's credentials.
+      functionModules: 'per-environment',
+    });
     scenario = await runScenario(runtime);
     await failurePaths(runtime);
     const iam = runtime.iam!;
