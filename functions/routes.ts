@@ -11,17 +11,19 @@ import { DEFAULT_MAX_ATTEMPTS } from '#functions/runtime/retry-schedule.ts';
  * accountId) → function; `refusalFunction` answers what no route can take.
  */
 /**
- * DynamoDB actions a function may use on the connector table, granted exactly (lib/); the
- * bundle test derives them from the store modules each bundle holds, so a grant cannot drift
- * from the code (test/bench/route-bundles.test.ts).
+ * DynamoDB actions a function may use on the connector table, granted exactly (lib/): the local
+ * runtime records every call each function's role makes, and test/local/iam/grants-from-use.test.ts
+ * runs every route's and watch's ways of ending and fails on a grant no call used or a call no
+ * grant allows, so a grant cannot drift from the code.
  */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 export interface TableAccess {
+  /** On the table itself. */
   readonly tableActions: readonly TableAction[];
-  /** Queries the trial index. @default false */
+  /** Queries the trial index (granted dynamodb:Query on it only). @default false */
   readonly queriesTrialIndex?: boolean;
-  /** Queries the drift index (the drift watch's due list). @default false */
+  /** Queries the drift index (the drift watch's due list; dynamodb:Query on it only). @default false */
   readonly queriesDriftIndex?: boolean;
 }
 
@@ -123,10 +125,8 @@ export const queueRoutes: readonly QueueRoute[] = [
     'provision-business',
     'Provisions a business (signup) for a new partner account.',
   ),
-  queueRoute('PlanChosen', 'change-plan', 'Converts or cancels the subscription of a business.', {
-    // Reads the plan's position (store/positions.ts, which also queries an employee's or a budget's).
-    tableActions: ITEM_AND_QUERY_ACTIONS,
-  }),
+  // The plan is one thing: its position is one GetItem (store/positions.ts queries only for several).
+  queueRoute('PlanChosen', 'change-plan', 'Converts or cancels the subscription of a business.'),
   queueRoute(
     'SubscriptionStatusRequested',
     'subscription-status',
@@ -181,7 +181,9 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     memorySizeMb: 256,
     defaultSchedule: 'rate(1 hour)',
     description: 'Polls trials ending soon and announces TrialExpiring / TrialEnded.',
-    tableActions: ITEM_AND_QUERY_ACTIONS,
+    // Its due list is a Query of the trial index; on the table, key reads and writes only (the
+    // request budget, the business's edition, its threshold announcements and their release).
+    tableActions: ITEM_ACTIONS,
     queriesTrialIndex: true,
     failureMetric: MetricName.TrialWatchFailed,
     throttledMetric: MetricName.TrialWatchThrottled,
@@ -197,7 +199,9 @@ export const scheduledFunctions: readonly ScheduledFunction[] = [
     defaultSchedule: 'rate(1 hour)',
     description:
       'Compares the businesses due a check with the service and announces BusinessEditionChanged / BusinessGone.',
-    tableActions: ITEM_AND_QUERY_ACTIONS,
+    // Its due list and the unconfirmed signups are Queries of the drift index; on the table, key
+    // reads and writes only (the business, its next check, its notices and their release).
+    tableActions: ITEM_ACTIONS,
     queriesDriftIndex: true,
     // The scheduled watches' metric of items a run could not handle (per function dimension).
     failureMetric: MetricName.TrialWatchFailed,
@@ -236,8 +240,11 @@ export const refusalFunction: RefusalFunction = {
   memorySizeMb: 256,
   description:
     'Answers inbound events that no route can take, and the intake dead letters of every route, with SyncFailed.',
-  // Its idempotency records only (refusals, intake dead letters kept for a redrive).
-  tableActions: ITEM_ACTIONS,
+  // Its idempotency records only (refusals, intake dead letters kept for a redrive): Powertools
+  // writes them conditionally and reads an existing one from the refused write
+  // (ReturnValuesOnConditionCheckFailure ALL_OLD), so it never needs GetItem; DeleteItem removes the
+  // record of a refusal whose publish failed, so that its redelivery publishes it.
+  tableActions: ['PutItem', 'UpdateItem', 'DeleteItem'],
 };
 
 export function routeFor(detailType: InboundDetailType): QueueRoute;

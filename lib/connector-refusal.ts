@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { RefusalFunction } from '#functions/routes.ts';
@@ -19,6 +19,7 @@ import {
   DELIVERY_RETRY_ATTEMPTS,
   eventSourceVisibility,
 } from './delivery-settings.ts';
+import { addQueueEventSource, grantSend } from './queue-access.ts';
 
 /**
  * The refusal rule: every inbound event, answered with SyncFailed when no route can take it; its
@@ -30,7 +31,7 @@ export interface ConnectorRefusalResources {
   readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
   /** The refusal queue's event source, then one per route's intake dead-letter queue. */
-  readonly eventSources: readonly lambdaEventSources.SqsEventSource[];
+  readonly eventSources: readonly lambda.EventSourceMapping[];
 }
 
 export interface ConnectorRefusalProps extends ConnectorFunctionDefaults {
@@ -49,7 +50,7 @@ export class ConnectorRefusal implements ConnectorRefusalResources {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
-  readonly eventSources: readonly lambdaEventSources.SqsEventSource[];
+  readonly eventSources: readonly lambda.EventSourceMapping[];
 
   constructor(scope: Construct, props: ConnectorRefusalProps) {
     const { refusal, routes } = props;
@@ -102,24 +103,20 @@ export class ConnectorRefusal implements ConnectorRefusalResources {
     // queues (SendMessage of a routable intake dead letter) only.
     bindTable(fn, { table: props.state.table, ...tableAccessOf(refusal) });
     bindBus(fn, { eventBus: props.state.eventBus, source: props.state.outboundSource });
-    for (const { deadLetterQueue } of routes) deadLetterQueue.grantSendMessages(fn);
+    for (const { deadLetterQueue } of routes) grantSend(fn, deadLetterQueue);
     // The refusal queue, then every intake dead-letter queue: EventBridge sends an event it could
     // not deliver to the rule target's dead-letter queue as the message body, with the attributes
     // RULE_ARN, TARGET_ARN, ERROR_CODE and ERROR_MESSAGE (EventBridge user guide, "Using
     // dead-letter queues to process undelivered events in EventBridge"), and the intake queue's
     // redrive moves its message, whose body is the event, unchanged (SQS developer guide, "Using
-    // dead-letter queues in Amazon SQS"): either way the function reads the event. The consume
-    // grant comes with each event source.
+    // dead-letter queues in Amazon SQS"): either way the function reads the event. Each event
+    // source grants what Lambda's polling needs; the function's code never changes a visibility.
     this.eventSources = [queue, ...routes.map(({ intakeDeadLetterQueue }) => intakeDeadLetterQueue)].map(
-      (source) => {
-        const eventSource = new lambdaEventSources.SqsEventSource(source, {
+      (source) =>
+        addQueueEventSource(fn, source, {
           batchSize: refusal.batchSize,
           maxConcurrency: refusal.maxConcurrency,
-          reportBatchItemFailures: true,
-        });
-        fn.addEventSource(eventSource);
-        return eventSource;
-      },
+        }),
     );
     this.rule = rule;
     this.queue = queue;

@@ -2,7 +2,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -25,6 +25,7 @@ import {
   DELIVERY_RETRY_ATTEMPTS,
   eventSourceVisibility,
 } from './delivery-settings.ts';
+import { addQueueEventSource, grantChangeVisibility, grantSend } from './queue-access.ts';
 
 /**
  * One inbound detail-type's way through the connector: rule → intake queue (+ DLQ) → pipe →
@@ -59,7 +60,7 @@ export interface ConnectorRouteResources {
   /** Records that gave up (kept by the handler) or that no invocation got to decide on. */
   readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
-  readonly eventSource: lambdaEventSources.SqsEventSource;
+  readonly eventSource: lambda.EventSourceMapping;
   readonly batchSize: number;
   readonly maxConcurrency: number;
   /** The queue's redrive policy: waits and attempts fit before it (retry-schedule.ts). */
@@ -100,7 +101,7 @@ export class ConnectorRoute implements ConnectorRouteResources {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly function: ConnectorFunction;
-  readonly eventSource: lambdaEventSources.SqsEventSource;
+  readonly eventSource: lambda.EventSourceMapping;
   readonly batchSize: number;
   readonly maxConcurrency: number;
   readonly maxReceiveCount: number;
@@ -204,16 +205,12 @@ export class ConnectorRoute implements ConnectorRouteResources {
       },
     });
     bindConnectorState(fn, route, props.state);
-    // The handler keeps a record that gives up here itself (ChangeMessageVisibility, its waits,
-    // is part of the event source's consume grant).
-    deadLetterQueue.grantSendMessages(fn);
+    // The handler keeps a record that gives up in the dead-letter queue itself, and makes a record
+    // wait by changing its visibility (functions/runtime/route-queue.ts).
+    grantSend(fn, deadLetterQueue);
+    grantChangeVisibility(fn, queue);
     // FIFO event sources refuse a batching window, so the route's maxBatchingWindowSeconds is not used.
-    const eventSource = new lambdaEventSources.SqsEventSource(queue, {
-      batchSize,
-      maxConcurrency,
-      reportBatchItemFailures: true,
-    });
-    fn.addEventSource(eventSource);
+    const eventSource = addQueueEventSource(fn, queue, { batchSize, maxConcurrency });
 
     this.route = route;
     this.rule = rule;

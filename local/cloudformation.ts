@@ -225,6 +225,7 @@ export class TemplateModel {
   readonly resources: readonly TemplateResource[];
   private readonly byStack = new Map<string, Map<string, TemplateResource>>();
   private readonly exports = new Map<string, { stackName: string; value: unknown }>();
+  private readonly outputValues: Array<{ key: string; stackName: string; value: unknown }> = [];
   private readonly options: TemplateModelOptions;
 
   constructor(stacks: readonly SynthesizedStack[], options: TemplateModelOptions) {
@@ -244,7 +245,8 @@ export class TemplateModel {
         all.push(model);
       }
       this.byStack.set(stackName, resources);
-      for (const output of Object.values(template.Outputs ?? {})) {
+      for (const [key, output] of Object.entries(template.Outputs ?? {})) {
+        this.outputValues.push({ key, stackName, value: output.Value });
         if (output.Export === undefined) continue;
         const exportName = this.resolve(output.Export.Name, stackName);
         if (typeof exportName === 'string') this.exports.set(exportName, { stackName, value: output.Value });
@@ -252,6 +254,13 @@ export class TemplateModel {
     }
     if (problems.length > 0) throw new TemplateModelError(`\n  - ${problems.join('\n  - ')}`);
     this.resources = all;
+  }
+
+  /** Every stack output, by its key, resolved to the local values (what `describe-stacks` lists). */
+  outputs(): Record<string, string> {
+    return Object.fromEntries(
+      this.outputValues.map(({ key, stackName, value }) => [key, String(this.resolve(value, stackName))]),
+    );
   }
 
   ofType(type: string): TemplateResource[] {

@@ -126,6 +126,8 @@ export interface DeploymentAccess {
   pipe(pipeName: string, sourceArn: string, targetArn: string): PollerAccess & { readonly send: AccessCheck };
   /** Lambda polling a queue for an event source mapping, with the function's execution role. */
   mapping(functionName: string, queueArn: string): PollerAccess;
+  /** Lambda writing an invocation's logs to the function's log group, with its execution role. */
+  functionLogs(functionName: string, logGroupName: string): AccessCheck;
 }
 
 export interface DeployOptions {
@@ -150,7 +152,7 @@ export interface DeployOptions {
    * @default false: a replayed event gets a new id
    */
   readonly replayKeepsIds?: boolean;
-  /** The IAM checks of rules, pipes and event source mappings. @default nothing is checked */
+  /** The IAM checks of rules, pipes, event source mappings and function logs. @default nothing is checked */
   readonly access?: DeploymentAccess;
 }
 

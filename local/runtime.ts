@@ -10,6 +10,7 @@ import { DEFAULT_TIME_SCALE, localClock } from './aws/clock.ts';
 import { type DeliveryCounts, deliveryModel, deliverySeedLine } from './aws/delivery-model.ts';
 import type { BusEvent } from './aws/event-bus.ts';
 import { LOCAL_ACCOUNT_ID, type LocalFunction } from './aws/lambda.ts';
+import { PutEventsFaults } from './aws/put-events-faults.ts';
 import type { Replay } from './aws/replay.ts';
 import type { LocalSecrets } from './aws/secrets-api.ts';
 import type { DeploymentActivity, LocalDeployment, QueueView } from './deployment.ts';
@@ -224,6 +225,8 @@ export interface LocalRuntime {
   readonly delivery: RuntimeDelivery;
   /** The IAM enforcement (local/iam/), unless the runtime was started with `enforceIam: false`. */
   readonly iam: IamEnforcement | undefined;
+  /** PutEvents entries failed on purpose, as EventBridge may (aws/put-events-faults.ts). */
+  readonly putEventsFaults: PutEventsFaults;
   /** Every AWS call denied so far (`GET /_local/denied`): principal, action, resource, reason, when. */
   denied(): readonly AccessDenial[];
   /** The variables a function runs with (template + runtime), by its POWERTOOLS_SERVICE_NAME. */
@@ -325,7 +328,11 @@ async function start(
   const iam =
     options.enforceIam === false
       ? undefined
-      : startIamEnforcement(template.model, { region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID });
+      : startIamEnforcement(
+          template.model,
+          { region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID },
+          { config: template.config },
+        );
   // Each alarm's actions, checked while the rest starts (awaited before the runtime is handed out).
   const alarmsChecked = iam?.checkAlarms();
   alarmsChecked?.catch(() => undefined);
@@ -360,9 +367,10 @@ async function start(
   await createTables(deployed.tables, services.dynamo.endpoint);
   const { secrets, tokenSecretName } = defineSecrets(deployed, options.token === null ? null : sandboxToken);
   const published: BusEvent[] = [];
+  const putEventsFaults = new PutEventsFaults();
   services.serve(
-    awsOperations(deployed, secrets, (event) => published.push(event)),
-    iam?.endpointGuard(resourceNames(deployed, iam)),
+    awsOperations(deployed, secrets, (event) => published.push(event), putEventsFaults),
+    iam?.endpointGuard(resourceNames(deployed, secrets, iam, template.config)),
   );
   if (iam) {
     services.dynamo.guard((request) => iam.dynamoGuard(request));
@@ -381,6 +389,7 @@ async function start(
     schedules,
     runtimeVariables,
     iam,
+    putEventsFaults,
     close: async () => {
       for (const close of cleanup.reverse()) await close().catch(() => undefined);
       running = false;
@@ -408,6 +417,7 @@ function localRuntime(parts: {
   readonly schedules: LocalSchedules;
   readonly runtimeVariables: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>;
   readonly iam: IamEnforcement | undefined;
+  readonly putEventsFaults: PutEventsFaults;
   readonly close: () => Promise<void>;
 }): LocalRuntime {
   const { services, config, deployed, published, schedules, runtimeVariables } = parts;
@@ -466,6 +476,7 @@ function localRuntime(parts: {
       counts: () => deployed.delivery.counts(),
     },
     iam: parts.iam,
+    putEventsFaults: parts.putEventsFaults,
     denied: () => parts.iam?.iam.denied() ?? [],
     functionEnvironment: (serviceName) => {
       const fn = functionNamed(serviceName);

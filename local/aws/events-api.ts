@@ -4,6 +4,7 @@ import { type EventArchive, EventBridgeError, LocalArchives } from './archive.ts
 import { localClock } from './clock.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
 import { eventTime, LOCAL_ACCOUNT_ID } from './lambda.ts';
+import type { PutEventsFaults } from './put-events-faults.ts';
 import type { Replay } from './replay.ts';
 
 /**
@@ -55,6 +56,8 @@ export interface EventsApiOptions {
   readonly onAccepted?: (event: BusEvent, bus: EventBus) => void;
   /** The archives and replays (aws/archive.ts). @default none */
   readonly archives?: LocalArchives;
+  /** Entries failed on purpose (put-events-faults.ts). @default none */
+  readonly faults?: PutEventsFaults;
 }
 
 export function eventsApi(options: EventsApiOptions): Record<string, Operation> {
@@ -328,7 +331,7 @@ function putEvents(options: EventsApiOptions, body: Record<string, unknown>) {
   const results: PutEventsResultEntry[] = [];
   const accepted: Array<{ event: BusEvent; bus: EventBus }> = [];
   for (const raw of entries) {
-    const verdict = readEntry(asEntry(raw), options, now);
+    const verdict = options.faults?.take(asEntry(raw)) ?? readEntry(asEntry(raw), options, now);
     if ('ErrorCode' in verdict) results.push(verdict);
     else {
       results.push({ EventId: verdict.event.id });

@@ -46,6 +46,12 @@ export class LocalSecrets {
     });
   }
 
+  /** The secret's name and ARN, found by name, ARN or ARN without its suffix. */
+  describe(nameOrArn: string): { readonly name: string; readonly arn: string } | undefined {
+    const secret = this.find(nameOrArn);
+    return secret ? { name: secret.name, arn: secret.arn } : undefined;
+  }
+
   /** The current value, for tests and tools (never logged). */
   current(nameOrArn: string): string | undefined {
     return this.find(nameOrArn)?.versions.at(-1)?.value;

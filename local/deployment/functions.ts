@@ -9,7 +9,7 @@ import { numberOr, type TemplateReader } from './template-reader.ts';
  */
 export function createFunctions(
   template: TemplateReader,
-  options: Pick<DeployOptions, 'region' | 'host' | 'environmentSubstitutions'>,
+  options: Pick<DeployOptions, 'region' | 'host' | 'environmentSubstitutions' | 'access'>,
 ): Map<string, LocalFunction> {
   const functions = new Map<string, LocalFunction>();
   for (const resource of template.model.ofType('AWS::Lambda::Function')) {
@@ -64,7 +64,22 @@ export function createFunctions(
         memoryMb,
       },
     };
-    functions.set(resource.name, { ...definition, handler: () => options.host.load(definition) });
+    // Where Lambda writes the function's logs: LoggingConfig.LogGroup, else /aws/lambda/<name>
+    // (Lambda Developer Guide, "Configuring advanced logging controls": the default log group).
+    const logGroup = (template.resolved(resource, 'LoggingConfig') as { LogGroup?: unknown } | undefined)
+      ?.LogGroup;
+    const logs = options.access?.functionLogs(
+      resource.name,
+      typeof logGroup === 'string' ? logGroup : `/aws/lambda/${resource.name}`,
+    );
+    functions.set(resource.name, {
+      ...definition,
+      handler: () => {
+        // Each invocation writes logs; a denial is recorded (the logs are lost), the invocation goes on.
+        if (logs) void Promise.resolve(logs()).catch(() => undefined);
+        return options.host.load(definition);
+      },
+    });
   }
   return functions;
 }

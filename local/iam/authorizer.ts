@@ -43,7 +43,16 @@ export interface AccessRequest {
   readonly resource: string;
   /** Request condition keys (aws:SourceArn, events:source, …) besides those every request carries. */
   readonly context?: Readonly<Record<string, ContextValue>>;
+  /**
+   * Who, under a role, makes the call (recorded with its use, not part of the decision): the
+   * function's code, the Lambda service for the function (its event source mapping, its logs), the
+   * pipe. @default 'code'
+   */
+  readonly by?: GrantUser;
 }
+
+/** Who uses a role's grant: see `AccessRequest.by`. */
+export type GrantUser = 'code' | 'event source mapping' | 'function logs' | 'pipe';
 
 export interface AccessDenial {
   /** The principal as AWS names it: a role session's ARN, or the service principal. */
@@ -62,6 +71,7 @@ export interface AccessGrantUse {
   readonly roleArn: string;
   readonly action: string;
   readonly resource: string;
+  readonly by: GrantUser;
 }
 
 interface Decision {
@@ -151,6 +161,7 @@ export class LocalIam {
           roleArn: request.principal.roleArn,
           action: request.action,
           resource: request.resource,
+          by: request.by ?? 'code',
         };
         this.usedGrants.set(JSON.stringify(use), use);
       }
@@ -195,7 +206,7 @@ export class LocalIam {
     this.listeners.push(listener);
   }
 
-  /** The (role, action, resource) triples allowed so far: the grants the run used. */
+  /** The (role, action, resource, by whom) allowed so far: the grants the run used. */
   used(): readonly AccessGrantUse[] {
     return [...this.usedGrants.values()];
   }

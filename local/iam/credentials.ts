@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
  * the caller from the access key id in the request's SigV4 `Authorization` header ("Credential=<access
  * key id>/<date>/<region>/<service>/aws4_request": IAM user guide, "Elements of an AWS API request
  * signature"). Locally each function gets credentials of its own whose access key id names its role
- * and function, and the endpoints read it back the same way. Any other key (a test's client, an
- * operator command, `aws` with `AWS_ACCESS_KEY_ID=local`) is the developer's own, and is not checked:
+ * and function, and the endpoints read it back the same way; an operator command signing with
+ * `LOCAL.operator.<command>` is that command's documented operator (operators.ts). Any other key (a
+ * test's client, `aws` with `AWS_ACCESS_KEY_ID=local`) is the developer's own, and is not checked:
  * the template says nothing about who the developer is.
  */
 
@@ -19,6 +20,7 @@ export interface FunctionCredentials {
 }
 
 export interface Caller {
+  /** The function's name, or the operator command's: the role session's name. */
   readonly functionName: string;
   readonly roleArn: string;
 }
@@ -49,11 +51,19 @@ export class CallerRegistry {
     return credentials;
   }
 
+  /**
+   * An operator command's principal (operators.ts): requests signed with `accessKeyId` are made as
+   * `roleArn`, in a session named after the command.
+   */
+  registerOperator(accessKeyId: string, command: string, roleArn: string): void {
+    this.byKey.set(accessKeyId, { functionName: command, roleArn });
+  }
+
   credentialsOf(functionName: string): FunctionCredentials | undefined {
     return this.byFunction.get(functionName);
   }
 
-  /** The function whose credentials signed a request, from its Authorization header; undefined for anyone else. */
+  /** The function (or operator command) whose credentials signed a request; undefined for anyone else. */
   callerOf(authorization: string | undefined): Caller | undefined {
     const key = accessKeyIdOf(authorization);
     return key === undefined ? undefined : this.byKey.get(key);

@@ -1,3 +1,4 @@
+import type { ConnectorConfig } from '#lib/config.ts';
 import type { AccessCheck } from '../aws/access.ts';
 import { AwsApiError } from '../aws-endpoint.ts';
 import { type TemplateModel, TemplateModelError } from '../cloudformation.ts';
@@ -6,6 +7,7 @@ import { alarmActionsError, checkAlarmActions } from './alarm-actions.ts';
 import { type AccessRequest, LocalIam, type Principal } from './authorizer.ts';
 import { CallerRegistry, type FunctionCredentials } from './credentials.ts';
 import { DecisionStore } from './decision-store.ts';
+import { operatorAccessKeyId, operatorRoles } from './operators.ts';
 import {
   dynamoActions,
   eventsActions,
@@ -15,7 +17,7 @@ import {
   sqsActions,
   UnmappedOperationError,
 } from './requests.ts';
-import { readTemplateIam } from './template-iam.ts';
+import { readTemplateIam, type TemplateIam } from './template-iam.ts';
 
 /**
  * The template's IAM, enforced on every AWS call the local runtime serves or makes for a principal
@@ -71,16 +73,28 @@ export function startIamEnforcement(
   options: {
     /** Keep decisions between runs (decision-store.ts). @default true */
     readonly keepDecisions?: boolean;
+    /**
+     * The deployment's config: with it, each operator command is a principal under its documented
+     * policy (operators.ts). @default no operators: every other caller is the developer
+     */
+    readonly config?: ConnectorConfig;
   } = {},
 ): IamEnforcement {
-  const template = readTemplateIam(model, where);
-  if (template.problems.length > 0) {
-    throw new TemplateModelError(`\n  - ${template.problems.join('\n  - ')}`);
+  const read = readTemplateIam(model, where);
+  if (read.problems.length > 0) {
+    throw new TemplateModelError(`\n  - ${read.problems.join('\n  - ')}`);
   }
+  const operators = options.config ? operatorRoles(model, options.config, where) : new Map();
+  const template: TemplateIam = {
+    ...read,
+    roles: new Map([...read.roles, ...[...operators.values()].map((role) => [role.arn, role] as const)]),
+  };
   const store = options.keepDecisions === false ? undefined : new DecisionStore(template);
   const iam = new LocalIam(template, store);
   const callers = new CallerRegistry();
   for (const [functionName, roleArn] of template.functionRoles) callers.register(functionName, roleArn);
+  for (const [command, role] of operators)
+    callers.registerOperator(operatorAccessKeyId(command), command, role.arn);
 
   /** The first denial's message of `requests` (in order), at once when every decision is known. */
   const firstDenial = (
@@ -111,14 +125,19 @@ export function startIamEnforcement(
     (who: string): AccessCheck =>
     async () =>
       `${who} has no role in the template`;
-  const queueReader = (principal: Principal | undefined, who: string, queueArn: string) =>
+  const queueReader = (
+    principal: Principal | undefined,
+    who: string,
+    queueArn: string,
+    by: 'event source mapping' | 'pipe',
+  ) =>
     principal
       ? {
           receive: check(
-            { principal, action: 'sqs:ReceiveMessage', resource: queueArn },
-            { principal, action: 'sqs:GetQueueAttributes', resource: queueArn },
+            { principal, action: 'sqs:ReceiveMessage', resource: queueArn, by },
+            { principal, action: 'sqs:GetQueueAttributes', resource: queueArn, by },
           ),
-          delete: check({ principal, action: 'sqs:DeleteMessage', resource: queueArn }),
+          delete: check({ principal, action: 'sqs:DeleteMessage', resource: queueArn, by }),
         }
       : { receive: noRole(who), delete: noRole(who) };
 
@@ -171,9 +190,9 @@ export function startIamEnforcement(
       pipe: (pipeName, sourceArn, targetArn) => {
         const principal = roleSession(template.pipeRoles.get(pipeName), pipeName);
         return {
-          ...queueReader(principal, `pipe ${pipeName}`, sourceArn),
+          ...queueReader(principal, `pipe ${pipeName}`, sourceArn, 'pipe'),
           send: principal
-            ? check({ principal, action: 'sqs:SendMessage', resource: targetArn })
+            ? check({ principal, action: 'sqs:SendMessage', resource: targetArn, by: 'pipe' })
             : noRole(`pipe ${pipeName}`),
         };
       },
@@ -182,7 +201,23 @@ export function startIamEnforcement(
           roleSession(template.functionRoles.get(functionName), functionName),
           `function ${functionName}`,
           queueArn,
+          'event source mapping',
         ),
+      functionLogs: (functionName, logGroupName) => {
+        const principal = roleSession(template.functionRoles.get(functionName), functionName);
+        if (!principal) return noRole(`function ${functionName}`);
+        // Lambda writes a function's logs with its execution role: logs:CreateLogStream and
+        // logs:PutLogEvents on the function's log group (Lambda Developer Guide, "Sending Lambda
+        // function logs to CloudWatch Logs", https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html:
+        // "Lambda needs the … logs:CreateLogStream, logs:PutLogEvents … permissions"); both act on a
+        // log stream of the group (Service Authorization Reference, CloudWatch Logs). A denial loses
+        // the function's logs, not its invocation, as on AWS.
+        const stream = `arn:aws:logs:${where.region}:${where.account}:log-group:${logGroupName}:log-stream:local`;
+        return check(
+          { principal, action: 'logs:CreateLogStream', resource: stream, by: 'function logs' },
+          { principal, action: 'logs:PutLogEvents', resource: stream, by: 'function logs' },
+        );
+      },
     }),
     dynamoGuard: async ({ operation, body, authorization }) => {
       const caller = callers.callerOf(authorization);
@@ -239,7 +274,9 @@ export function startIamEnforcement(
         .join(', ');
       return `IAM enforced: ${summary.roles + services.length} principals (${summary.roles} roles, ${services.join(', ')}), ${
         summary.identityPolicies + summary.resourcePolicies
-      } policies (${summary.identityPolicies} identity; ${kinds}); ${callers.size} functions sign as their roles`;
+      } policies (${summary.identityPolicies} identity; ${kinds}); ${callers.size} functions sign as their roles${
+        operators.size > 0 ? `, ${operators.size} operator commands as theirs (LOCAL.operator.<command>)` : ''
+      }`;
     },
   };
 }

@@ -140,11 +140,29 @@ export async function sqsActions(
   const named =
     input['QueueUrl'] ?? input['QueueName'] ?? input['SourceArn'] ?? input['TaskHandle'] ?? undefined;
   if (typeof named !== 'string') throw new UnmappedOperationError('sqs', operation);
-  const queue =
-    names.queueArn(named) ??
-    (named.startsWith('arn:')
-      ? named
-      : await resourceArn('sqs', 'queue', names, { QueueName: named.slice(named.lastIndexOf('/') + 1) }));
+  const arnOf = async (urlOrName: string) =>
+    names.queueArn(urlOrName) ??
+    (urlOrName.startsWith('arn:')
+      ? urlOrName
+      : await resourceArn('sqs', 'queue', names, {
+          QueueName: urlOrName.slice(urlOrName.lastIndexOf('/') + 1),
+        }));
+  const queue = await arnOf(named);
+  if (operation === 'StartMessageMoveTask') {
+    // The move task receives and deletes on the source and sends to the destination with the
+    // caller's permissions (Amazon SQS Developer Guide, "Configure a dead-letter queue redrive":
+    // sqs:StartMessageMoveTask, sqs:ReceiveMessage and sqs:DeleteMessage on the dead-letter queue,
+    // sqs:SendMessage on the destination queue).
+    const destination = input['DestinationArn'];
+    return [
+      { action, resource: queue },
+      { action: 'sqs:ReceiveMessage', resource: queue },
+      { action: 'sqs:DeleteMessage', resource: queue },
+      ...(typeof destination === 'string'
+        ? [{ action: 'sqs:SendMessage', resource: await arnOf(destination) }]
+        : []),
+    ];
+  }
   return [{ action, resource: queue }];
 }
 
@@ -160,6 +178,33 @@ export async function eventsActions(
       ? Promise.resolve(name)
       : resourceArn('events', 'event-bus', names, { EventBusName: name });
   };
+  const arnOf = (type: 'archive' | 'replay', field: 'ArchiveName' | 'ReplayName') => {
+    const named = input[field];
+    if (typeof named !== 'string') throw new UnmappedOperationError('events', operation);
+    return resourceArn('events', type, names, { [field]: named });
+  };
+  // The operator commands' calls (scripts/replay.ts): each on the resources its action requires
+  // (Service Authorization Reference: StartReplay on the archive, the destination bus and the replay).
+  if (operation === 'ListRules' || operation === 'ListArchives') {
+    return [{ action: `events:${operation}`, resource: '*' }];
+  }
+  if (operation === 'DescribeArchive') {
+    return [{ action: 'events:DescribeArchive', resource: await arnOf('archive', 'ArchiveName') }];
+  }
+  if (operation === 'DescribeReplay') {
+    return [{ action: 'events:DescribeReplay', resource: await arnOf('replay', 'ReplayName') }];
+  }
+  if (operation === 'StartReplay') {
+    const destination = (input['Destination'] ?? {}) as { Arn?: unknown };
+    const source = input['EventSourceArn'];
+    if (typeof source !== 'string' || typeof destination.Arn !== 'string') {
+      throw new UnmappedOperationError('events', operation);
+    }
+    return [source, destination.Arn, await arnOf('replay', 'ReplayName')].map((resource) => ({
+      action: 'events:StartReplay',
+      resource,
+    }));
+  }
   if (operation !== 'PutEvents') throw new UnmappedOperationError('events', operation);
   const entries = Array.isArray(input['Entries']) ? (input['Entries'] as Array<Record<string, unknown>>) : [];
   const byBus = new Map<string, { sources: Set<string>; detailTypes: Set<string> }>();

@@ -1,7 +1,9 @@
+import type { ConnectorConfig } from '#lib/config.ts';
 import { type RunningSandbox, startSandbox } from '#sandbox/server.ts';
 import type { BusEvent } from '../aws/event-bus.ts';
 import { eventsApi } from '../aws/events-api.ts';
 import { LOCAL_ACCOUNT_ID } from '../aws/lambda.ts';
+import type { PutEventsFaults } from '../aws/put-events-faults.ts';
 import type { LocalSecrets } from '../aws/secrets-api.ts';
 import { sqsApi } from '../aws/sqs-api.ts';
 import {
@@ -91,29 +93,44 @@ export function awsOperations(
   deployed: LocalDeployment,
   secrets: LocalSecrets,
   onAccepted: (event: BusEvent) => void,
+  faults: PutEventsFaults,
 ): Record<string, Operation> {
   return {
-    ...eventsApi({ region: LOCAL_REGION, buses: deployed.buses, archives: deployed.archives, onAccepted }),
+    ...eventsApi({
+      region: LOCAL_REGION,
+      buses: deployed.buses,
+      archives: deployed.archives,
+      onAccepted,
+      faults,
+    }),
     ...sqsApi({ queues: () => deployed.queues.values() }),
     ...secrets.operations(),
   };
 }
 
-/** The local resources a request names, as the IAM enforcement resolves them to ARNs. */
-export function resourceNames(deployed: LocalDeployment, iam: IamEnforcement): ResourceNames {
+/**
+ * The local resources a request names, as the IAM enforcement resolves them to ARNs; a secret's
+ * customer managed key is the template's (`KmsKeyId`), or for the partner's existing secret the
+ * key the config names (`tokenSecret.kmsKeyArn`).
+ */
+export function resourceNames(
+  deployed: LocalDeployment,
+  secrets: LocalSecrets,
+  iam: IamEnforcement,
+  config: ConnectorConfig,
+): ResourceNames {
+  const created = new Set(deployed.secrets.map((secret) => secret.arn));
+  const existingSecretKey = 'kmsKeyArn' in config.tokenSecret ? config.tokenSecret.kmsKeyArn : undefined;
   return {
     region: LOCAL_REGION,
     account: LOCAL_ACCOUNT_ID,
     queueArn: (urlOrName) => deployed.queueByUrlOrName(urlOrName)?.arn,
     secret: (nameOrArn) => {
-      const secret = deployed.secrets.find(
-        (candidate) =>
-          candidate.name === nameOrArn ||
-          candidate.arn === nameOrArn ||
-          nameOrArn.endsWith(`:secret:${candidate.name}`),
-      );
+      const secret = secrets.describe(nameOrArn);
       if (!secret) return undefined;
-      const keyArn = iam.iam.template.secretKeys.get(secret.arn);
+      const keyArn = created.has(secret.arn)
+        ? iam.iam.template.secretKeys.get(secret.arn)
+        : existingSecretKey;
       return { arn: secret.arn, ...(keyArn ? { keyArn } : {}) };
     },
   };

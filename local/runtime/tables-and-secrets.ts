@@ -31,7 +31,10 @@ export interface DefinedSecrets {
 
 /**
  * Secrets as CloudFormation creates them; the one the functions read starts with `token` (`null`:
- * it starts as CloudFormation creates it too).
+ * it starts as CloudFormation creates it too). A secret the functions read that the template does
+ * not create (config `tokenSecret.existingSecretName`) is the partner's, made before the deploy:
+ * it exists here with `token` (`null`: without a value), under the ARN Secrets Manager would give it
+ * (its name, "-" and six characters).
  */
 export function defineSecrets(deployed: LocalDeployment, token: string | null): DefinedSecrets {
   const tokenSecretIds = new Set(
@@ -49,6 +52,14 @@ export function defineSecrets(deployed: LocalDeployment, token: string | null): 
     const initial =
       isToken && token !== null ? token : secret.generated ? LocalSecrets.placeholder() : undefined;
     secrets.define(secret.name, secret.arn, initial);
+  }
+  for (const id of tokenSecretIds) {
+    if (secrets.describe(id)) continue;
+    const name = secretName(id);
+    const arn = id.startsWith('arn:')
+      ? id
+      : `arn:aws:secretsmanager:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:secret:${name}-LOCAL1`;
+    secrets.define(name, arn, token ?? undefined);
   }
   const tokenSecretName = deployed.secrets[0]?.name ?? secretName([...tokenSecretIds][0] ?? '');
   return { secrets, tokenSecretName };

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { functionTargets, REPO_ROOT } from '#bench/bundle.ts';
+import { functionTargets } from '#bench/bundle.ts';
 import * as planChosen from '#functions/contracts/inbound/plan-chosen.ts';
 import { inboundContracts } from '#functions/contracts/registry.ts';
 import { createRouteDecoder, INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
@@ -16,31 +14,6 @@ const inputsOf = functionBundleInputs;
 /** Connector source files esbuild put into a function's deploy bundle. */
 async function connectorInputsOf(entry: string): Promise<string[]> {
   return (await inputsOf(entry)).filter((input) => input.startsWith('functions/'));
-}
-
-const COMMAND_ACTIONS: Record<string, string> = {
-  Get: 'GetItem',
-  Put: 'PutItem',
-  Update: 'UpdateItem',
-  Delete: 'DeleteItem',
-  Query: 'Query',
-};
-
-/**
- * The DynamoDB actions a store module can send, read from its source: each command it constructs,
- * and each kind of item in its transactions (IAM checks a TransactWriteItems per item action).
- */
-function storeModuleActions(source: string): { actions: string[]; queriesIndex: boolean } {
-  const actions = new Set<string>();
-  for (const [, command] of source.matchAll(/new (\w+)Command\(/g)) {
-    if (command === 'TransactWrite') {
-      for (const [, item] of source.matchAll(/^\s*(Put|Update|Delete|ConditionCheck): \{/gm)) {
-        actions.add(item === 'ConditionCheck' ? 'ConditionCheckItem' : (COMMAND_ACTIONS[item!] as string));
-      }
-    } else if (COMMAND_ACTIONS[command!]) actions.add(COMMAND_ACTIONS[command!] as string);
-    else throw new Error(`unknown DynamoDB command ${command}Command: map it to its IAM action here`);
-  }
-  return { actions: [...actions], queriesIndex: actions.has('Query') && /IndexName:/.test(source) };
 }
 
 /** A route FIFO message body, as the intake pipe writes it. */
@@ -95,33 +68,6 @@ describe('per-route deploy bundles', () => {
 
     // Assess
     expect(carrying.sort()).toEqual(['change-plan', 'provision-location', 'save-budget', 'sync-employee']);
-  });
-
-  it('are granted exactly the DynamoDB actions of the store modules and idempotency records they bundle', async () => {
-    // Prepare: what lib/ grants each function (routes.ts declares it).
-    const functions = [...queueRoutes, ...scheduledFunctions, refusalFunction];
-
-    for (const fn of functions) {
-      // Act
-      const inputs = await inputsOf(fn.entry);
-      const used = new Set<string>();
-      let queriesIndex = false;
-      // Powertools' DynamoDBPersistenceLayer: GetItem, PutItem, UpdateItem and DeleteItem commands.
-      if (inputs.some((input) => input.includes('@aws-lambda-powertools/idempotency/'))) {
-        for (const action of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']) used.add(action);
-      }
-      for (const file of inputs.filter((input) => input.startsWith('functions/store/'))) {
-        const found = storeModuleActions(readFileSync(resolve(REPO_ROOT, file), 'utf8'));
-        for (const action of found.actions) used.add(action);
-        queriesIndex ||= found.queriesIndex;
-      }
-
-      // Assess
-      expect([...used].sort(), fn.functionName).toEqual([...fn.tableActions].sort());
-      expect(queriesIndex, fn.functionName).toBe(
-        fn.queriesTrialIndex === true || fn.queriesDriftIndex === true,
-      );
-    }
   });
 
   it('bundle no module of the local IAM evaluator (AGPL-3.0-or-later: local runtime and tests only)', async () => {

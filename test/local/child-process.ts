@@ -16,9 +16,13 @@ export interface RunningCommand extends Omit<WatchedChild, 'exited'> {
   killGroup(): Promise<void>;
 }
 
-export function startCommand(script: string, args: readonly string[]): RunningCommand {
+export function startCommand(
+  script: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): RunningCommand {
   // A process group of its own, so killGroup reaches everything it starts (tsx and its node).
-  const watched = spawnInGroup(TSX, [script, ...args]);
+  const watched = spawnInGroup(TSX, [script, ...args], env);
   const pgid = watched.child.pid;
   const exited = watched.exited.then(({ code }) => code);
   return {
@@ -36,8 +40,10 @@ export function startCommand(script: string, args: readonly string[]): RunningCo
 export async function runCommand(
   script: string,
   args: readonly string[],
+  /** Variables the command gets besides PATH and HOME (e.g. an operator's AWS_ACCESS_KEY_ID). */
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number | null; output: string }> {
-  const command = startCommand(script, args);
+  const command = startCommand(script, args, env);
   const code = await command.exited;
   return { code, output: command.output() };
 }

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { claimSignup, markSignupUnconfirmed } from '#functions/store/signup.ts';
+import type { Store } from '#functions/store/store.ts';
 import { type RunningCommand, startCommand } from './child-process.ts';
 
 /** The ready PutEvents entry of `events/inbound/<detailType>/`, with detail fields replaced by `patch`. */
@@ -59,4 +61,26 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * A signup that committed at the sandbox while the connector lost its answer (SIGNUP_UNCONFIRMED in
+ * `store`): what `npm run signups` lists and `npm run resolve-signup` resolves. Answers its hostname.
+ */
+export async function lostSignup(sandboxUrl: string, store: Store, accountId: string): Promise<string> {
+  const answer = await fetch(`${sandboxUrl}/connect/v1/partner/acme/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox-token' },
+    body: JSON.stringify({
+      userData: { firstName: 'Ada', lastName: 'Owner', email: `${accountId}@example.com` },
+      businessData: { externalId: accountId, portfolioName: `Shop ${accountId}` },
+    }),
+  });
+  const { data } = (await answer.json()) as { data: { hostname: string } };
+  await claimSignup(store, { accountId, eventId: `event-${accountId}`, region: 'US' });
+  await markSignupUnconfirmed(store, accountId, {
+    eventId: `event-${accountId}`,
+    message: 'signup answer lost after commit',
+  });
+  return data.hostname;
 }

@@ -6,6 +6,7 @@ import { claimSignup, markSignupUnconfirmed } from '#functions/store/signup.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { runCommand } from './child-process.ts';
+import { lostSignup as lostSignupAt } from './samples.ts';
 
 /**
  * `npm run signups -- --unconfirmed` and `npm run resolve-signup` against a running local runtime
@@ -31,24 +32,7 @@ afterAll(async () => {
   await runtime?.close();
 });
 
-/** A signup that committed at the service while the connector lost its answer. */
-async function lostSignup(accountId: string): Promise<string> {
-  const answer = await fetch(`${runtime.sandboxUrl}/connect/v1/partner/acme/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox-token' },
-    body: JSON.stringify({
-      userData: { firstName: 'Ada', lastName: 'Owner', email: `${accountId}@example.com` },
-      businessData: { externalId: accountId, portfolioName: `Shop ${accountId}` },
-    }),
-  });
-  const { data } = (await answer.json()) as { data: { hostname: string } };
-  await claimSignup(store, { accountId, eventId: `event-${accountId}`, region: 'US' });
-  await markSignupUnconfirmed(store, accountId, {
-    eventId: `event-${accountId}`,
-    message: 'signup answer lost after commit',
-  });
-  return data.hostname;
-}
+const lostSignup = (accountId: string) => lostSignupAt(runtime.sandboxUrl, store, accountId);
 
 describe('npm run signups -- --unconfirmed', () => {
   it('lists each unconfirmed signup with its account, externalId, time and last error', async () => {

@@ -69,12 +69,17 @@ export function watchChild(child: ChildProcess): WatchedChild {
  * process kills it if a test does not), so everything it starts can be killed together. Signals a
  * test sends with `child.kill` still go to the command alone, as a process manager sends them.
  */
-export function spawnInGroup(command: string, args: readonly string[]): WatchedChild {
+export function spawnInGroup(
+  command: string,
+  args: readonly string[],
+  /** Variables the child gets besides PATH and HOME (an operator command's credentials). @default none */
+  env: Readonly<Record<string, string>> = {},
+): WatchedChild {
   const watched = watchChild(
     spawn(command, [...args], {
       cwd: PROJECT_ROOT,
       // A developer's AWS settings must not reach the local runtime.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     }),

@@ -140,7 +140,7 @@ describe('the local IAM authorizer', () => {
       message: `User: arn:aws:sts::${account}:assumed-role/fn-role/sync-employee is not authorized to perform: dynamodb:UpdateItem on resource: ${table} because no identity-based policy allows the dynamodb:UpdateItem action`,
     });
     expect(iam.denied()).toEqual([denied]);
-    expect(iam.used()).toEqual([{ roleArn, action: 'dynamodb:GetItem', resource: table }]);
+    expect(iam.used()).toEqual([{ roleArn, action: 'dynamodb:GetItem', by: 'code', resource: table }]);
   });
 
   it('lets a service principal in by the resource policy only, for the source its condition names', async () => {
