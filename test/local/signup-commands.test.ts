@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBusiness } from '#functions/store/business.ts';
 import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
-import { claimSignup, markSignupUnconfirmed } from '#functions/store/signup.ts';
 import { createStore, type Store } from '#functions/store/store.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { runCommand } from './child-process.ts';
