@@ -126,74 +126,76 @@ export function idleCost(stacks: readonly SynthesizedStack[], watchMetrics: numb
         (memoryOf(rule) / 1024),
     0,
   );
-  const createdSecrets = ofType(resources, 'AWS::SecretsManager::Secret').length;
+  const priced = (what: string, count: number, unit: string, price: number): IdleLine => ({
+    what,
+    count,
+    unit,
+    monthly: count * price,
+  });
+  const counted = (type: string) => ofType(resources, type).length;
+  const poll = `${IDLE_POLLERS} pollers × a ${LONG_POLL_SECONDS} s long poll`;
   return [
-    {
-      what: 'CloudWatch alarms (standard resolution)',
-      count: alarmMetrics,
-      unit: `alarm metrics (${alarms.length} alarms; a metric math alarm counts each metric it reads)`,
-      monthly: alarmMetrics * IDLE_PRICES.alarmMetric,
-    },
-    {
-      what: 'CloudWatch composite alarms',
-      count: ofType(resources, 'AWS::CloudWatch::CompositeAlarm').length,
-      unit: 'composite alarms',
-      monthly: ofType(resources, 'AWS::CloudWatch::CompositeAlarm').length * IDLE_PRICES.compositeAlarm,
-    },
-    {
-      what: 'CloudWatch dashboard',
-      count: ofType(resources, 'AWS::CloudWatch::Dashboard').length,
-      unit: 'dashboards',
-      monthly: ofType(resources, 'AWS::CloudWatch::Dashboard').length * IDLE_PRICES.dashboard,
-    },
-    {
-      what: 'custom metrics the watches publish every run',
-      count: watchMetrics,
-      unit: 'metrics (trial and drift watch)',
-      monthly: watchMetrics * IDLE_PRICES.customMetric,
-    },
-    {
-      what: 'KMS customer managed keys',
-      count: ofType(resources, 'AWS::KMS::Key').length,
-      unit: 'customer managed keys',
-      monthly: ofType(resources, 'AWS::KMS::Key').length * IDLE_PRICES.kmsKey,
-    },
-    {
-      what: 'Secrets Manager (the token; read only when a function calls the service)',
-      count: createdSecrets,
-      unit: 'secrets',
-      monthly: createdSecrets * IDLE_PRICES.secret,
-    },
-    {
-      what: 'SQS receives of empty FIFO queues',
-      count: fifoSources * receivesPerSource,
-      unit: `requests (${fifoSources} event sources × ${IDLE_POLLERS} pollers × a 20 s long poll)`,
-      monthly: fifoSources * receivesPerSource * IDLE_PRICES.sqsFifoRequest,
-    },
-    {
-      what: 'SQS receives of empty standard queues',
-      count: standardSources * receivesPerSource,
-      unit: `requests (${standardSources} event sources and pipes × ${IDLE_POLLERS} pollers × a 20 s long poll)`,
-      monthly: standardSources * receivesPerSource * IDLE_PRICES.sqsStandardRequest,
-    },
-    {
-      what: 'scheduled watch runs: Lambda requests',
-      count: scheduledRuns,
-      unit: `invocations (${schedules.length} schedules)`,
-      monthly: scheduledRuns * IDLE_PRICES.lambdaRequest,
-    },
-    {
-      what: 'scheduled watch runs: Lambda compute',
-      count: gbSeconds,
-      unit: `GB-s (≤ ${IDLE_RUN_MS} ms a run at the function's memory)`,
-      monthly: gbSeconds * IDLE_PRICES.lambdaGbSecond,
-    },
-    {
-      what: 'scheduled watch runs: their schedule events',
-      count: scheduledRuns,
-      unit: 'events (priced as custom events, at most)',
-      monthly: scheduledRuns * IDLE_PRICES.eventBridgeEvent,
-    },
+    priced(
+      'CloudWatch alarms (standard resolution)',
+      alarmMetrics,
+      `alarm metrics (${alarms.length} alarms; a metric math alarm counts each metric it reads)`,
+      IDLE_PRICES.alarmMetric,
+    ),
+    priced(
+      'CloudWatch composite alarms',
+      counted('AWS::CloudWatch::CompositeAlarm'),
+      'composite alarms',
+      IDLE_PRICES.compositeAlarm,
+    ),
+    priced(
+      'CloudWatch dashboard',
+      counted('AWS::CloudWatch::Dashboard'),
+      'dashboards',
+      IDLE_PRICES.dashboard,
+    ),
+    priced(
+      'custom metrics the watches publish every run',
+      watchMetrics,
+      'metrics (trial and drift watch)',
+      IDLE_PRICES.customMetric,
+    ),
+    priced('KMS customer managed keys', counted('AWS::KMS::Key'), 'keys', IDLE_PRICES.kmsKey),
+    priced(
+      'Secrets Manager (the token; read only when a function calls the service)',
+      counted('AWS::SecretsManager::Secret'),
+      'secrets',
+      IDLE_PRICES.secret,
+    ),
+    priced(
+      'SQS receives of empty FIFO queues',
+      fifoSources * receivesPerSource,
+      `requests (${fifoSources} event sources × ${poll})`,
+      IDLE_PRICES.sqsFifoRequest,
+    ),
+    priced(
+      'SQS receives of empty standard queues',
+      standardSources * receivesPerSource,
+      `requests (${standardSources} event sources and pipes × ${poll})`,
+      IDLE_PRICES.sqsStandardRequest,
+    ),
+    priced(
+      'scheduled watch runs: Lambda requests',
+      scheduledRuns,
+      `invocations (${schedules.length} schedules)`,
+      IDLE_PRICES.lambdaRequest,
+    ),
+    priced(
+      'scheduled watch runs: Lambda compute',
+      gbSeconds,
+      `GB-s (≤ ${IDLE_RUN_MS} ms a run at the function's memory)`,
+      IDLE_PRICES.lambdaGbSecond,
+    ),
+    priced(
+      'scheduled watch runs: their schedule events',
+      scheduledRuns,
+      'events (priced as custom events, at most)',
+      IDLE_PRICES.eventBridgeEvent,
+    ),
   ];
 }
 

@@ -221,15 +221,7 @@ describe('preflight arguments', () => {
     // Assess
     expect(code).toBe(0);
     expect(output).toBe(HELP);
-    for (const flag of [
-      '--config',
-      '--secret',
-      '--token-file',
-      '--hostname',
-      '--local',
-      '--lenient',
-      '--json',
-    ]) {
+    for (const flag of '--config --secret --token-file --hostname --local --lenient --json'.split(' ')) {
       expect(HELP).toContain(flag);
     }
   });
