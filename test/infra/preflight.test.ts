@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultServiceAssumptions } from '#functions/service/assumptions.ts';
 import { type CheckLine, runPreflight } from '#scripts/preflight/checks.ts';
@@ -102,6 +105,64 @@ describe('npm run preflight -- --local', () => {
           assumption,
         ).toHaveLength(1);
       }
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('npm run preflight against a deployment config', () => {
+  it('reads the config file and the token file, reports a root that does not answer, exits 1 and never prints the token', async () => {
+    // Prepare: an https root nothing listens on.
+    const dir = mkdtempSync(join(tmpdir(), 'preflight-'));
+    const example = JSON.parse(readFileSync('connector.config.example.json', 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ ...example, provisioningUrls: { US: 'https://127.0.0.1:1' } }),
+    );
+    writeFileSync(join(dir, 'token.txt'), JSON.stringify({ token: 'file-token-123' }));
+
+    // Act
+    const { code, output } = await run([
+      '--config',
+      join(dir, 'config.json'),
+      '--token-file',
+      join(dir, 'token.txt'),
+      '--json',
+    ]);
+
+    // Assess
+    const lines = linesOf(output);
+    expect(code).toBe(1);
+    expect(statusOf(lines, 'US root')).toBe('failed');
+    expect(statusOf(lines, 'token at US')).toBe('not observable');
+    expect(statusOf(lines, 'installAuth')).toBe('not observable');
+    expect(output).not.toContain('file-token-123');
+  });
+
+  it('fails a configured root the service does not run (the sandbox answers UK as in development)', async () => {
+    // Prepare
+    const local = await startLocalPreflight();
+    try {
+      const target = {
+        ...preflightTarget(local.config, { hostnameRegion: 'US' }),
+        provisioningUrls: { US: local.sandbox.url, UK: `${local.sandbox.url}/regions/uk` },
+      };
+
+      // Act
+      const report = await runPreflight(
+        readOnlyHttp({ allowedPrefixes: [local.sandbox.url], token: LOCAL_TOKEN }),
+        target,
+      );
+
+      // Assess
+      expect(report.pass).toBe(false);
+      expect(statusOf(report.lines, 'UK root')).toBe('failed');
+      expect(report.lines.find((entry) => entry.name === 'UK root')?.detail).toContain('REGION_NOT_RUNNING');
+      expect(statusOf(report.lines, 'token at US')).toBe('ok');
     } finally {
       await local.close();
     }
