@@ -52,7 +52,12 @@ async function checkRoots(
     if (answer.status === 0) {
       lines.push(line(`${region} root`, 'failed', `${root} gave ${shown}`));
       lines.push(line(`token at ${region}`, 'not observable', 'the root did not answer'));
-    } else if (answer.status >= 500 || answer.status === 429) {
+    } else if (answer.status === 429) {
+      lines.push(
+        line(`${region} root`, 'failed', `${root} answered ${shown}: rate limited, run again later`),
+      );
+      lines.push(line(`token at ${region}`, 'not observable', 'the root did not take the request'));
+    } else if (answer.status >= 500) {
       lines.push(line(`${region} root`, 'failed', `${root} answers but not as a running root: ${shown}`));
       lines.push(line(`token at ${region}`, 'not observable', 'the root did not take the request'));
     } else if (tokenRefused(answer)) {

@@ -5,7 +5,7 @@
  * else, as in the functions: functions/service/addresses.ts).
  */
 
-/** The reads the preflight may send: the spec's read-only calls, each by method and path ending. */
+/** The reads the preflight sends, each by method and path ending: the spec's read-only calls it needs, no more. */
 export const READ_CALLS = [
   // "Returns subscription information for a business linked to the calling partner."
   {
@@ -15,8 +15,6 @@ export const READ_CALLS = [
   },
   // The generic query: it reads records, whatever the resource.
   { method: 'POST', name: 'QUERY', path: /\/api\/v1\/resource\/[A-Za-z][A-Za-z0-9_]*\/QUERY$/ },
-  { method: 'GET', name: 'agreed hours', path: /\/api\/management\/v2\/agreed_hour\/\d+$/ },
-  { method: 'GET', name: 'award library', path: /\/api\/v1\/payroll\/listAwardsLibrary(\/[A-Za-z0-9_-]+)?$/ },
 ] as const;
 
 export class WriteRefusedError extends Error {
