@@ -896,10 +896,13 @@ describe('the connector app (example config)', () => {
     }
   });
 
-  it('leaves SERVICE_ASSUMPTIONS unset without serviceAssumptions, so every function takes the defaults', () => {
+  it("hands the example config's one assumption (the QUERY maximum of the sandbox's spec reading) and the defaults for the rest", () => {
+    // Prepare
+    const expected = JSON.stringify(serviceAssumptionsSchema.parse({ queryMaxRecords: 500 }));
+
     for (const [id, env] of functionEnvironments(service)) {
       // Assess
-      expect(env['SERVICE_ASSUMPTIONS'], id).toBeUndefined();
+      expect(env['SERVICE_ASSUMPTIONS'], id).toBe(expected);
     }
   });
 
@@ -936,8 +939,10 @@ describe('the connector app (example config)', () => {
       for (const [name, value] of Object.entries(variables)) {
         expect(name, id).not.toMatch(/^(TOKEN|BEARER|ACCESS_TOKEN|PASSWORD|API_KEY)$/);
         if (typeof value === 'string') {
-          expect(value, `${id} ${name} looks like a secret`).not.toMatch(/[A-Za-z0-9+/_-]{32,}/);
-          expect(value.toLowerCase(), `${id} ${name}`).not.toContain('bearer');
+          // The install API's auth mode is named "bearer" in the assumptions: a mode, not a token.
+          const text = name === 'SERVICE_ASSUMPTIONS' ? value.replace('"installAuth":"bearer"', '') : value;
+          expect(text, `${id} ${name} looks like a secret`).not.toMatch(/[A-Za-z0-9+/_-]{32,}/);
+          expect(text.toLowerCase(), `${id} ${name}`).not.toContain('bearer');
         }
       }
     }
