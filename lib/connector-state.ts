@@ -90,7 +90,20 @@ export interface ConnectorStateProps {
   /** @default - a generated name */
   readonly tokenSecretProps?: { secretName?: string };
   /** Archive the bus's inbound events (for `npm run replay`). @default - no archive */
-  readonly archive?: { readonly inboundSource: string; readonly retention: Duration };
+  readonly archive?: {
+    readonly inboundSource: string;
+    readonly retention: Duration;
+    readonly archiveName?: string;
+  };
+  /**
+   * Archive the connector's result events too (outbound source), for a replay to one consumer rule
+   * after it lost some (docs/deploy.md, "Outbound archive"). @default - no outbound archive
+   */
+  readonly outboundArchive?: {
+    readonly outboundSource: string;
+    readonly retention: Duration;
+    readonly archiveName?: string;
+  };
   /** An archive made elsewhere (the stateful stack's). @default - none */
   readonly existingArchive?: ConnectorArchive;
 }
@@ -106,6 +119,7 @@ export class ConnectorState extends Construct {
   readonly eventBus: events.IEventBus;
   readonly tokenSecret: secretsmanager.ISecret;
   readonly archive?: ConnectorArchive;
+  readonly outboundArchive?: ConnectorArchive;
 
   constructor(scope: Construct, id: string, props: ConnectorStateProps = {}) {
     super(scope, id);
@@ -128,6 +142,12 @@ export class ConnectorState extends Construct {
         removalPolicy,
       });
     }
+    if (props.outboundArchive) {
+      this.outboundArchive = createOutboundArchive(this, 'OutboundArchive', this.eventBus, {
+        ...props.outboundArchive,
+        removalPolicy,
+      });
+    }
   }
 }
 
@@ -140,12 +160,37 @@ export function createInboundArchive(
   scope: Construct,
   id: string,
   bus: events.IEventBus,
-  props: { inboundSource: string; retention: Duration; removalPolicy: RemovalPolicy },
+  props: { inboundSource: string; retention: Duration; removalPolicy: RemovalPolicy; archiveName?: string },
 ): events.Archive {
   const archive = new events.Archive(scope, id, {
+    ...(props.archiveName ? { archiveName: props.archiveName } : {}),
     sourceEventBus: bus,
     description: `Inbound ${props.inboundSource} events, for replays after a fix`,
     eventPattern: { source: [props.inboundSource] },
+    retention: props.retention,
+  });
+  archive.applyRemovalPolicy(props.removalPolicy);
+  return archive;
+}
+
+/**
+ * An EventBridge archive of the connector's own result events (the outbound source: results,
+ * SyncFailed, SyncSkipped, the watches' announcements). A consumer whose rule was broken or missing
+ * gets them again by a replay to this bus limited to its rule (`FilterArns`: "A list of ARNs for
+ * rules to replay events to", EventBridge API reference, ReplayDestination). The connector's own
+ * rules take only the inbound source, so a replayed result never runs the connector again.
+ */
+export function createOutboundArchive(
+  scope: Construct,
+  id: string,
+  bus: events.IEventBus,
+  props: { outboundSource: string; retention: Duration; removalPolicy: RemovalPolicy; archiveName?: string },
+): events.Archive {
+  const archive = new events.Archive(scope, id, {
+    ...(props.archiveName ? { archiveName: props.archiveName } : {}),
+    sourceEventBus: bus,
+    description: `Outbound ${props.outboundSource} events (results, SyncFailed), for replays to one consumer rule`,
+    eventPattern: { source: [props.outboundSource] },
     retention: props.retention,
   });
   archive.applyRemovalPolicy(props.removalPolicy);

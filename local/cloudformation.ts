@@ -148,6 +148,8 @@ export const RESOURCE_TYPES: Readonly<Record<string, ResourceTypeModel>> = {
   'AWS::IAM::Policy': { properties: ['PolicyDocument', 'PolicyName', 'Roles'] },
   'AWS::SQS::QueuePolicy': { properties: ['PolicyDocument', 'Queues'] },
   'AWS::SNS::TopicPolicy': { properties: ['PolicyDocument', 'Topics'] },
+  // Statements of a bus's resource policy (publishers of other accounts: lib/connector-publishers.ts).
+  'AWS::Events::EventBusPolicy': { properties: ['EventBusName', 'StatementId', 'Statement'] },
   'AWS::Lambda::Permission': {
     properties: ['Action', 'FunctionName', 'Principal', 'SourceArn', 'SourceAccount'],
   },
