@@ -28,6 +28,8 @@ import { sampleEntry, startServe } from './samples.ts';
 
 const GLOBEX_CONFIG = {
   partnerName: 'globex',
+  account: '210987654321',
+  region: 'eu-west-1',
   provisioningUrls: { US: 'https://provisioning.globex.example' },
   installUrlTemplate: 'https://{hostname}',
   allowedHostnameSuffixes: ['.globex.example'],
