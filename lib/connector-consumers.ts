@@ -1,9 +1,8 @@
-import { Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { DEAD_LETTER_RETENTION } from './delivery-settings.ts';
+import { ruleTargetDeadLetterQueue } from './delivery-settings.ts';
 
 /**
  * Rules that forward the connector's result events to buses of other accounts (config
@@ -43,17 +42,11 @@ export function addConsumerRules(
   },
 ): ConnectorConsumerResources {
   if (props.consumers.length === 0) return { rules: [] };
-  const deadLetterQueue = new sqs.Queue(scope, 'ConsumerDeliveryDeadLetterQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: DEAD_LETTER_RETENTION,
-  });
-  // cdk-nag recognises only queues that are another queue's redrive target as dead-letter queues.
-  Validations.of(deadLetterQueue).acknowledge({
-    id: 'AwsSolutions-SQS3',
-    reason:
-      'This queue is itself a dead-letter queue: the consumer rules send the events EventBridge could not deliver to it.',
-  });
+  const deadLetterQueue = ruleTargetDeadLetterQueue(
+    scope,
+    'ConsumerDeliveryDeadLetterQueue',
+    'This queue is itself a dead-letter queue: the consumer rules send the events EventBridge could not deliver to it.',
+  );
   const rules = props.consumers.map((consumer, index) => {
     const rule = new events.Rule(scope, `Consumer${index + 1}Rule`, {
       eventBus: props.eventBus,

@@ -38,6 +38,14 @@ function configDir(files: Record<string, string>): string {
   return dir;
 }
 
+/** What every deployment config needs besides the partner name. */
+const TARGETED = {
+  account: '123456789012',
+  region: 'us-east-1',
+  provisioningUrls: { US: 'https://provisioning.example.com' },
+  allowedHostnameSuffixes: ['.example.com'],
+};
+
 describe('connector config', () => {
   it('fills every default from a minimal config', () => {
     // Act
@@ -101,13 +109,7 @@ describe('connector config', () => {
 
   it('looks lost creates up in the sandbox resource names by default and takes "" to disable it', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      account: '123456789012',
-      region: 'us-east-1',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
 
     // Act
     const byDefault = parseConnectorConfig(base, { knownRoutes });
@@ -155,13 +157,7 @@ describe('connector config', () => {
 
   it('takes the customer managed key of an existing token secret as a key ARN, and says why anything else is refused', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      account: '123456789012',
-      region: 'us-east-1',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
     const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     const multiRegionKeyArn = 'arn:aws:kms:eu-west-1:123456789012:key/mrk-1234abcd12ab34cd56ef1234567890ab';
     const parse = (tokenSecret: unknown) =>
@@ -317,13 +313,7 @@ describe('connector config', () => {
 
   it('refuses an HTTP timeout whose three attempts do not fit a route function timeout, naming the fix', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      account: '123456789012',
-      region: 'us-east-1',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
 
     // Act: 3 × 15 s + 2 × 5 s of pauses + wrap-up leaves 60-second routes no time to start records.
     const tooSlow = problemsOf(() =>
@@ -348,12 +338,7 @@ describe('connector config', () => {
 
   it('deploys stage prod by default, and needs a deployment name when the partner name cannot name the stacks', () => {
     // Prepare
-    const base = {
-      account: '123456789012',
-      region: 'us-east-1',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = TARGETED;
 
     // Act
     const plain = parseConnectorConfig({ ...base, partnerName: 'acme' }, { knownRoutes });
@@ -392,13 +377,7 @@ describe('connector config', () => {
 
   it('checks publishers, consumers and the adopted table settings', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      account: '123456789012',
-      region: 'us-east-1',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
 
     // Act
     const problems = problemsOf(() =>
