@@ -111,18 +111,20 @@ export interface CdkTarget {
 /**
  * The stacks' environment: the config's `account` and `region`. The CDK CLI sets
  * CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION from the credentials and profile it runs with (AWS CDK
- * developer guide, "Environments for the AWS CDK"); either one that names another account or region
- * than the config's is a refusal: a deploy must not go out with one partner's stage config into
- * another account. Without them (an offline synth: no credentials, so no account) the configured
- * target is used as it stands: such a template deploys nowhere else either, because `cdk deploy`
- * refuses credentials of another account than a stack's pinned one.
+ * developer guide, "Environments for the AWS CDK"); an account or region there that differs from
+ * the config's is a refusal: a deploy must not go out with one partner's stage config into another
+ * account. Without credentials (an offline synth, CI) there is no account, and the region the CLI
+ * passes is then its own fallback (us-east-1 when none is configured), not a target: neither is
+ * compared, and the configured target is used as it stands. Such a template deploys nowhere else
+ * either: `cdk deploy` refuses credentials of another account than a stack's pinned one.
  */
 export function targetProblems(
   configured: { readonly account: string; readonly region: string },
   target: CdkTarget,
 ): string[] {
   const problems: string[] = [];
-  if (target.CDK_DEFAULT_ACCOUNT && target.CDK_DEFAULT_ACCOUNT !== configured.account) {
+  if (!target.CDK_DEFAULT_ACCOUNT) return problems;
+  if (target.CDK_DEFAULT_ACCOUNT !== configured.account) {
     problems.push(
       `account: the config deploys to ${configured.account}, but the AWS credentials are of account ${target.CDK_DEFAULT_ACCOUNT}; use the profile of ${configured.account} or the config of this account`,
     );

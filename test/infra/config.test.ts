@@ -421,6 +421,8 @@ describe('connector config', () => {
       targetProblems(configured, { CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'us-east-1' }),
     ).toEqual([]);
     expect(targetProblems(configured, {})).toEqual([]);
+    // Without credentials the CLI still passes a region, its own fallback: not a target.
+    expect(targetProblems(configured, { CDK_DEFAULT_REGION: 'eu-west-1' })).toEqual([]);
     expect(
       targetProblems(configured, { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'eu-west-1' }),
     ).toEqual([

@@ -104,6 +104,7 @@ describe('three deployments in one account and region', () => {
       connectorConfig({
         stage: 'dev',
         publishers: { accounts: [PUBLISHER] },
+        outboundArchiveRetentionDays: 90,
         consumers: [{ busArn: 'arn:aws:events:us-east-1:777788889999:event-bus/results' }],
       }),
     );
@@ -114,6 +115,7 @@ describe('three deployments in one account and region', () => {
         state: {
           existingTableName: ADOPTED_TABLE,
           existingTableDescription: 'test/infra/fixtures/restored-table.describe.json',
+          existingArchives: true,
         },
       }),
     );
@@ -238,6 +240,28 @@ describe('three deployments in one account and region', () => {
         { EventPattern: { source: [DEFAULT_OUTBOUND_SOURCE] } },
         0,
       );
+    });
+  });
+
+  describe('archives', () => {
+    it('archive the result events beside the inbound ones, each kept as configured, under the deployment’s names', () => {
+      // Assess
+      acmeDev.stateful.hasResourceProperties('AWS::Events::Archive', {
+        ArchiveName: 'wfc-acme-dev-outbound',
+        EventPattern: { source: [DEFAULT_OUTBOUND_SOURCE] },
+        RetentionDays: 90,
+      });
+      acmeDev.stateful.hasResourceProperties('AWS::Events::Archive', {
+        ArchiveName: 'wfc-acme-dev-inbound',
+        EventPattern: { source: [DEFAULT_INBOUND_SOURCE] },
+        RetentionDays: 30,
+      });
+      acmeDev.service.hasOutput('OutboundArchiveName', { Value: 'wfc-acme-dev-outbound' });
+    });
+
+    it('adopt kept archives by name (state.existingArchives) instead of making them again', () => {
+      globexProd.stateful.resourceCountIs('AWS::Events::Archive', 0);
+      globexProd.service.hasOutput('ArchiveName', { Value: 'wfc-globex-prod-inbound' });
     });
   });
 
