@@ -22,7 +22,8 @@ import { WorkforceConnector, type WorkforceConnectorProps } from './workforce-co
  * the names the config gives them (lib/deployment-names.ts), as it finds adopted ones. An export
  * another stack imports cannot change or go while imported (AWS CloudFormation user guide,
  * "Fn::ImportValue": "You can't modify or remove an output value that is referenced by another
- * stack"), which would lock the State stack against every change of those resources. The service
+ * stack", https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/intrinsic-function-reference-importvalue.html),
+ * which would lock the State stack against every change of those resources. The service
  * stack depends on the state stack for the deploy order only.
  */
 

@@ -176,7 +176,9 @@ describe('local runtime with stand-in handlers', () => {
       .slice(before)
       .find((call) => call.records.some((r) => r.body.includes('acct-shape')));
     // CloudFormation's generated name, cut to Lambda's 64 characters after the stack name.
-    expect(invocation?.functionName).toMatch(/^WorkforceConnector-acme-prod-Service-ConnectorAccountCreatedFunc/);
+    expect(invocation?.functionName).toMatch(
+      /^WorkforceConnector-acme-prod-Service-ConnectorAccountCreatedFunc/,
+    );
     expect(invocation?.awsRequestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(invocation?.remainingTimeMs).toBeGreaterThan(9_000);
     const record = invocation?.records[0] as SQSRecord;
