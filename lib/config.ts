@@ -12,6 +12,17 @@ import {
 import { serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/service/http.ts';
 import { requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
+import {
+  accountSchema,
+  archiveRetentionSchema,
+  consumersSchema,
+  deploymentNameSchema,
+  isNamePart,
+  publishersSchema,
+  regionSchema,
+  stageSchema,
+  stateSchema,
+} from './config-deployment.ts';
 
 /**
  * The deployment configuration of the connector app (`bin/app.ts`): one JSON file merged with
@@ -168,9 +179,19 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
         .string({
           error: 'is required: the partner name assigned by the service (used in the provisioning path)',
         })
-        .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,39}$/, {
-          error: 'expected letters, digits and "-" (1-40 chars; it also names the stacks)',
+        // The service assigns it; a path segment's unreserved characters (RFC 3986).
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/, {
+          error: 'expected letters, digits, ".", "_", "~" or "-" (1-64 chars)',
         }),
+      // What physical names carry with the stage (lib/deployment-names.ts); default partnerName.
+      deploymentName: deploymentNameSchema,
+      stage: stageSchema,
+      // The target: synth refuses other credentials' account or region (config-deployment.ts).
+      account: local ? accountSchema.optional() : accountSchema,
+      region: local ? regionSchema.optional() : regionSchema,
+      publishers: publishersSchema.optional(),
+      consumers: consumersSchema.default([]),
+      state: stateSchema.default({}),
       provisioningUrls: z.strictObject(
         { US: url, UK: url.optional(), AU: url.optional() },
         {
@@ -260,6 +281,8 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
       archiveRetentionDays: wholeNumber()
         .pipe(z.number().min(1, { error: 'expected 1..3650' }).max(3650, { error: 'expected 1..3650' }))
         .default(30),
+      // How long the outbound archive keeps the connector's result events (docs/deploy.md, "Outbound archive").
+      outboundArchiveRetentionDays: archiveRetentionSchema(30),
       idempotencyTtlSeconds: wholeNumber().pipe(z.number().min(60).max(31_536_000)).optional(),
       metricsBulkThreshold: wholeNumber().pipe(z.number().min(1).max(366)).optional(),
       // How long countries and states of an install are cached before they are read again.
@@ -287,6 +310,24 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
       }
       // Outbound detail-types differ from inbound ones today, but one shared source would let a
       // future outbound type with an inbound name loop back into the connector.
+      if (config.deploymentName === undefined && !isNamePart(config.partnerName)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deploymentName'],
+          message:
+            'is required when partnerName is not 1-40 letters, digits and "-": it names the stacks, bus, table and alarms',
+        });
+      }
+      if (
+        config.state.existingTableDescription !== undefined &&
+        config.state.existingTableName === undefined
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['state', 'existingTableDescription'],
+          message: 'describes the table of state.existingTableName, which is not set',
+        });
+      }
       if (config.inboundSource === config.outboundSource) {
         ctx.addIssue({
           code: 'custom',
@@ -346,6 +387,14 @@ export interface ContextSource {
 
 export const CONFIG_FIELDS = [
   'partnerName',
+  'deploymentName',
+  'stage',
+  'account',
+  'region',
+  'publishers',
+  'consumers',
+  'state',
+  'outboundArchiveRetentionDays',
   'provisioningUrls',
   'installUrlTemplate',
   'allowedHostnameSuffixes',

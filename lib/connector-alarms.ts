@@ -27,6 +27,8 @@ export interface ConnectorAlarmsProps {
   /** E-mail subscribed to a created alarm topic. @default - no subscription */
   readonly alarmEmail?: string;
   readonly namespace: string;
+  /** Each alarm's name from its id (the deployment's names). @default - CloudFormation's generated name */
+  readonly alarmName?: (id: string) => string;
   /** Alarm when a route's oldest queued record is older than this. @default Duration.minutes(30) */
   readonly queueAgeAlarmThreshold?: Duration;
 }
@@ -57,9 +59,11 @@ export class ConnectorAlarms {
   private readonly scope: Construct;
   private readonly namespace: string;
   private readonly queueAgeAlarmThreshold: Duration | undefined;
+  private readonly alarmName: ((id: string) => string) | undefined;
 
   constructor(scope: Construct, props: ConnectorAlarmsProps) {
     this.scope = scope;
+    this.alarmName = props.alarmName;
     this.namespace = props.namespace;
     this.queueAgeAlarmThreshold = props.queueAgeAlarmThreshold;
     if (props.existingAlarmTopicObj) {
@@ -240,8 +244,17 @@ export class ConnectorAlarms {
     );
   }
 
+  /** Result events EventBridge could not deliver to a consumer's bus (connector-consumers.ts). */
+  watchConsumerDeliveries(deadLetterQueue: sqs.IQueue): void {
+    this.alarmOn('ConsumerDeliveryDeadLetters', deadLetterDepth(deadLetterQueue), {
+      what: 'Result events EventBridge could not deliver to a consumer bus of another account',
+      runbook: 'consumers',
+    });
+  }
+
   private alarmOn(id: string, definition: AlarmDefinition, about: { what: string; runbook: string }): void {
     const alarm = new cloudwatch.Alarm(this.scope, `${id}Alarm`, {
+      ...(this.alarmName ? { alarmName: this.alarmName(id) } : {}),
       alarmDescription: `${about.what}. What to do: ${RUNBOOK}-${about.runbook}`,
       metric: definition.metric,
       threshold: definition.threshold,

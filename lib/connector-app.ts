@@ -1,18 +1,30 @@
-import { type App, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, type App, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { ConnectorConfig } from './config.ts';
+import { adoptedTableProblems, readTableDescription } from './adopted-table.ts';
+import { type ConnectorConfig, ConnectorConfigError } from './config.ts';
+import { addStateOutputs } from './connector-outputs.ts';
+import { addPublisherPolicies } from './connector-publishers.ts';
 import { ConnectorState } from './connector-state.ts';
+import { namesOf, stateNamesOf } from './deployment-names.ts';
 import { applyConnectorNagSuppressions } from './nag-suppressions.ts';
 import { WorkforceConnector, type WorkforceConnectorProps } from './workforce-connector.ts';
 
 /**
- * The two stacks of the ready app: the stateful one (table, and the bus and secret when the config
- * creates them) and the service stack (everything else), so functions redeploy freely and a
- * `cdk destroy` of the service never touches data.
+ * The two stacks of the ready app: the stateful one (table, bus, token secret, archives, the bus
+ * policy for other accounts' publishers) and the service stack (everything else).
+ *
+ * No cross-stack export ties them: the service stack finds the table, bus, secret and archives by
+ * the names the config gives them (lib/deployment-names.ts), as it finds adopted ones. An export
+ * another stack imports cannot change or go while imported (AWS CloudFormation user guide,
+ * "Fn::ImportValue": "You can't modify or remove an output value that is referenced by another
+ * stack", https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/intrinsic-function-reference-importvalue.html),
+ * which would lock the State stack against every change of those resources. The service
+ * stack depends on the state stack for the deploy order only.
  */
 
 export interface ConnectorStackProps extends StackProps {
@@ -25,10 +37,30 @@ export class ConnectorStatefulStack extends Stack {
   constructor(scope: Construct, id: string, props: ConnectorStackProps) {
     super(scope, id, props);
     const { config } = props;
-    // Imported bus/secret are resolved by the service stack itself; only created ones live here.
+    const names = namesOf(config);
+    const stateNames = stateNamesOf(config, names);
+    const adoptedTable = config.state.existingTableName;
+    if (adoptedTable !== undefined) checkAdoptedTable(this, config, adoptedTable);
     this.state = new ConnectorState(this, 'State', {
       removalPolicy: removalPolicyOf(config),
-      archive: { inboundSource: config.inboundSource, retention: Duration.days(config.archiveRetentionDays) },
+      // Kept archives are found by their names (the Service stack's outputs); none is made again.
+      ...(config.state.existingArchives
+        ? {}
+        : {
+            archive: {
+              inboundSource: config.inboundSource,
+              retention: Duration.days(config.archiveRetentionDays),
+              archiveName: names.inboundArchive,
+            },
+            outboundArchive: {
+              outboundSource: config.outboundSource,
+              retention: Duration.days(config.outboundArchiveRetentionDays),
+              archiveName: names.outboundArchive,
+            },
+          }),
+      ...(adoptedTable !== undefined
+        ? { existingTableObj: dynamodb.Table.fromTableName(this, 'AdoptedTable', adoptedTable) }
+        : { tableProps: { tableName: stateNames.tableName } }),
       ...('existingBusName' in config.eventBus
         ? {
             existingEventBusObj: events.EventBus.fromEventBusName(
@@ -37,9 +69,7 @@ export class ConnectorStatefulStack extends Stack {
               config.eventBus.existingBusName,
             ),
           }
-        : config.eventBus.name
-          ? { eventBusProps: { eventBusName: config.eventBus.name } }
-          : {}),
+        : { eventBusProps: { eventBusName: stateNames.eventBusName } }),
       ...('existingSecretName' in config.tokenSecret
         ? {
             existingTokenSecretObj: secretsmanager.Secret.fromSecretNameV2(
@@ -48,16 +78,43 @@ export class ConnectorStatefulStack extends Stack {
               config.tokenSecret.existingSecretName,
             ),
           }
-        : config.tokenSecret.name
-          ? { tokenSecretProps: { secretName: config.tokenSecret.name } }
-          : {}),
+        : { tokenSecretProps: { secretName: stateNames.tokenSecretName } }),
     });
+    if (config.publishers) {
+      addPublisherPolicies(this, this.state.eventBus, config.publishers, config.inboundSource);
+    }
+    addStateOutputs(this, { tokenSecret: this.state.tokenSecret, names });
     applyConnectorNagSuppressions(this);
   }
 }
 
+/**
+ * The adopted table's description checked against what the code needs (lib/adopted-table.ts), or a
+ * warning that it was not: synth is offline and cannot look.
+ */
+function checkAdoptedTable(stack: Stack, config: ConnectorConfig, tableName: string): void {
+  const file = config.state.existingTableDescription;
+  if (file === undefined) {
+    Annotations.of(stack).addWarningV2(
+      'workforce-connector:adopted-table-unchecked',
+      `state.existingTableName ${tableName}: its keys and indexes are not checked; save \`aws dynamodb describe-table --table-name ${tableName}\` and name the file in state.existingTableDescription (docs/deploy.md, "Teardown and restore")`,
+    );
+    return;
+  }
+  const problems = adoptedTableProblems(readTableDescription(file, process.cwd()), {
+    tableName,
+    ...(config.account ? { account: config.account } : {}),
+    ...(config.region ? { region: config.region } : {}),
+  });
+  if (problems.length > 0) {
+    throw new ConnectorConfigError(
+      `state.existingTableDescription ${file}`,
+      problems.map((problem) => `table ${tableName}: ${problem}`),
+    );
+  }
+}
+
 export interface ConnectorServiceStackProps extends ConnectorStackProps {
-  readonly state: ConnectorState;
   /** Construct props applied over those the config gives (test fixtures: other routes). @default - none */
   readonly connectorOverrides?: Partial<WorkforceConnectorProps>;
 }
@@ -67,10 +124,14 @@ export class ConnectorServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ConnectorServiceStackProps) {
     super(scope, id, props);
-    const { config, state } = props;
+    const { config } = props;
+    const names = namesOf(config);
+    const stateNames = stateNamesOf(config, names);
     const alarmTopic = config.alarms.topicArn
       ? sns.Topic.fromTopicArn(this, 'ImportedAlarmTopic', config.alarms.topicArn)
       : undefined;
+    const archiveArn = (archiveName: string) =>
+      this.formatArn({ service: 'events', resource: 'archive', resourceName: archiveName });
     this.connector = new WorkforceConnector(this, 'Connector', {
       partnerName: config.partnerName,
       provisioningUrls: config.provisioningUrls,
@@ -87,26 +148,24 @@ export class ConnectorServiceStack extends Stack {
         'drift-watch': events.Schedule.expression(config.driftWatch.schedule),
       },
       routeOverrides: config.routes,
-      // Imports are re-made in this stack: an imported ARN built in the other stack would drag
-      // that stack's pseudo parameters across as exports.
-      existingTableObj: state.table,
-      existingEventBusObj:
-        'existingBusName' in config.eventBus
-          ? events.EventBus.fromEventBusName(this, 'ImportedBus', config.eventBus.existingBusName)
-          : state.eventBus,
-      existingTokenSecretObj:
-        'existingSecretName' in config.tokenSecret
-          ? secretsmanager.Secret.fromSecretNameV2(
-              this,
-              'ImportedTokenSecret',
-              config.tokenSecret.existingSecretName,
-            )
-          : state.tokenSecret,
+      // The state by name (see above): nothing of the State stack is exported to this one.
+      existingTableObj: dynamodb.Table.fromTableName(this, 'ImportedTable', stateNames.tableName),
+      existingEventBusObj: events.EventBus.fromEventBusName(this, 'ImportedBus', stateNames.eventBusName),
+      existingTokenSecretObj: secretsmanager.Secret.fromSecretNameV2(
+        this,
+        'ImportedTokenSecret',
+        stateNames.tokenSecretName,
+      ),
       ...('existingSecretName' in config.tokenSecret && config.tokenSecret.kmsKeyArn
         ? { tokenSecretKmsKeyArn: config.tokenSecret.kmsKeyArn }
         : {}),
-      ...(state.archive ? { existingArchive: state.archive } : {}),
+      existingArchive: { archiveName: names.inboundArchive, archiveArn: archiveArn(names.inboundArchive) },
+      existingOutboundArchive: {
+        archiveName: names.outboundArchive,
+        archiveArn: archiveArn(names.outboundArchive),
+      },
       archiveRetention: Duration.days(config.archiveRetentionDays),
+      names,
       ...(alarmTopic ? { existingAlarmTopicObj: alarmTopic } : {}),
       ...(config.alarms.email ? { alarmEmail: config.alarms.email } : {}),
       partnerSyncFailedPerHour: config.alarms.partnerSyncFailedPerHour,
@@ -126,6 +185,7 @@ export class ConnectorServiceStack extends Stack {
       ...(config.requestBudget !== undefined ? { requestBudget: config.requestBudget } : {}),
       locationLookupResource: config.locationLookupResource,
       areaLookupResource: config.areaLookupResource,
+      consumers: config.consumers,
       ...props.connectorOverrides,
     });
     applyConnectorNagSuppressions(this);
@@ -141,25 +201,32 @@ export interface ConnectorStacks {
   readonly service: ConnectorServiceStack;
 }
 
-/** Adds both stacks to `app`, named after the partner so several partners can share an account. */
+/**
+ * Adds both stacks to `app`, named after the deployment and stage so that several partners and
+ * stages share an account. Their environment is `props.env`, else the config's account and region.
+ */
 export function addConnectorStacks(
   app: App,
   config: ConnectorConfig,
   props: StackProps = {},
   connectorOverrides: Partial<WorkforceConnectorProps> = {},
 ): ConnectorStacks {
-  const prefix = `WorkforceConnector-${config.partnerName}`;
-  const stateful = new ConnectorStatefulStack(app, `${prefix}-State`, {
+  const names = namesOf(config);
+  const env = props.env ?? { account: config.account, region: config.region };
+  const label = `${config.deploymentName ?? config.partnerName}, stage ${config.stage}`;
+  const stateful = new ConnectorStatefulStack(app, names.stateStack, {
     ...props,
+    env,
     config,
-    description: `Workforce connector (${config.partnerName}): table, bus and token secret`,
+    description: `Workforce connector (${label}): table, bus, token secret, archives`,
   });
-  const service = new ConnectorServiceStack(app, `${prefix}-Service`, {
+  const service = new ConnectorServiceStack(app, names.serviceStack, {
     ...props,
+    env,
     config,
-    state: stateful.state,
     connectorOverrides,
-    description: `Workforce connector (${config.partnerName}): routes, functions, alarms, dashboard`,
+    description: `Workforce connector (${label}): routes, functions, alarms, dashboard`,
   });
+  service.addDependency(stateful, 'the service stack finds the table, bus and secret by name');
   return { stateful, service };
 }

@@ -14,6 +14,8 @@ import type { ConnectorScheduleResources } from './connector-schedule.ts';
 
 export interface ConnectorDashboardProps {
   readonly namespace: string;
+  /** @default - CloudFormation's generated name */
+  readonly dashboardName?: string;
   readonly routes: readonly ConnectorRouteResources[];
   readonly schedules: readonly ConnectorScheduleResources[];
 }
@@ -29,6 +31,7 @@ export function createConnectorDashboard(
 ): cloudwatch.Dashboard {
   const { namespace } = props;
   const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
+    ...(props.dashboardName ? { dashboardName: props.dashboardName } : {}),
     defaultInterval: Duration.hours(3),
   });
   const period = Duration.minutes(5);

@@ -1,7 +1,7 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ScheduledFunction } from '#functions/routes.ts';
 import {
@@ -9,7 +9,7 @@ import {
   ConnectorFunction,
   type ConnectorFunctionDefaults,
 } from './connector-function.ts';
-import { DEAD_LETTER_RETENTION } from './delivery-settings.ts';
+import { ruleTargetDeadLetterQueue } from './delivery-settings.ts';
 
 export interface ConnectorScheduleResources {
   readonly scheduled: ScheduledFunction;
@@ -63,17 +63,11 @@ export class ConnectorSchedule implements ConnectorScheduleResources {
       description: scheduled.description,
       schedule: props.schedule ?? events.Schedule.expression(scheduled.defaultSchedule),
     });
-    const deadLetterQueue = new sqs.Queue(scope, `${id}ScheduleDeadLetterQueue`, {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: DEAD_LETTER_RETENTION,
-    });
-    // cdk-nag recognises only queues that are another queue's redrive target as dead-letter queues.
-    Validations.of(deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself a dead-letter queue: the schedule rule target sends the runs EventBridge could not deliver to it.',
-    });
+    const deadLetterQueue = ruleTargetDeadLetterQueue(
+      scope,
+      `${id}ScheduleDeadLetterQueue`,
+      'This queue is itself a dead-letter queue: the schedule rule target sends the runs EventBridge could not deliver to it.',
+    );
     rule.addTarget(
       new targets.LambdaFunction(fn, {
         deadLetterQueue,

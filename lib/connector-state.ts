@@ -90,7 +90,20 @@ export interface ConnectorStateProps {
   /** @default - a generated name */
   readonly tokenSecretProps?: { secretName?: string };
   /** Archive the bus's inbound events (for `npm run replay`). @default - no archive */
-  readonly archive?: { readonly inboundSource: string; readonly retention: Duration };
+  readonly archive?: {
+    readonly inboundSource: string;
+    readonly retention: Duration;
+    readonly archiveName?: string;
+  };
+  /**
+   * Archive the connector's result events too (outbound source), for a replay to one consumer rule
+   * after it lost some (docs/deploy.md, "Outbound archive"). @default - no outbound archive
+   */
+  readonly outboundArchive?: {
+    readonly outboundSource: string;
+    readonly retention: Duration;
+    readonly archiveName?: string;
+  };
   /** An archive made elsewhere (the stateful stack's). @default - none */
   readonly existingArchive?: ConnectorArchive;
 }
@@ -106,6 +119,7 @@ export class ConnectorState extends Construct {
   readonly eventBus: events.IEventBus;
   readonly tokenSecret: secretsmanager.ISecret;
   readonly archive?: ConnectorArchive;
+  readonly outboundArchive?: ConnectorArchive;
 
   constructor(scope: Construct, id: string, props: ConnectorStateProps = {}) {
     super(scope, id);
@@ -123,29 +137,54 @@ export class ConnectorState extends Construct {
       createTokenSecret(this, 'TokenSecret', { ...props.tokenSecretProps, removalPolicy });
     if (props.existingArchive) this.archive = props.existingArchive;
     else if (props.archive) {
-      this.archive = createInboundArchive(this, 'InboundArchive', this.eventBus, {
-        ...props.archive,
+      this.archive = createSourceArchive(this, 'InboundArchive', this.eventBus, {
+        source: props.archive.inboundSource,
+        description: `Inbound ${props.archive.inboundSource} events, for replays after a fix`,
+        retention: props.archive.retention,
         removalPolicy,
+        ...(props.archive.archiveName ? { archiveName: props.archive.archiveName } : {}),
+      });
+    }
+    if (props.outboundArchive) {
+      this.outboundArchive = createSourceArchive(this, 'OutboundArchive', this.eventBus, {
+        source: props.outboundArchive.outboundSource,
+        description: `Outbound ${props.outboundArchive.outboundSource} events (results, SyncFailed), for replays to one consumer rule`,
+        retention: props.outboundArchive.retention,
+        removalPolicy,
+        ...(props.outboundArchive.archiveName ? { archiveName: props.outboundArchive.archiveName } : {}),
       });
     }
   }
 }
 
 /**
- * An EventBridge archive of the inbound events (their source only: the connector's own results
- * are not replayed). Replays go back to this bus, to the route rules `npm run replay` names.
- * "Replayed events are not sent to an archive" (EventBridge API reference, CreateArchive).
+ * An EventBridge archive of one source's events on the bus:
+ * - the inbound events (their source only: the connector's own results are not replayed to it).
+ *   Replays go back to this bus, to the route rules `npm run replay` names. "Replayed events are
+ *   not sent to an archive" (EventBridge API reference, CreateArchive).
+ * - the connector's own result events (the outbound source: results, SyncFailed, SyncSkipped, the
+ *   watches' announcements). A consumer whose rule was broken or missing gets them again by a
+ *   replay to this bus limited to its rule (`FilterArns`: "A list of ARNs for rules to replay
+ *   events to", EventBridge API reference, ReplayDestination). The connector's own rules take only
+ *   the inbound source, so a replayed result never runs the connector again.
  */
-export function createInboundArchive(
+export function createSourceArchive(
   scope: Construct,
   id: string,
   bus: events.IEventBus,
-  props: { inboundSource: string; retention: Duration; removalPolicy: RemovalPolicy },
+  props: {
+    source: string;
+    description: string;
+    retention: Duration;
+    removalPolicy: RemovalPolicy;
+    archiveName?: string;
+  },
 ): events.Archive {
   const archive = new events.Archive(scope, id, {
+    ...(props.archiveName ? { archiveName: props.archiveName } : {}),
     sourceEventBus: bus,
-    description: `Inbound ${props.inboundSource} events, for replays after a fix`,
-    eventPattern: { source: [props.inboundSource] },
+    description: props.description,
+    eventPattern: { source: [props.source] },
     retention: props.retention,
   });
   archive.applyRemovalPolicy(props.removalPolicy);

@@ -21,6 +21,11 @@ import type { ServiceAssumptionsInput } from '#functions/service/assumptions.ts'
 import { DEFAULT_TIMEOUT_MS } from '#functions/service/http.ts';
 import type { RequestBudgetSettingsInput } from '#functions/store/request-budget.ts';
 import { ConnectorAlarms } from './connector-alarms.ts';
+import {
+  addConsumerRules,
+  type ConnectorConsumer,
+  type ConnectorConsumerResources,
+} from './connector-consumers.ts';
 import { createConnectorDashboard } from './connector-dashboard.ts';
 import { connectorEnvironment } from './connector-environment.ts';
 import type { ConnectorFunctionDefaults } from './connector-function.ts';
@@ -29,6 +34,7 @@ import { ConnectorRefusal, type ConnectorRefusalResources } from './connector-re
 import { ConnectorRoute, type ConnectorRouteResources, type RouteOverride } from './connector-route.ts';
 import { ConnectorSchedule, type ConnectorScheduleResources } from './connector-schedule.ts';
 import { type ConnectorArchive, ConnectorState } from './connector-state.ts';
+import type { DeploymentNames } from './deployment-names.ts';
 
 // The types of the construct's props and fields, for apps that import the construct from here.
 export type { ConnectorRefusalResources } from './connector-refusal.ts';
@@ -84,6 +90,17 @@ export interface WorkforceConnectorProps {
   readonly existingArchive?: ConnectorArchive;
   /** How long the archive keeps inbound events for a replay. @default Duration.days(30) */
   readonly archiveRetention?: Duration;
+  /** @default - an archive of the result events (outbound source) is created on the bus */
+  readonly existingOutboundArchive?: ConnectorArchive;
+  /** How long the outbound archive keeps result events. @default Duration.days(30) */
+  readonly outboundArchiveRetention?: Duration;
+  /**
+   * The deployment's names (lib/deployment-names.ts): alarm and dashboard names, the metric
+   * namespace, the outputs' export names. @default - generated names, the default namespace, no exports
+   */
+  readonly names?: DeploymentNames;
+  /** Other accounts' buses that hear the result events (connector-consumers.ts). @default - none */
+  readonly consumers?: readonly ConnectorConsumer[];
   /** @default - a KMS-encrypted topic is created */
   readonly existingAlarmTopicObj?: sns.ITopic;
   /** E-mail subscribed to a created alarm topic. @default - no subscription */
@@ -116,7 +133,7 @@ export interface WorkforceConnectorProps {
   readonly locationLookupResource?: string;
   /** The same for areas (matched on Company and OperationalUnitName). @default 'OperationalUnit' */
   readonly areaLookupResource?: string;
-  /** @default 'WorkforceConnector' */
+  /** @default - `names.metricsNamespace`, else 'WorkforceConnector' */
   readonly metricsNamespace?: string;
   /** Alarm when a route's oldest queued record is older than this. @default Duration.minutes(30) */
   readonly queueAgeAlarmThreshold?: Duration;
@@ -158,6 +175,10 @@ export class WorkforceConnector extends Construct {
   readonly tokenSecret: secretsmanager.ISecret;
   /** The archive of inbound events that `npm run replay` replays from. */
   readonly archive: ConnectorArchive;
+  /** The archive of result events (replays to one consumer rule). */
+  readonly outboundArchive: ConnectorArchive;
+  /** Rules forwarding result events to other accounts, and their dead-letter queue. */
+  readonly consumers: ConnectorConsumerResources;
   readonly routes: readonly ConnectorRouteResources[];
   readonly refusal: ConnectorRefusalResources;
   readonly schedules: readonly ConnectorScheduleResources[];
@@ -170,6 +191,7 @@ export class WorkforceConnector extends Construct {
     super(scope, id);
     const inboundSource = props.inboundSource ?? DEFAULT_INBOUND_SOURCE;
     const archiveRetention = props.archiveRetention ?? Duration.days(30);
+    const outboundSource = props.outboundSource ?? DEFAULT_OUTBOUND_SOURCE;
     const state = new ConnectorState(this, 'State', {
       ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
       ...(props.existingEventBusObj ? { existingEventBusObj: props.existingEventBusObj } : {}),
@@ -181,15 +203,27 @@ export class WorkforceConnector extends Construct {
       ...(props.existingArchive
         ? { existingArchive: props.existingArchive }
         : { archive: { inboundSource, retention: archiveRetention } }),
+      ...(props.existingOutboundArchive
+        ? {}
+        : {
+            outboundArchive: {
+              outboundSource,
+              retention: props.outboundArchiveRetention ?? Duration.days(30),
+            },
+          }),
     });
     this.table = state.table;
     this.eventBus = state.eventBus;
     this.tokenSecret = state.tokenSecret;
     if (!state.archive) throw new Error('the connector state has no archive');
     this.archive = state.archive;
+    const outboundArchive = props.existingOutboundArchive ?? state.outboundArchive;
+    if (!outboundArchive) throw new Error('the connector state has no outbound archive');
+    this.outboundArchive = outboundArchive;
 
-    const namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+    const namespace = props.metricsNamespace ?? props.names?.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const alarms = new ConnectorAlarms(this, {
+      ...(props.names ? { alarmName: props.names.alarm } : {}),
       existingAlarmTopicObj: props.existingAlarmTopicObj,
       alarmEmail: props.alarmEmail,
       namespace,
@@ -199,14 +233,14 @@ export class WorkforceConnector extends Construct {
     this.alarmTopicKey = alarms.topicKey;
 
     const functions: ConnectorFunctionDefaults = {
-      environment: connectorEnvironment(props),
+      environment: connectorEnvironment({ ...props, metricsNamespace: namespace }),
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       state: {
         table: this.table,
         eventBus: this.eventBus,
         tokenSecret: this.tokenSecret,
         ...(props.tokenSecretKmsKeyArn ? { tokenSecretKmsKeyArn: props.tokenSecretKmsKeyArn } : {}),
-        outboundSource: props.outboundSource ?? DEFAULT_OUTBOUND_SOURCE,
+        outboundSource,
       },
     };
     const refusal = props.refusalFunction ?? defaultRefusalFunction;
@@ -236,13 +270,29 @@ export class WorkforceConnector extends Construct {
       return resources;
     });
     alarms.watchConnector(props.partnerSyncFailedPerHour ?? 10);
+    this.consumers = addConsumerRules(this, {
+      eventBus: this.eventBus,
+      outboundSource,
+      consumers: props.consumers ?? [],
+    });
+    if (this.consumers.deadLetterQueue) alarms.watchConsumerDeliveries(this.consumers.deadLetterQueue);
     this.alarms = alarms.alarms;
 
     this.dashboard = createConnectorDashboard(this, {
       namespace,
       routes: this.routes,
       schedules: this.schedules,
+      ...(props.names ? { dashboardName: props.names.dashboard } : {}),
     });
-    addConnectorOutputs(this, this);
+    addConnectorOutputs(
+      this,
+      {
+        ...this,
+        ...(this.consumers.deadLetterQueue
+          ? { consumerDeadLetterQueue: this.consumers.deadLetterQueue }
+          : {}),
+      },
+      props.names,
+    );
   }
 }

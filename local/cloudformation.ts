@@ -148,6 +148,8 @@ export const RESOURCE_TYPES: Readonly<Record<string, ResourceTypeModel>> = {
   'AWS::IAM::Policy': { properties: ['PolicyDocument', 'PolicyName', 'Roles'] },
   'AWS::SQS::QueuePolicy': { properties: ['PolicyDocument', 'Queues'] },
   'AWS::SNS::TopicPolicy': { properties: ['PolicyDocument', 'Topics'] },
+  // Statements of a bus's resource policy (publishers of other accounts: lib/connector-publishers.ts).
+  'AWS::Events::EventBusPolicy': { properties: ['EventBusName', 'StatementId', 'Statement'] },
   'AWS::Lambda::Permission': {
     properties: ['Action', 'FunctionName', 'Principal', 'SourceArn', 'SourceAccount'],
   },
@@ -227,6 +229,8 @@ export class TemplateModel {
   private readonly exports = new Map<string, { stackName: string; value: unknown }>();
   private readonly outputValues: Array<{ key: string; stackName: string; value: unknown }> = [];
   private readonly options: TemplateModelOptions;
+  /** Generated names cut to their type's limit so far, by type: a second one gets a suffix. */
+  private readonly cutNames = new Set<string>();
 
   constructor(stacks: readonly SynthesizedStack[], options: TemplateModelOptions) {
     this.options = options;
@@ -412,10 +416,16 @@ export class TemplateModel {
       // A role's name is its identity in every ARN IAM checks: two roles cut to the same 64
       // characters would be one principal, so a cut role name ends with a suffix of its own, as
       // CloudFormation's generated names end with a random one.
+      // Any other cut name that another one of its type was cut to already (a long stack name
+      // leaves two queues of one route the same first 80 characters) gets such a suffix too.
+      const suffixed = `${full.slice(0, limit - 13)}-${createHash('sha256').update(full).digest('hex').slice(0, 12).toUpperCase()}${fifo ? '.fifo' : ''}`;
+      const cut = full.slice(0, limit) + (fifo ? '.fifo' : '');
+      const taken = `${resource.Type} ${cut}`;
       name =
-        resource.Type === 'AWS::IAM::Role' && full.length > limit
-          ? `${full.slice(0, limit - 13)}-${createHash('sha256').update(full).digest('hex').slice(0, 12).toUpperCase()}`
-          : full.slice(0, limit) + (fifo ? '.fifo' : '');
+        full.length > limit && (resource.Type === 'AWS::IAM::Role' || this.cutNames.has(taken))
+          ? suffixed
+          : cut;
+      if (full.length > limit) this.cutNames.add(taken);
     }
     return {
       stackName,

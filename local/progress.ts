@@ -52,10 +52,8 @@ export function describeActivity(activity: RuntimeActivity): string | undefined 
   }
 }
 
-/** `WorkforceConnector-acme-Service-ConnectorAccountCreatedQueue04E9F7DA.fifo` → `AccountCreatedQueue`. */
+/** `WorkforceConnector-acme-prod-Service-ConnectorAccountCreatedQueue04E9F7DA.fifo` → `AccountCreatedQueue`. */
 export function short(name: string): string {
-  const withoutStack = name
-    .replace(/^WorkforceConnector-[^-]+-(Service|State)-/, '')
-    .replace(/^Connector/, '');
+  const withoutStack = name.replace(/^WorkforceConnector-.+?-(Service|State)-/, '').replace(/^Connector/, '');
   return withoutStack.replace(/[0-9A-F]{8}(\.fifo)?$/, '$1');
 }

@@ -28,7 +28,7 @@ import {
 } from './runtime/lambda-environment.ts';
 import { type LocalSchedules, startSchedules } from './runtime/schedules.ts';
 import { awsOperations, type LocalServices, resourceNames, startServices } from './runtime/services.ts';
-import { createTables, defineSecrets } from './runtime/tables-and-secrets.ts';
+import { createTables, defineSecrets, deploymentTables } from './runtime/tables-and-secrets.ts';
 import { LOCAL_REGION, type SynthesizedStack } from './template.ts';
 
 /**
@@ -364,7 +364,7 @@ async function start(
     options,
     cleanup,
   );
-  await createTables(deployed.tables, services.dynamo.endpoint);
+  await createTables(deploymentTables(deployed), services.dynamo.endpoint);
   const { secrets, tokenSecretName } = defineSecrets(deployed, options.token === null ? null : sandboxToken);
   const published: BusEvent[] = [];
   const putEventsFaults = new PutEventsFaults();
@@ -461,7 +461,7 @@ function localRuntime(parts: {
     sandboxUrl: services.sandbox.url,
     dynamoEndpoint: services.dynamo.endpoint,
     eventsEndpoint: services.endpoint.url,
-    tableName: deployed.tables[0]?.input.TableName ?? '',
+    tableName: deploymentTables(deployed)[0]?.input.TableName ?? '',
     busName,
     tokenSecretName: parts.tokenSecretName,
     inboundSource: config.inboundSource,

@@ -24,7 +24,9 @@ import {
 import { MESSAGE_GROUP_ID_RULE } from '#functions/contracts/routing.ts';
 import { demoAccount, inboundSamples } from '#functions/contracts/samples.ts';
 import { DEFAULT_INBOUND_SOURCE } from '#functions/contracts/source.ts';
-import { routeFor } from '#functions/routes.ts';
+import { queueRoutes, routeFor } from '#functions/routes.ts';
+import { parseConnectorConfig } from '#lib/config.ts';
+import { stateNamesOf } from '#lib/deployment-names.ts';
 import { compileInputTemplate, withImplicitBodyParsing } from '#local/aws/input-template.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -71,11 +73,11 @@ export function sampleEventBridgeEvent(detailType: InboundDetailType) {
  * The bus the samples name: the one the example config creates (connector.config.example.json),
  * which is also the bus of the local runtime. A deployment names its own (stack output EventBusName).
  */
-export const SAMPLE_BUS_NAME = (
-  JSON.parse(readFileSync(join(repoRoot, 'connector.config.example.json'), 'utf8')) as {
-    eventBus: { name: string };
-  }
-).eventBus.name;
+export const SAMPLE_BUS_NAME = stateNamesOf(
+  parseConnectorConfig(JSON.parse(readFileSync(join(repoRoot, 'connector.config.example.json'), 'utf8')), {
+    knownRoutes: queueRoutes,
+  }),
+).eventBusName;
 
 /** A PutEvents request entry, as a partner publishes the sample. */
 export function samplePutEventsEntry(detailType: InboundDetailType) {

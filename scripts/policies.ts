@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
 import { DRIFT_INDEX_NAME } from '#functions/store/table.ts';
 import { scheduleIdOf } from '#lib/connector-schedule.ts';
+import { DEPLOY_DOC, writeOutputsDoc } from './outputs-doc.ts';
 
 /**
  * The IAM policies people need around a deployed connector, written once here and kept as JSON
@@ -403,11 +404,12 @@ export function outputsOf(describeStacksOutputs: unknown): Record<string, string
 const USAGE = `usage: npm run policies [-- --check]
        npm run policies -- fill <policy file> --outputs <outputs.json> --region R --account A [--set Name=Value …]
 
-  (no argument)  write docs/policies/*.json from scripts/policies.ts
+  (no argument)  write docs/policies/*.json from scripts/policies.ts, and the stack outputs
+                 tables of docs/deploy.md from lib/connector-outputs.ts (scripts/outputs-doc.ts)
   --check        only list the files that differ (exit 1 when any does)
   fill           print one policy with its {{placeholders}} filled in: outputs.json is the Service
                  stack's outputs (aws cloudformation describe-stacks --stack-name
-                 WorkforceConnector-<partner>-Service --query 'Stacks[0].Outputs' > outputs.json);
+                 WorkforceConnector-<partner>-<stage>-Service --query 'Stacks[0].Outputs' > outputs.json);
                  --set gives the others (InboundSource, TokenSecretName, PublisherAccount,
                  TokenSecretKmsKeyArn)`;
 
@@ -453,10 +455,11 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const drift = values.check ? await comparePolicyFiles() : await writePolicyFiles();
+  if (await writeOutputsDoc(values.check)) drift.changed.push(`${DEPLOY_DOC} (stack outputs)`);
   for (const path of drift.changed) console.log(`${values.check ? 'differs' : 'wrote'}   ${path}`);
   for (const path of drift.stale) console.log(`${values.check ? 'stale' : 'removed'} ${path}`);
   if (values.check && drift.changed.length + drift.stale.length > 0) {
-    console.error('docs/policies/ is out of date: run npm run policies');
+    console.error('docs/policies/ or the outputs of docs/deploy.md are out of date: run npm run policies');
     return 1;
   }
   return 0;

@@ -29,7 +29,12 @@ export interface RoleModel {
   readonly policies: readonly NamedPolicy[];
 }
 
-export type ResourcePolicyKind = 'queue policy' | 'topic policy' | 'key policy' | 'Lambda permissions';
+export type ResourcePolicyKind =
+  | 'queue policy'
+  | 'topic policy'
+  | 'key policy'
+  | 'Lambda permissions'
+  | 'bus policy';
 
 export interface ResourcePolicy {
   readonly kind: ResourcePolicyKind;
@@ -166,6 +171,26 @@ export function readTemplateIam(
     for (const topicArn of list(resolved(resource, 'Topics'))) {
       setPolicy(resource, String(topicArn), { kind: 'topic policy', document });
     }
+  }
+  // A bus's policy is the statements its EventBusPolicy resources put, each by its StatementId
+  // ("PutPermission … StatementId: an identifier string for the external account that you are
+  // granting permissions to", EventBridge API reference, PutPermission).
+  const busStatements = new Map<string, unknown[]>();
+  const buses = model.ofType('AWS::Events::EventBus');
+  for (const resource of model.ofType('AWS::Events::EventBusPolicy')) {
+    const busName = resolved(resource, 'EventBusName');
+    const statement = resolved(resource, 'Statement');
+    const bus = buses.find((candidate) => candidate.name === busName || candidate.arn === busName);
+    if (!bus) fail(resource, `${String(busName)} is not a bus of the template`);
+    else if (typeof statement !== 'object' || statement === null) {
+      fail(resource, 'only the Statement form is modeled (not Action, Principal and Condition)');
+    } else busStatements.set(bus.arn, [...(busStatements.get(bus.arn) ?? []), statement]);
+  }
+  for (const [arn, statements] of busStatements) {
+    resourcePolicies.set(arn, {
+      kind: 'bus policy',
+      document: { Version: '2012-10-17', Statement: statements } as PolicyDocument,
+    });
   }
   const keys = model.ofType('AWS::KMS::Key');
   for (const resource of keys) {

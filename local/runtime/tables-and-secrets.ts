@@ -1,4 +1,5 @@
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '#functions/store/table.ts';
 import { LOCAL_ACCOUNT_ID } from '../aws/lambda.ts';
 import { LocalSecrets } from '../aws/secrets-api.ts';
 import type { LocalDeployment, TableDefinition } from '../deployment.ts';
@@ -6,7 +7,28 @@ import { LOCAL_REGION } from '../template.ts';
 
 /** The template's tables created in dynalite, and its secrets in the local Secrets Manager. */
 
-/** Tables as the template defines them. */
+/**
+ * The tables of the deployment: the template's, then those the functions use (TABLE_NAME) that no
+ * template defines. Those are adopted (config `state.existingTableName`: a table kept from an
+ * earlier deployment or restored from point-in-time recovery), which exist in the account before
+ * the deploy; locally the account is dynalite, started empty, so each is created as the
+ * connector's table definition says (functions/store/table.ts): the shape the synth check
+ * (lib/adopted-table.ts) demands of an adopted table.
+ */
+export function deploymentTables(deployed: Pick<LocalDeployment, 'tables' | 'functions'>): TableDefinition[] {
+  const defined = new Set(deployed.tables.map((table) => table.input.TableName));
+  const adopted = new Set(
+    [...deployed.functions.values()]
+      .map((fn) => fn.environment['TABLE_NAME'])
+      .filter((name): name is string => !!name && !defined.has(name)),
+  );
+  return [
+    ...deployed.tables,
+    ...[...adopted].map((name) => ({ logicalId: `adopted:${name}`, input: createTableInput(name) })),
+  ];
+}
+
+/** Tables as the template defines them (or the connector's definition, for adopted ones). */
 export async function createTables(
   tables: readonly TableDefinition[],
   dynamoEndpoint: string,

@@ -73,7 +73,59 @@ async function checkResources(probe: InstallProbe, assumptions: ServiceAssumptio
           ),
     );
   }
+  out.push(
+    ...(await checkTimesheetReads(probe, assumptions)),
+    ...(await checkRecordResources(probe, assumptions)),
+  );
   return out;
+}
+
+/** The read that finds a pay period's timesheets: its resource answers, and its records carry the date field. */
+async function checkTimesheetReads(
+  probe: InstallProbe,
+  assumptions: ServiceAssumptions,
+): Promise<CheckLine[]> {
+  const resource = assumptions.timesheetResource;
+  const field = assumptions.timesheetDateField;
+  const answer = await query(probe, resource);
+  const found = records(answer);
+  if (found === undefined) {
+    const status = answer.status === 404 || isServiceRefusal(answer) ? 'contradicted' : 'not observable';
+    const why = `QUERY ${resource} answered ${describeAnswer(answer)}`;
+    return [line('timesheetResource', status, why), line('timesheetDateField', 'not observable', why)];
+  }
+  const dated = found.filter((record) => typeof record[field] === 'string');
+  return [
+    line('timesheetResource', 'confirmed', `QUERY ${resource} answers (${found.length} records)`),
+    found.length === 0
+      ? line('timesheetDateField', 'not observable', `QUERY ${resource} answered no records`)
+      : dated.length > 0
+        ? line('timesheetDateField', 'confirmed', `${dated.length} of ${found.length} records carry ${field}`)
+        : line('timesheetDateField', 'contradicted', `no record of ${resource} carries ${field}`),
+  ];
+}
+
+/** Each resource RecordsRequested may read answers a QUERY. */
+async function checkRecordResources(
+  probe: InstallProbe,
+  assumptions: ServiceAssumptions,
+): Promise<CheckLine[]> {
+  const refused: string[] = [];
+  const unanswered: string[] = [];
+  for (const resource of new Set(Object.values(assumptions.recordResources))) {
+    const answer = await query(probe, resource);
+    if (records(answer) !== undefined) continue;
+    if (answer.status === 404 || isServiceRefusal(answer))
+      refused.push(`${resource} (${describeAnswer(answer)})`);
+    else unanswered.push(resource);
+  }
+  const names = Object.keys(assumptions.recordResources).join(', ');
+  if (refused.length > 0)
+    return [line('recordResources', 'contradicted', `QUERY refused: ${refused.join('; ')}`)];
+  if (unanswered.length > 0) {
+    return [line('recordResources', 'not observable', `QUERY not answered: ${unanswered.join(', ')}`)];
+  }
+  return [line('recordResources', 'confirmed', `every resource answers a QUERY (${names})`)];
 }
 
 /**

@@ -90,7 +90,7 @@ describe('sample events', () => {
         Source: DEFAULT_INBOUND_SOURCE,
         DetailType: detailType,
         // The bus the example config creates, which is also the local runtime's.
-        EventBusName: 'workforce-connector-acme',
+        EventBusName: 'workforce-connector-acme-prod',
       });
       expect(JSON.parse(entry.Detail)).toEqual(inboundSamples[detailType]);
     },

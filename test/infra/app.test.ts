@@ -170,8 +170,8 @@ describe('the connector app (example config)', () => {
         deadLetterTargetArn: (target.DeadLetterConfig as { Arn: unknown }).Arn,
       });
       expect(target.RetryPolicy).toEqual({ MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 });
-      // The connector's bus, created in the State stack: never the account's default bus.
-      expect(JSON.stringify(rule.Properties.EventBusName)).toMatch(/Fn::ImportValue.*StateEventBus/);
+      // The connector's bus, created in the State stack and found by its name: never the default bus.
+      expect(rule.Properties.EventBusName).toBe('workforce-connector-acme-prod');
     }
   });
 
@@ -334,7 +334,13 @@ describe('the connector app (example config)', () => {
 
   it('gives each route function exactly its own queues and log group, the table, the bus for its source and the secret', () => {
     const all = service.toJSON().Resources as Record<string, Resource>;
-    const stateExport = (name: RegExp) => ({ 'Fn::ImportValue': expect.stringMatching(name) });
+    // The state is found by name (connector-app.ts: no cross-stack export): an ARN ending in it.
+    const stateByName = (end: string) => ({
+      'Fn::Join': [
+        '',
+        expect.arrayContaining([expect.stringMatching(new RegExp(`${end.replace(/[?/]/g, '\\$&')}$`))]),
+      ],
+    });
     for (const route of queueRoutes) {
       // Prepare
       const [functionId, fn] = Object.entries(all).find(
@@ -382,14 +388,16 @@ describe('the connector app (example config)', () => {
       expect(actionsOn({ 'Fn::GetAtt': [ownQueue, 'Arn'] }).length + 1).toBe(
         sqsStatements.flatMap((st) => asList(st.Action)).length,
       );
-      expect(byService('dynamodb:').map((st) => st.Resource)).toEqual([stateExport(/StateTable.*Arn/)]);
+      expect(byService('dynamodb:').map((st) => st.Resource)).toEqual([
+        stateByName(':table/workforce-connector-acme-prod'),
+      ]);
       // PutEvents on the connector bus for the outbound source only (events:source).
       expect(
         byService('events:').map((st) => [st.Action, st.Resource, (st as { Condition?: unknown }).Condition]),
       ).toEqual([
         [
           'events:PutEvents',
-          stateExport(/StateEventBus.*Arn/),
+          stateByName(':event-bus/workforce-connector-acme-prod'),
           {
             'ForAllValues:StringEquals': { 'events:source': 'workforce.connector' },
             Null: { 'events:source': 'false' },
@@ -398,7 +406,7 @@ describe('the connector app (example config)', () => {
       ]);
       // Reading the token only: no DescribeSecret.
       expect(byService('secretsmanager:').map((st) => [st.Action, st.Resource])).toEqual([
-        ['secretsmanager:GetSecretValue', stateExport(/StateTokenSecret/)],
+        ['secretsmanager:GetSecretValue', stateByName(':secret:workforce-connector/acme-prod/token-??????')],
       ]);
       // Nothing else: the statements above (the queue's grants of Lambda's polling and of the code apart).
       expect(statements.length, route.functionName).toBeLessThanOrEqual(7);
@@ -734,7 +742,12 @@ describe('the connector app (example config)', () => {
 
   it('archives the inbound events in the stateful stack, kept as configured, and gives the routes a marker lifetime to match', () => {
     // Act
-    const [, archive] = only(resources(stateful, 'AWS::Events::Archive'), 'archive');
+    const [, archive] = only(
+      resources(stateful, 'AWS::Events::Archive').filter(
+        ([, candidate]) => JSON.stringify(candidate.Properties.EventPattern) === '{"source":["partner.app"]}',
+      ),
+      'inbound archive',
+    );
     const routeFunctions = resources(service, 'AWS::Lambda::Function').filter(
       ([, fn]) => (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.QUEUE_URL,
     );
@@ -823,16 +836,12 @@ describe('the connector app (example config)', () => {
         ),
       ),
     ];
-    for (const name of expected) {
-      expect(
-        names.some((output) => output.startsWith(`Connector${name}`)),
-        name,
-      ).toBe(true);
-    }
+    // Each output's key is its name (connector-outputs.ts).
+    for (const name of expected) expect(names, name).toContain(name);
     for (const [name, output] of Object.entries(outputs)) {
       expect(output.Description.length, name).toBeGreaterThan(5);
     }
-    const dashboardUrl = Object.entries(outputs).find(([name]) => name.startsWith('ConnectorDashboardUrl'))!;
+    const dashboardUrl = Object.entries(outputs).find(([name]) => name === 'DashboardUrl')!;
     expect(JSON.stringify(dashboardUrl[1].Value)).toContain('#dashboards:name=');
   });
 
@@ -931,14 +940,16 @@ describe('the connector app (example config)', () => {
 
       // Assess: the refusal function calls no service, so it has no token to read.
       if (variables.ROUTED_DETAIL_TYPES === undefined) {
-        expect(typeof variables.TOKEN_SECRET_ID, `${id} TOKEN_SECRET_ID is a reference`).toBe('object');
+        // The secret by its name (connector-app.ts: the state is found by name, not exported).
+        expect(variables.TOKEN_SECRET_ID, id).toBe('workforce-connector/acme-prod/token');
         expect(() => loadConfig(env), id).not.toThrow();
       } else {
         expect(variables.TOKEN_SECRET_ID, id).toBeUndefined();
       }
       for (const [name, value] of Object.entries(variables)) {
         expect(name, id).not.toMatch(/^(TOKEN|BEARER|ACCESS_TOKEN|PASSWORD|API_KEY)$/);
-        if (typeof value === 'string') {
+        // TOKEN_SECRET_ID is the secret's name, asserted above.
+        if (typeof value === 'string' && name !== 'TOKEN_SECRET_ID') {
           // The install API's auth mode is named "bearer" in the assumptions: a mode, not a token.
           const text = name === 'SERVICE_ASSUMPTIONS' ? value.replace('"installAuth":"bearer"', '') : value;
           expect(text, `${id} ${name} looks like a secret`).not.toMatch(/[A-Za-z0-9+/_-]{32,}/);

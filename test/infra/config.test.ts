@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queueRoutes } from '#functions/routes.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
+import { createTableInput } from '#functions/store/table.ts';
+import { adoptedTableProblems } from '#lib/adopted-table.ts';
 import {
   ConnectorConfigError,
   EXAMPLE_CONFIG_FILE,
   loadConnectorConfig,
   parseConnectorConfig,
 } from '#lib/config.ts';
+import { targetProblems } from '#lib/config-deployment.ts';
 import { connectorEnvironment } from '#lib/connector-environment.ts';
 import { PROJECT_ROOT } from '#lib/connector-function.ts';
 
@@ -35,12 +38,22 @@ function configDir(files: Record<string, string>): string {
   return dir;
 }
 
+/** What every deployment config needs besides the partner name. */
+const TARGETED = {
+  account: '123456789012',
+  region: 'us-east-1',
+  provisioningUrls: { US: 'https://provisioning.example.com' },
+  allowedHostnameSuffixes: ['.example.com'],
+};
+
 describe('connector config', () => {
   it('fills every default from a minimal config', () => {
     // Act
     const config = parseConnectorConfig(
       {
         partnerName: 'acme',
+        account: '123456789012',
+        region: 'us-east-1',
         provisioningUrls: { US: 'https://provisioning.example.com' },
         allowedHostnameSuffixes: ['.example.com'],
       },
@@ -96,11 +109,7 @@ describe('connector config', () => {
 
   it('looks lost creates up in the sandbox resource names by default and takes "" to disable it', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
 
     // Act
     const byDefault = parseConnectorConfig(base, { knownRoutes });
@@ -148,11 +157,7 @@ describe('connector config', () => {
 
   it('takes the customer managed key of an existing token secret as a key ARN, and says why anything else is refused', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
     const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     const multiRegionKeyArn = 'arn:aws:kms:eu-west-1:123456789012:key/mrk-1234abcd12ab34cd56ef1234567890ab';
     const parse = (tokenSecret: unknown) =>
@@ -194,6 +199,8 @@ describe('connector config', () => {
       parseConnectorConfig(
         {
           partnerName: 'acme',
+          account: '123456789012',
+          region: 'us-east-1',
           provisioningUrls: { US: 'https://provisioning.example.com' },
           allowedHostnameSuffixes: ['.example.com'],
           inboundSource: 'same',
@@ -224,6 +231,8 @@ describe('connector config', () => {
     const dir = configDir({
       'connector.config.json': JSON.stringify({
         partnerName: 'from-file',
+        account: '123456789012',
+        region: 'us-east-1',
         provisioningUrls: { US: 'https://provisioning.example.com' },
         allowedHostnameSuffixes: ['.example.com'],
       }),
@@ -232,13 +241,19 @@ describe('connector config', () => {
 
     // Act
     const config = loadConnectorConfig(
-      context({ partnerName: 'from-context', trialThresholdsDays: '[10,2]', logRetentionDays: '14' }),
+      context({
+        partnerName: 'from-context',
+        stage: 'dev',
+        trialThresholdsDays: '[10,2]',
+        logRetentionDays: '14',
+      }),
       { cwd: dir, knownRoutes },
     );
 
     // Assess
     expect(config).toMatchObject({
       partnerName: 'from-context',
+      stage: 'dev',
       trialThresholdsDays: [10, 2],
       logRetentionDays: 14,
     });
@@ -278,7 +293,12 @@ describe('connector config', () => {
 
   it('requires the install hostname suffixes outside the local runtime', () => {
     // Prepare
-    const raw = { partnerName: 'acme', provisioningUrls: { US: 'https://provisioning.example.com' } };
+    const raw = {
+      partnerName: 'acme',
+      account: '123456789012',
+      region: 'us-east-1',
+      provisioningUrls: { US: 'https://provisioning.example.com' },
+    };
 
     // Act
     const deployed = problemsOf(() => parseConnectorConfig(raw, { knownRoutes }));
@@ -293,11 +313,7 @@ describe('connector config', () => {
 
   it('refuses an HTTP timeout whose three attempts do not fit a route function timeout, naming the fix', () => {
     // Prepare
-    const base = {
-      partnerName: 'acme',
-      provisioningUrls: { US: 'https://provisioning.example.com' },
-      allowedHostnameSuffixes: ['.example.com'],
-    };
+    const base = { ...TARGETED, partnerName: 'acme' };
 
     // Act: 3 × 15 s + 2 × 5 s of pauses + wrap-up leaves 60-second routes no time to start records.
     const tooSlow = problemsOf(() =>
@@ -318,5 +334,147 @@ describe('connector config', () => {
     expect(tooSlow).toHaveLength(sixtySecondRoutes.length);
     expect(tooSlow[0]).toMatch(/^httpTimeoutMs: one service call may take 66000 ms .* at least 71$/);
     expect(raised.httpTimeoutMs).toBe(15_000);
+  });
+
+  it('deploys stage prod by default, and needs a deployment name when the partner name cannot name the stacks', () => {
+    // Prepare
+    const base = TARGETED;
+
+    // Act
+    const plain = parseConnectorConfig({ ...base, partnerName: 'acme' }, { knownRoutes });
+    const dotted = problemsOf(() =>
+      parseConnectorConfig({ ...base, partnerName: 'acme.eu' }, { knownRoutes }),
+    );
+    const named = parseConnectorConfig(
+      { ...base, partnerName: 'acme.eu', deploymentName: 'acme-eu', stage: 'dev' },
+      { knownRoutes },
+    );
+    const badStage = problemsOf(() =>
+      parseConnectorConfig({ ...base, partnerName: 'acme', stage: 'Prod' }, { knownRoutes }),
+    );
+    const noTarget = problemsOf(() =>
+      parseConnectorConfig(
+        { ...base, account: undefined, region: 'us-east-1x', partnerName: 'acme' },
+        { knownRoutes },
+      ),
+    );
+
+    // Assess
+    expect(plain).toMatchObject({
+      stage: 'prod',
+      consumers: [],
+      state: {},
+      outboundArchiveRetentionDays: 30,
+    });
+    expect(dotted).toEqual([expect.stringMatching(/^deploymentName: is required when partnerName/)]);
+    expect(named).toMatchObject({ partnerName: 'acme.eu', deploymentName: 'acme-eu', stage: 'dev' });
+    expect(badStage).toEqual([expect.stringMatching(/^stage: expected a lower-case letter/)]);
+    expect(noTarget).toEqual([
+      expect.stringMatching(/^account: is required/),
+      expect.stringMatching(/^region: expected an AWS region/),
+    ]);
+  });
+
+  it('checks publishers, consumers and the adopted table settings', () => {
+    // Prepare
+    const base = { ...TARGETED, partnerName: 'acme' };
+
+    // Act
+    const problems = problemsOf(() =>
+      parseConnectorConfig(
+        {
+          ...base,
+          publishers: {},
+          consumers: [
+            { busArn: 'results' },
+            { busArn: 'arn:aws:events:us-east-1:777788889999:event-bus/r', detailTypes: ['AccountCreated'] },
+          ],
+          state: { existingTableDescription: 'table.json' },
+        },
+        { knownRoutes },
+      ),
+    );
+
+    // Assess
+    expect(problems).toEqual([
+      expect.stringMatching(/^publishers: expected "accounts", "organizationId" or both/),
+      expect.stringMatching(/^consumers\.0\.busArn: expected an event bus ARN/),
+      expect.stringMatching(
+        /^consumers\.1\.detailTypes\.0: expected outbound detail-types: BusinessProvisioned/,
+      ),
+    ]);
+    expect(
+      problemsOf(() =>
+        parseConnectorConfig({ ...base, state: { existingTableDescription: 'table.json' } }, { knownRoutes }),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^state\.existingTableDescription: describes the table of state\.existingTableName/,
+      ),
+    ]);
+  });
+
+  it('refuses credentials or a profile of another account or region, and goes ahead without them', () => {
+    // Act + Assess
+    const configured = { account: '123456789012', region: 'us-east-1' };
+    expect(
+      targetProblems(configured, { CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'us-east-1' }),
+    ).toEqual([]);
+    expect(targetProblems(configured, {})).toEqual([]);
+    // Without credentials the CLI still passes a region, its own fallback: not a target.
+    expect(targetProblems(configured, { CDK_DEFAULT_REGION: 'eu-west-1' })).toEqual([]);
+    expect(
+      targetProblems(configured, { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'eu-west-1' }),
+    ).toEqual([
+      expect.stringMatching(
+        /^account: the config deploys to 123456789012, but the AWS credentials are of account 210987654321/,
+      ),
+      expect.stringMatching(
+        /^region: the config deploys to us-east-1, but the AWS profile's region is eu-west-1/,
+      ),
+    ]);
+  });
+
+  it('compares an adopted table’s description with the keys and indexes the code needs', () => {
+    // Prepare: what describe-table answers for a table made from the connector's definition.
+    const input = createTableInput('restored');
+    const described = {
+      Table: { ...input, TableArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/restored' },
+    };
+    const expected = { tableName: 'restored', account: '123456789012', region: 'us-east-1' };
+    const withoutDriftIndex = {
+      Table: {
+        ...described.Table,
+        GlobalSecondaryIndexes: input.GlobalSecondaryIndexes?.filter(
+          (index) => index.IndexName !== 'driftIndex',
+        ),
+      },
+    };
+    const keysOnly = {
+      Table: {
+        ...described.Table,
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: input.GlobalSecondaryIndexes?.map((index) => ({
+          ...index,
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        })),
+      },
+    };
+
+    // Act + Assess
+    expect(adoptedTableProblems(described, expected)).toEqual([]);
+    expect(adoptedTableProblems(described.Table, expected)).toEqual([]);
+    expect(adoptedTableProblems(withoutDriftIndex, expected)).toEqual([
+      'index driftIndex is missing (the connector queries it)',
+    ]);
+    expect(adoptedTableProblems(keysOnly, { ...expected, account: '210987654321' })).toEqual([
+      'the table is in account 123456789012, the deployment in 210987654321',
+      'table: keys id/undefined, the connector needs pk (HASH) / sk (RANGE)',
+      'index trialIndex does not project accountId, hostname, trialEndDate, region (KEYS_ONLY)',
+      'index driftIndex does not project accountId (KEYS_ONLY)',
+    ]);
+    expect(adoptedTableProblems({}, expected)).toEqual([
+      expect.stringMatching(/^not a describe-table answer/),
+    ]);
   });
 });

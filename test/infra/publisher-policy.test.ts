@@ -14,7 +14,7 @@ import { fillPolicy } from '#scripts/policies.ts';
 
 const ACCOUNT = '111122223333';
 const REGION = 'us-east-1';
-const BUS = 'workforce-connector-acme';
+const BUS = 'workforce-connector-acme-prod';
 const BUS_ARN = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${BUS}`;
 
 const policy = fillPolicy(

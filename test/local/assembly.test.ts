@@ -28,6 +28,8 @@ import { sampleEntry, startServe } from './samples.ts';
 
 const GLOBEX_CONFIG = {
   partnerName: 'globex',
+  account: '210987654321',
+  region: 'eu-west-1',
   provisioningUrls: { US: 'https://provisioning.globex.example' },
   installUrlTemplate: 'https://{hostname}',
   allowedHostnameSuffixes: ['.globex.example'],
@@ -100,7 +102,7 @@ describe('npm start -- --assembly <cdk.out>', () => {
     const bundles = [...assembly.bundles.values()];
 
     // Assess
-    expect(names).toEqual(['WorkforceConnector-globex-State', 'WorkforceConnector-globex-Service']);
+    expect(names).toEqual(['WorkforceConnector-globex-prod-State', 'WorkforceConnector-globex-prod-Service']);
     expect(bundles.length).toBeGreaterThan(10);
     for (const bundle of bundles) {
       expect(bundle.kind).toBe('bundle');
@@ -148,6 +150,11 @@ describe('npm start -- --assembly <cdk.out>', () => {
       '  provisioning US https://provisioning.globex.example → http://127.0.0.1:9999',
       '  install URL https://{hostname} → http://127.0.0.1:9999/installs/{hostname}',
       '  install hostnames .globex.example → .sandbox.test',
+      // The config pins its account and region (lib/config-deployment.ts): run locally in the local ones.
+      ...['State', 'Service'].map(
+        (stack) =>
+          `WorkforceConnector-globex-prod-${stack} targets account 210987654321, region eu-west-1: run as account 000000000000, region us-east-1 (its ARNs, conditions and service principals rewritten)`,
+      ),
     ]);
   });
 
@@ -170,7 +177,7 @@ describe('npm start -- --assembly <cdk.out>', () => {
     expect(code, output.slice(-3000)).toBe(0);
     expect(output).toContain(`Local connector from the cloud assembly ${copy}`);
     expect(output).toMatch(
-      /cloud assembly .* stacks WorkforceConnector-globex-State, WorkforceConnector-globex-Service; partner globex, inbound source globex\.app/,
+      /cloud assembly .* stacks WorkforceConnector-globex-prod-State, WorkforceConnector-globex-prod-Service; partner globex, inbound source globex\.app/,
     );
     expect(output).toMatch(
       /provisioning US https:\/\/provisioning\.globex\.example → http:\/\/127\.0\.0\.1:\d+\n/,

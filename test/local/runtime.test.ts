@@ -175,7 +175,10 @@ describe('local runtime with stand-in handlers', () => {
     const invocation = fixture.invocations
       .slice(before)
       .find((call) => call.records.some((r) => r.body.includes('acct-shape')));
-    expect(invocation?.functionName).toMatch(/AccountCreatedFunction/);
+    // CloudFormation's generated name, cut to Lambda's 64 characters after the stack name.
+    expect(invocation?.functionName).toMatch(
+      /^WorkforceConnector-acme-prod-Service-ConnectorAccountCreatedFunc/,
+    );
     expect(invocation?.awsRequestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(invocation?.remainingTimeMs).toBeGreaterThan(9_000);
     const record = invocation?.records[0] as SQSRecord;
@@ -347,8 +350,8 @@ describe('local runtime with stand-in handlers', () => {
     // Assess
     expect(outbound).toEqual(runtime.outbound());
     expect(dlq).toEqual(runtime.dlq());
-    expect(resources.busName).toBe('workforce-connector-acme');
-    expect(resources.tokenSecretName).toBe('workforce-connector/acme/token');
+    expect(resources.busName).toBe('workforce-connector-acme-prod');
+    expect(resources.tokenSecretName).toBe('workforce-connector/acme-prod/token');
     expect(
       resources.queues
         .filter((queue) => queue.route === 'PlanChosen')

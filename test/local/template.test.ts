@@ -118,7 +118,7 @@ describe('the synthesized template as the local runtime reads it', () => {
     expect(views.filter((view) => view.deadLettersOf === 'refusal')).toHaveLength(1);
     // One per schedule: the trial watch and the drift watch.
     expect(views.filter((view) => view.deadLettersOf === 'schedule')).toHaveLength(2);
-    expect(deployment.connectorBus.name).toBe('workforce-connector-acme');
+    expect(deployment.connectorBus.name).toBe('workforce-connector-acme-prod');
   });
 
   it("hands an intake dead-letter queue's messages to the refusal function, through its event source mapping, and is busy until they are taken", async () => {

@@ -80,10 +80,14 @@ describe('an intake queue whose policy no longer lets its rule send', () => {
     expect(failed).toEqual([
       expect.objectContaining({ deadLettered: true, error: expect.stringContaining('sqs:SendMessage') }),
     ]);
+    // The route's intake dead-letter queue, by what the template makes it (its generated name is cut).
+    const intakeDeadLetters = runtime
+      .resources()
+      .queues.find(
+        (queue) => queue.route === 'SubscriptionStatusRequested' && queue.deadLettersOf === 'intake',
+      );
     const ruleDeadLetter = activities.find(
-      (activity) =>
-        activity.kind === 'dead-letter' &&
-        activity.deadLetter.queue.includes('SubscriptionStatusRequestedIntakeDead'),
+      (activity) => activity.kind === 'dead-letter' && activity.deadLetter.queue === intakeDeadLetters?.name,
     );
     expect(ruleDeadLetter).toMatchObject({
       deadLetter: { lastErrorCode: 'NO_PERMISSIONS', body: expect.stringContaining(String(statusEventId)) },
