@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { NetworkError } from '#functions/domain/errors.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
 import type { ServiceClient } from '#functions/service/client.ts';
-import { flowDependencies, forEachSandboxMode, useFlowHarness } from '#test/flows/support/harness.ts';
+import {
+  flowDependencies,
+  forEachSandboxMode,
+  occurredNow,
+  useFlowHarness,
+} from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
@@ -102,9 +107,10 @@ forEachSandboxMode(
             hostname,
             locationRef: 'loc-harbor-pier',
             locationId: location!['Id'],
+            created: true,
             areas: [
-              { name: 'Counter', areaId: areaIds[0] },
-              { name: 'Terrace', areaId: areaIds[1] },
+              { name: 'Counter', areaId: areaIds[0], created: true },
+              { name: 'Terrace', areaId: areaIds[1], created: true },
             ],
           }),
         );
@@ -124,7 +130,50 @@ forEachSandboxMode(
           expect.objectContaining({ OperationalUnitName: 'Harbor Pier Kiosk', OperationalUnitType: 0 }),
         ]);
         expect(onlyPublished(delivery, 'LocationProvisioned')['areas']).toEqual([
-          { name: 'Harbor Pier Kiosk', areaId: createdAreas(records)[0]!['Id'] },
+          { name: 'Harbor Pier Kiosk', areaId: createdAreas(records)[0]!['Id'], created: true },
+        ]);
+      });
+
+      it('creates no area for `areas: []` (an Enterprise top-level node)', async () => {
+        // Prepare
+        const { accountId, hostname } = await provisionedInstall(flow, 'loc-no-area');
+
+        // Act
+        const { delivery, calls } = await deliverWithCalls(
+          flow,
+          hostname,
+          'provision-location',
+          'LocationCreated',
+          locationCreated(accountId, { areas: [] }),
+        );
+
+        // Assess
+        expect(calls).toEqual(['PUT /api/v1/supervise/company']);
+        const records = await installRecords(flow, hostname);
+        expect(createdLocations(records)).toHaveLength(1);
+        expect(createdAreas(records)).toEqual([]);
+        expect(onlyPublished(delivery, 'LocationProvisioned')).toMatchObject({
+          locationId: createdLocations(records)[0]!['Id'],
+          created: true,
+          areas: [],
+        });
+      });
+
+      it('creates an inactive location for `active: false`', async () => {
+        // Prepare
+        const { accountId, hostname } = await provisionedInstall(flow, 'loc-inactive');
+
+        // Act
+        await deliver(
+          flow,
+          'provision-location',
+          'LocationCreated',
+          locationCreated(accountId, { active: false }),
+        );
+
+        // Assess
+        expect(createdLocations(await installRecords(flow, hostname))).toEqual([
+          expect.objectContaining({ CompanyName: 'Harbor Pier Kiosk', Active: false }),
         ]);
       });
 
@@ -195,9 +244,123 @@ forEachSandboxMode(
 
         // Assess
         expect(calls).toEqual([]);
-        const { causationId: _first, ...firstDetail } = onlyPublished(first, 'LocationProvisioned');
-        const { causationId: _again, ...againDetail } = onlyPublished(again!, 'LocationProvisioned');
-        expect(againDetail).toEqual(firstDetail);
+        const firstDetail = onlyPublished(first, 'LocationProvisioned');
+        const areas = firstDetail['areas'] as Array<Record<string, unknown>>;
+        expect(onlyPublished(again!, 'LocationProvisioned')).toEqual({
+          ...firstDetail,
+          causationId: again!.eventId,
+          created: false,
+          areas: areas.map((area) => ({ ...area, created: false })),
+        });
+      });
+
+      it('adds to an existing location only the areas it does not have, once under redelivery', async () => {
+        // Prepare: the location exists with Counter and Terrace; the next event lists Terrace and two new ones.
+        const { accountId, hostname } = await provisionedInstall(flow, 'loc-add-areas');
+        await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
+        const more = locationCreated(accountId, {
+          areas: [
+            { name: 'Terrace' },
+            { name: 'Bar', exportName: 'BAR' },
+            { name: 'Patio', geographic: true },
+          ],
+        });
+
+        // Act
+        const { delivery, calls } = await deliverWithCalls(
+          flow,
+          hostname,
+          'provision-location',
+          'LocationCreated',
+          more,
+        );
+        const redeliveryCalls = await callsDuring(flow, hostname, () =>
+          deliver(flow, 'provision-location', 'LocationCreated', more, {
+            id: delivery.eventId,
+            receiveCount: 2,
+          }),
+        );
+
+        // Assess
+        expect(calls).toEqual(['PUT /api/v1/supervise/department', 'PUT /api/v1/supervise/department']);
+        expect(redeliveryCalls).toEqual([]);
+        const records = await installRecords(flow, hostname);
+        expect(createdLocations(records)).toHaveLength(1);
+        const areas = createdAreas(records);
+        expect(areas.map((area) => area['OperationalUnitName'])).toEqual([
+          'Counter',
+          'Terrace',
+          'Bar',
+          'Patio',
+        ]);
+        expect(onlyPublished(delivery, 'LocationProvisioned')).toMatchObject({
+          locationId: createdLocations(records)[0]!['Id'],
+          created: false,
+          areas: [
+            { name: 'Terrace', areaId: areas[1]!['Id'], created: false },
+            { name: 'Bar', areaId: areas[2]!['Id'], created: true },
+            { name: 'Patio', areaId: areas[3]!['Id'], created: true },
+          ],
+        });
+      });
+
+      it('adds the missing areas of an existing location once after a crash between their creates', async () => {
+        // Prepare: the second event's first new area is created, then the run dies before the next.
+        const { accountId, hostname } = await provisionedInstall(flow, 'loc-add-crash');
+        // Both with occurredAt, so the second is the newer event on the location (last writer wins).
+        await deliver(
+          flow,
+          'provision-location',
+          'LocationCreated',
+          locationCreated(accountId, { occurredAt: occurredNow() }),
+        );
+        const dependencies = await flowDependencies();
+        const input = useCaseInput('LocationCreated', {
+          ...locationCreated(accountId, {
+            areas: [{ name: 'Counter' }, { name: 'Bar' }, { name: 'Patio' }],
+            occurredAt: occurredNow(),
+          }),
+          isWorkplace: true,
+          isPayrollEntity: true,
+          active: true,
+        });
+        let areaCreates = 0;
+        const crashingService: ServiceClient = {
+          ...dependencies.service,
+          install(name) {
+            const install = dependencies.service.install(name);
+            return {
+              ...install,
+              createArea: (request) =>
+                ++areaCreates > 1
+                  ? Promise.reject(new NetworkError('connect ECONNREFUSED (simulated crash)'))
+                  : install.createArea(request),
+            };
+          },
+        };
+        await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
+          'simulated crash',
+        );
+
+        // Act
+        const [provisioned] = await provisionLocation(input, dependencies);
+
+        // Assess
+        const areas = createdAreas(await installRecords(flow, hostname));
+        expect(areas.map((area) => area['OperationalUnitName'])).toEqual([
+          'Counter',
+          'Terrace',
+          'Bar',
+          'Patio',
+        ]);
+        expect(provisioned?.detail).toMatchObject({
+          created: false,
+          areas: [
+            { name: 'Counter', areaId: areas[0]!['Id'], created: false },
+            { name: 'Bar', areaId: areas[2]!['Id'], created: true },
+            { name: 'Patio', areaId: areas[3]!['Id'], created: true },
+          ],
+        });
       });
 
       it('finishes the areas after a crash that followed the location create, without a second location', async () => {
@@ -218,6 +381,7 @@ forEachSandboxMode(
           ...locationCreated(accountId),
           isWorkplace: true,
           isPayrollEntity: true,
+          active: true,
         });
         await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
           'simulated crash',
@@ -238,9 +402,10 @@ forEachSandboxMode(
         ]);
         expect(provisioned?.detail).toMatchObject({
           locationId: createdLocations(records)[0]!['Id'],
+          created: true,
           areas: [
-            { name: 'Counter', areaId: createdAreas(records)[0]!['Id'] },
-            { name: 'Terrace', areaId: createdAreas(records)[1]!['Id'] },
+            { name: 'Counter', areaId: createdAreas(records)[0]!['Id'], created: true },
+            { name: 'Terrace', areaId: createdAreas(records)[1]!['Id'], created: true },
           ],
         });
       });
@@ -295,7 +460,7 @@ forEachSandboxMode(
         ],
         ['an empty name', { name: '' }, 'name'],
         ['two areas with one name', { areas: [{ name: 'Bar' }, { name: 'Bar' }] }, 'areas[1].name'],
-        ['an empty area list', { areas: [] }, 'areas'],
+        ['an active flag that is not a boolean', { active: 'no' }, 'active'],
         ['an unknown field', { manager: 'Sam' }, 'manager'],
       ];
 
@@ -317,6 +482,7 @@ forEachSandboxMode(
           ...locationCreated(accountId),
           isWorkplace: false,
           isPayrollEntity: false,
+          active: true,
         });
         const dependencies = await flowDependencies();
 
