@@ -38,6 +38,8 @@ export default defineConfig({
             'test/flows/install/provision-location.test.ts',
             'test/flows/install/sync-employee.test.ts',
             'test/flows/provisioning/drift-watch.test.ts',
+            'test/flows/provisioning/error-readings-configured.test.ts',
+            'test/flows/provisioning/error-readings-default.test.ts',
             'test/flows/provisioning/trial-watch-catch-up.test.ts',
             'test/flows/provisioning/trial-watch-scale.test.ts',
           ],

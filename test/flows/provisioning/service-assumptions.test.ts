@@ -28,6 +28,8 @@ forEachSandboxMode(() => {
     config: {
       serviceAssumptions: {
         hostnameNotLinkedCodes: [NOT_LINKED],
+        // Codes only: the sandbox's message ("... is not linked to ...") would otherwise name it too.
+        hostnameNotLinkedMessagePatterns: [],
         signupDuplicateCodes: ['DUPLICATE_PARTNER_REFERENCE'],
         signupDuplicateMessagePatterns: [],
       },
