@@ -88,7 +88,7 @@ export class AwaitingBusinessError extends RetryableError {
   }
 }
 
-/** The service refused the bearer token (401 or 403); the cached copy is dropped. */
+/** The service refused the bearer token (401, or as serviceAssumptions.uncodedStatusReadings reads an answer without a code); the cached copy is dropped. */
 export class TokenRejectedError extends TokenProblemError {
   constructor(message: string, details: ConnectorErrorDetails = {}) {
     super('TOKEN_REJECTED', message, details);
