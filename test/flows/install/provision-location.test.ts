@@ -314,51 +314,61 @@ forEachSandboxMode(
         });
       });
 
-      it('adds the missing areas of an existing location once after a crash between their creates', async () => {
-        // Prepare: the second event's first new area is created, then the run dies before the next.
-        const { accountId, hostname } = await provisionedInstall(flow, 'loc-add-crash');
-        // Both with occurredAt, so the second is the newer event on the location (last writer wins).
-        await deliver(
-          flow,
-          'provision-location',
-          'LocationCreated',
-          locationCreated(accountId, { occurredAt: occurredNow() }),
-        );
-        const dependencies = await flowDependencies();
-        const input = useCaseInput('LocationCreated', {
-          ...locationCreated(accountId, {
-            areas: [{ name: 'Counter' }, { name: 'Bar' }, { name: 'Patio' }],
-            occurredAt: occurredNow(),
-          }),
-          isWorkplace: true,
-          isPayrollEntity: true,
-          active: true,
-        });
-        let areaCreates = 0;
-        const crashingService: ServiceClient = {
-          ...dependencies.service,
-          install(name) {
-            const install = dependencies.service.install(name);
-            return {
-              ...install,
-              createArea: (request) =>
-                ++areaCreates > 1
-                  ? Promise.reject(new NetworkError('connect ECONNREFUSED (simulated crash)'))
-                  : install.createArea(request),
-            };
-          },
-        };
-        await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
-          'simulated crash',
-        );
+      it.each([
+        ['before the second new area reaches the service', false],
+        ['between the second new area created at the service and its id recorded', true],
+      ])(
+        'adds the missing areas of an existing location once after a crash %s',
+        async (_when, createdFirst) => {
+          // Prepare: the second event's first new area is created and recorded, then the run dies at
+          // the next one: before it is sent, or after the service made it (its marker stays CREATING).
+          const { accountId, hostname } = await provisionedInstall(flow, 'loc-add-crash');
+          // Both with occurredAt, so the second is the newer event on the location (last writer wins).
+          await deliver(
+            flow,
+            'provision-location',
+            'LocationCreated',
+            locationCreated(accountId, { occurredAt: occurredNow() }),
+          );
+          const dependencies = await flowDependencies();
+          const input = useCaseInput('LocationCreated', {
+            ...locationCreated(accountId, {
+              areas: [{ name: 'Counter' }, { name: 'Bar' }, { name: 'Patio' }],
+              occurredAt: occurredNow(),
+            }),
+            isWorkplace: true,
+            isPayrollEntity: true,
+            active: true,
+          });
+          let areaCreates = 0;
+          const crashingService: ServiceClient = {
+            ...dependencies.service,
+            install(name) {
+              const install = dependencies.service.install(name);
+              return {
+                ...install,
+                createArea: async (request) => {
+                  if (++areaCreates === 1) return install.createArea(request);
+                  if (!createdFirst) throw new NetworkError('connect ECONNREFUSED (simulated crash)');
+                  // The process dies after the service made the area: nothing releases its marker.
+                  await install.createArea(request);
+                  throw new Error('the process died (simulated crash)');
+                },
+              };
+            },
+          };
+          await expect(
+            provisionLocation(input, { ...dependencies, service: crashingService }),
+          ).rejects.toThrow('simulated crash');
 
-        // Act
-        const [provisioned] = await provisionLocation(input, dependencies);
+          // Act
+          const [provisioned] = await provisionLocation(input, dependencies);
 
-        // Assess
-        const areas = createdAreas(await installRecords(flow, hostname));
-        expect(provisioned?.detail).toMatchObject(barAndPatioAdded(areas, 'Counter'));
-      });
+          // Assess
+          const areas = createdAreas(await installRecords(flow, hostname));
+          expect(provisioned?.detail).toMatchObject(barAndPatioAdded(areas, 'Counter'));
+        },
+      );
 
       it('finishes the areas after a crash that followed the location create, without a second location', async () => {
         // Prepare: the first run creates the location, then the area calls never reach the service.
