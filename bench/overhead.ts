@@ -262,7 +262,8 @@ export async function measureCallsPerEvent(
   await count('signup', 1, signup);
   const accountId = signup.detail.accountId;
   await count('plan change', 1, planChosen(accountId, 'PREMIUM'));
-  await count('plan already there', 0, planChosen(accountId, 'PREMIUM'));
+  // The table says there is nothing to do: one subscription-status call confirms it (it may be stale).
+  await count('plan already there', 1, planChosen(accountId, 'PREMIUM'));
   await count('subscription status', 1, subscriptionStatusRequested(accountId));
   // First sync of a field allocates its slot; the second finds it in the table.
   await runEntry(employeeChanged(accountId, { customFields: { badgeNumber: 'B-1' } }));
@@ -271,6 +272,15 @@ export async function measureCallsPerEvent(
   await runEntry(employeeChanged(accountId, { payRate }));
   await count('cached award', 1, employeeChanged(accountId, { payRate: { ...payRate, hourlyRate: 25.75 } }));
   await count('location, 3 areas', 4, locationCreated(accountId, 3));
+  await count('location, no area', 1, locationCreated(accountId, 0));
+  // A location the connector created with Area 1, then listed again with Area 1 to 3: two creates.
+  const existing = locationCreated(accountId, 1);
+  await runEntry(existing);
+  const more = locationCreated(accountId, 3);
+  await count('location exists, 2 areas added', 2, {
+    ...more,
+    detail: { ...more.detail, locationRef: existing.detail['locationRef'] },
+  });
   for (const days of budgetDays) {
     await count(
       `budget, ${days} days`,

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 
-export const FAULT_KINDS = ['429', '500', 'timeout', 'drop-after-commit'] as const;
+/**
+ * `401-no-code`, `403-no-code`, `404-no-code`: the status with a body that carries no error code
+ * (`{"message": ...}`, as a gateway in front of a service answers), for the connector's readings of
+ * such answers (serviceAssumptions.uncodedStatusReadings); nothing is applied.
+ */
+export const FAULT_KINDS = [
+  '429',
+  '500',
+  'timeout',
+  'drop-after-commit',
+  '401-no-code',
+  '403-no-code',
+  '404-no-code',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const faultPlanSchema = z.strictObject({

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { controlRoutes } from './control.ts';
 import { ApiError, invalid, notFound } from './errors.ts';
+import type { FaultKind } from './faults.ts';
 import { applyDueMetrics, installRoutes } from './install.ts';
 import type { LenientReading, RegionCode } from './mode.ts';
 import { assertRegionRuns, deleteLapsedBusinesses, provisioningRoutes } from './provisioning.ts';
@@ -154,6 +155,13 @@ interface ServerRuntime {
   heldTimers: Set<NodeJS.Timeout>;
 }
 
+/** The answers of the `*-no-code` faults: a status and a message, no error code (not applied). */
+const UNCODED_FAULTS: Partial<Record<FaultKind, { status: number; message: string }>> = {
+  '401-no-code': { status: 401, message: 'Unauthorized' },
+  '403-no-code': { status: 403, message: 'Forbidden' },
+  '404-no-code': { status: 404, message: 'Not Found' },
+};
+
 /** A 'timeout' fault never answers: the socket is dropped when the client leaves or after 30 s. */
 function holdWithoutAnswer(runtime: ServerRuntime, request: IncomingMessage, response: ServerResponse): void {
   const timer = setTimeout(() => {
@@ -227,6 +235,11 @@ async function serveApi(
       { status: 500, body: errorBody(envelope, 'INTERNAL_ERROR', 'internal error (injected fault)') },
       '500',
     );
+    return;
+  }
+  const uncoded = fault === undefined ? undefined : UNCODED_FAULTS[fault];
+  if (uncoded !== undefined) {
+    answer({ status: uncoded.status, body: { message: uncoded.message } }, fault);
     return;
   }
   if (fault === 'timeout') {

@@ -1,4 +1,4 @@
-import { FaultInjector, RateLimiter } from './faults.ts';
+import { FaultInjector, type FaultKind, RateLimiter } from './faults.ts';
 import { type ModeOptions, SandboxMode } from './mode.ts';
 import type { Install, Region } from './records.ts';
 import { SandboxClock } from './time.ts';
@@ -34,7 +34,7 @@ export interface RequestLogEntry {
   /** 0 when the sandbox never answered (timeout or drop-after-commit faults). */
   status: number;
   /** Why the answer is not the API's own: `rate-limit` (over `--rate-limit`), or the injected fault's kind. */
-  cause?: 'rate-limit' | '429' | '500' | 'timeout' | 'drop-after-commit';
+  cause?: 'rate-limit' | FaultKind;
 }
 
 export interface SandboxSettings {

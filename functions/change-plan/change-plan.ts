@@ -6,6 +6,7 @@ import { serviceRejection } from '#functions/domain/service-rejection.ts';
 import type { OutboundEvent } from '#functions/publisher/publisher.ts';
 import type { Dependencies } from '#functions/runtime/dependencies.ts';
 import type { UseCaseInput } from '#functions/runtime/use-case.ts';
+import type { SubscriptionStatus } from '#functions/service/records/provisioning.ts';
 import {
   notePlanChangeRequested,
   recordSyncSuccess,
@@ -25,9 +26,9 @@ export const PLAN: Thing = { key: 'plan', field: 'plan' };
  * changePlan — PlanChosen → change-plan (upgrade or cancel) → PlanChanged.
  *
  * Input: the PlanChosen detail (accountId, plan PREMIUM|FREE, billingAddress?).
- * Output: one `PlanChanged` {hostname, edition, previousEdition, billingStartsOn?}; nothing when the
- * mapping already shows the chosen plan (the event is acknowledged without a call); one
- * `SyncSkipped` SUPERSEDED (and no call) when a newer PlanChosen was applied first.
+ * Output: one `PlanChanged` {hostname, edition, previousEdition, billingStartsOn?, alreadyOnPlan?};
+ * one `SyncSkipped` SUPERSEDED (and no call) when a newer PlanChosen was applied first; a
+ * `SyncFailed` with a precise code for a refusal.
  *
  * Steps:
  * 1. Find the account's business (domain/provisioned-business.ts): its AccountCreated on its way
@@ -35,13 +36,19 @@ export const PLAN: Thing = { key: 'plan', field: 'plan' };
  *    SyncFailed BUSINESS_NOT_PROVISIONED at once; no AccountCreated ever received → counted attempts.
  * 2. Last writer wins (domain/event-order.ts): the plan is one thing, replaced whole. A PlanChosen
  *    older (by occurredAt, then event id) than the one applied last → SyncSkipped, no call.
- * 3. Already on the target edition → acknowledge, no call, nothing published (a redelivery or a
- *    repeated choice changes nothing); the plan's position still moves to this event, so an older
- *    choice arriving later does not undo it.
+ * 3. The table says there is nothing to do — already on the target edition, or FREE on a trial
+ *    (the service cannot cancel one) — but it may be stale (the service changed the business and
+ *    the drift watch has not looked yet). One subscription-status call confirms it (a refusal →
+ *    SyncFailed with the service's code):
+ *    - the service holds the target edition → no change-plan call; the table takes the service's
+ *      edition, the plan's position moves to this event, PlanChanged {alreadyOnPlan: true,
+ *      previousEdition: the table's edition}.
+ *    - otherwise the change starts from the service's edition (e.g. PREMIUM chosen, the table
+ *      says premium, the service says free → upgrade), as below.
  * 4. Rules checked before calling, so the service is not asked what it will refuse:
- *    FREE while on trial → CANNOT_CANCEL_TRIAL (the service refuses cancel on trial; the trial
- *    ends on its own as SUBSCRIPTION_FREE); PREMIUM for a US business without a billing address
- *    (no filled field) → BILLING_ADDRESS_REQUIRED.
+ *    FREE while on trial (the service's edition when step 3 asked it) → CANNOT_CANCEL_TRIAL (the
+ *    trial ends on its own as SUBSCRIPTION_FREE); PREMIUM for a US business without a billing
+ *    address (no filled field) → BILLING_ADDRESS_REQUIRED.
  * 5. upgrade or cancel. On a refusal, subscription-status decides: when the service already holds
  *    the target edition (an earlier attempt committed and its answer was lost, or the plan was
  *    changed at the service), the change counts as done; otherwise SyncFailed with the service's
@@ -59,15 +66,24 @@ export async function changePlan(
   const order = await EventOrder.read(store, business.hostname, event, detail, [PLAN], { lastWriterWins });
   if (!order.applies(PLAN)) return order.syncSkipped();
   const target = TARGET_EDITION[detail.plan];
-  if (business.edition === target) {
-    await order.applied([PLAN], clock.now());
-    return [];
+
+  // What the change starts from: the table's edition, or the service's when the table says there
+  // is nothing to do (it may be stale: an outside change the drift watch has not seen yet).
+  let current = business.edition;
+  let confirmed = false;
+  if (tableSaysNothingToDo(detail.plan, business.edition)) {
+    const status = await confirmedStatus(service, business);
+    if (status.edition === target) {
+      return alreadyOnPlan({ detail, business, status, order }, { store, clock });
+    }
+    current = status.edition;
+    confirmed = true;
   }
 
-  if (detail.plan === 'FREE' && business.edition === TRIAL_EDITION) {
+  if (detail.plan === 'FREE' && current === TRIAL_EDITION) {
     throw new PermanentError(
       'CANNOT_CANCEL_TRIAL',
-      `business ${business.hostname} is on trial; the service cannot cancel a trial, it becomes ${FREE_EDITION} when the trial ends`,
+      `business ${business.hostname} is on trial${confirmed ? ' (confirmed with subscription-status)' : ''}; the service cannot cancel a trial, it becomes ${FREE_EDITION} when the trial ends`,
     );
   }
   if (detail.plan === 'PREMIUM' && business.region === 'US' && !hasFilledField(detail.billingAddress)) {
@@ -116,7 +132,7 @@ export async function changePlan(
   await order.applied([PLAN], syncedAt);
   await recordSyncSuccess(store, detail.accountId, syncedAt);
   const billingStartsOn =
-    business.edition === TRIAL_EDITION && edition === PREMIUM_EDITION
+    current === TRIAL_EDITION && edition === PREMIUM_EDITION
       ? dayAfterTrialEnd(result.trialEndDate ?? business.trialEndDate, conversionTimeOf(result) ?? syncedAt)
       : undefined;
   return [
@@ -125,8 +141,74 @@ export async function changePlan(
       detail: {
         hostname: business.hostname,
         edition,
-        previousEdition: business.edition,
+        previousEdition: current,
         ...(billingStartsOn ? { billingStartsOn } : {}),
+      },
+    },
+  ];
+}
+
+type Business = Awaited<ReturnType<typeof provisionedBusinessOf>>;
+
+/**
+ * The table's edition says the choice needs no call: already on it, or FREE on a trial (the
+ * service cannot cancel a trial, which becomes free on its own when it ends).
+ */
+function tableSaysNothingToDo(plan: PlanChosenDetail['plan'], edition: string): boolean {
+  return edition === TARGET_EDITION[plan] || (plan === 'FREE' && edition === TRIAL_EDITION);
+}
+
+/** subscription-status, its refusal a SyncFailed with the service's code (e.g. HOSTNAME_NOT_LINKED). */
+async function confirmedStatus(
+  service: Dependencies['service'],
+  business: Business,
+): Promise<SubscriptionStatus> {
+  try {
+    return await service.provisioning.subscriptionStatus(business.hostname, business.region);
+  } catch (error) {
+    if (error instanceof ServiceRejectedError) {
+      throw serviceRejection('subscription-status (confirming the stored edition)', error);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The service already holds the chosen edition: no change-plan call. The table takes the
+ * service's edition and trial end (it may have been stale), the plan's position moves to this
+ * event (an older choice arriving later changes nothing), and PlanChanged says so with
+ * `alreadyOnPlan` and the edition the table held as `previousEdition`.
+ */
+async function alreadyOnPlan(
+  {
+    detail,
+    business,
+    status,
+    order,
+  }: {
+    detail: PlanChosenDetail;
+    business: Business;
+    status: SubscriptionStatus;
+    order: EventOrder;
+  },
+  { store, clock }: Pick<Dependencies, 'store' | 'clock'>,
+): Promise<OutboundEvent[]> {
+  const syncedAt = clock.now();
+  await updateEdition(store, detail.accountId, {
+    edition: status.edition,
+    ...(status.trialEndDate ? { trialEndDate: status.trialEndDate } : {}),
+    syncedAt,
+  });
+  await order.applied([PLAN], syncedAt);
+  await recordSyncSuccess(store, detail.accountId, syncedAt);
+  return [
+    {
+      detailType: 'PlanChanged',
+      detail: {
+        hostname: business.hostname,
+        edition: status.edition,
+        previousEdition: business.edition,
+        alreadyOnPlan: true,
       },
     },
   ];

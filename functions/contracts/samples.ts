@@ -208,9 +208,10 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     causationId,
     locationRef: 'loc-waterfront',
     locationId: 3,
+    created: true,
     areas: [
-      { name: 'Kitchen', areaId: 3 },
-      { name: 'Front of House', areaId: 4 },
+      { name: 'Kitchen', areaId: 3, created: true },
+      { name: 'Front of House', areaId: 4, created: true },
     ],
   },
   BudgetSaved: {

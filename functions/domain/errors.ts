@@ -10,6 +10,8 @@ export interface ConnectorErrorDetails {
   status?: number;
   /** The service's own error code (from the error envelope), when it sent one. */
   serviceCode?: string;
+  /** The service's own error message, when it sent one (refusals only). */
+  serviceMessage?: string;
   /** How long the service asked us to wait (Retry-After), in milliseconds. */
   retryAfterMs?: number;
   cause?: unknown;
@@ -19,6 +21,7 @@ export class ConnectorError extends Error {
   readonly code: string;
   readonly status?: number;
   readonly serviceCode?: string;
+  readonly serviceMessage?: string;
   readonly retryAfterMs?: number;
 
   constructor(code: string, message: string, details: ConnectorErrorDetails = {}) {
@@ -27,6 +30,7 @@ export class ConnectorError extends Error {
     this.code = code;
     if (details.status !== undefined) this.status = details.status;
     if (details.serviceCode !== undefined) this.serviceCode = details.serviceCode;
+    if (details.serviceMessage !== undefined) this.serviceMessage = details.serviceMessage;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
   }
 
@@ -84,7 +88,7 @@ export class AwaitingBusinessError extends RetryableError {
   }
 }
 
-/** The service refused the bearer token (401 or 403); the cached copy is dropped. */
+/** The service refused the bearer token (401, or as serviceAssumptions.uncodedStatusReadings reads an answer without a code); the cached copy is dropped. */
 export class TokenRejectedError extends TokenProblemError {
   constructor(message: string, details: ConnectorErrorDetails = {}) {
     super('TOKEN_REJECTED', message, details);
@@ -123,12 +127,23 @@ export class OutcomeUnknownError extends RetryableError {
   }
 }
 
-/** The service refused the call (4xx or `success: false`); carries its code and message. */
+/**
+ * The service refused the call (4xx or `success: false`); carries its code and message. `code` is
+ * SERVICE_REJECTED, or HOSTNAME_NOT_LINKED for an answer without a service code that the
+ * deployment reads as "not linked" (serviceAssumptions.uncodedStatusReadings).
+ */
 export class ServiceRejectedError extends PermanentError {
-  constructor(message: string, details: ConnectorErrorDetails = {}) {
-    super('SERVICE_REJECTED', message, details);
+  constructor(
+    message: string,
+    details: ConnectorErrorDetails = {},
+    code: 'SERVICE_REJECTED' | typeof HOSTNAME_NOT_LINKED = 'SERVICE_REJECTED',
+  ) {
+    super(code, message, details);
   }
 }
+
+/** The connector's code for an answer without a service code read as "hostname not linked". */
+export const HOSTNAME_NOT_LINKED = 'HOSTNAME_NOT_LINKED';
 
 export class RegionNotAvailableError extends PermanentError {
   readonly region: string;

@@ -8,6 +8,7 @@ import {
   UNCONFIRMED_SIGNUP_LOG_MESSAGE,
   UNCONFIRMED_SIGNUPS_LOGGED_PER_RUN,
 } from '#functions/runtime/metric-names.ts';
+import { hostnameNotLinkedReason, type ServiceAssumptions } from '#functions/service/assumptions.ts';
 import {
   type BusinessRecord,
   getBusiness,
@@ -83,8 +84,11 @@ type DriftOutcome = 'unchanged' | 'edition-changed' | 'gone' | 'skipped';
  *    - a plan change of change-plan in flight (its marker, younger than the grace) → skipped: the
  *      change it is making is the partner's own and is announced as PlanChanged.
  *    - on trial with the recorded trial end passed → the trial watch's (TrialEnded), not drift.
- *    - subscription-status refused with one of `serviceAssumptions.hostnameNotLinkedCodes`
- *      (default HOSTNAME_NOT_LINKED) → BusinessGone once, `reason` = that code; the business
+ *    - subscription-status refused as "not linked" (`hostnameNotLinkedReason`: a code of
+ *      `serviceAssumptions.hostnameNotLinkedCodes` (default HOSTNAME_NOT_LINKED), a status of
+ *      `.hostnameNotLinkedStatuses` (default none), or a message matching
+ *      `.hostnameNotLinkedMessagePatterns` (default "not linked")) → BusinessGone once, `reason` =
+ *      the service's code, or `HTTP <status>` when it sent none; the business
  *      becomes GONE (leaves both indexes; later events end in SyncFailed BUSINESS_GONE).
  *    - the service's edition differs from the recorded one, and no edition was recorded while the
  *      call ran → BusinessEditionChanged {previousEdition, edition} once; the edition is recorded.
@@ -125,13 +129,13 @@ export async function driftWatch(
     unconfirmedSignups: 0,
     unconfirmedSignupsListed: 0,
   };
-  const notLinkedCodes = dependencies.config.serviceAssumptions.hostnameNotLinkedCodes;
+  const notLinked = dependencies.config.serviceAssumptions;
   await runDueItems(
     driftChecksDueBefore(store, now, options),
     report,
     { watch: 'drift watch', concurrency, timeIsShort, logger },
     async (due) => {
-      const outcome = await checkBusiness(due.accountId, run, notLinkedCodes, dependencies);
+      const outcome = await checkBusiness(due.accountId, run, notLinked, dependencies);
       if (outcome === 'edition-changed') report.editionChangedAnnounced += 1;
       if (outcome === 'gone') report.goneAnnounced += 1;
       report.checked += 1;
@@ -183,7 +187,7 @@ async function reportUnconfirmedSignups(report: DriftWatchReport, dependencies: 
 async function checkBusiness(
   accountId: string,
   input: RunContext,
-  notLinkedCodes: readonly string[],
+  notLinked: ServiceAssumptions,
   dependencies: Dependencies,
 ): Promise<DriftOutcome> {
   const { store, service, clock, config } = dependencies;
@@ -215,13 +219,9 @@ async function checkBusiness(
   try {
     status = await service.provisioning.subscriptionStatus(hostname, regionSchema.parse(business.region));
   } catch (error) {
-    if (
-      error instanceof ServiceRejectedError &&
-      error.serviceCode !== undefined &&
-      notLinkedCodes.includes(error.serviceCode)
-    ) {
-      return announceGone(business, hostname, error.serviceCode, input, dependencies);
-    }
+    const reason =
+      error instanceof ServiceRejectedError ? hostnameNotLinkedReason(error, notLinked) : undefined;
+    if (reason !== undefined) return announceGone(business, hostname, reason, input, dependencies);
     throw error;
   }
 

@@ -56,10 +56,13 @@ export const locationThing = (locationRef: string): Thing => ({
  *
  * Input: the LocationCreated detail (accountId, locationRef, name, code?, tradingName?, address?,
  * isWorkplace (default true), isPayrollEntity (default false), payrollExportCode?,
- * parentLocationId?, areas? [{name, exportName?, address?, geographic?}]).
- * Output: one `LocationProvisioned` {hostname, locationRef, locationId, areas [{name, areaId}]}
- * with the areas in the order of the event (one area named like the location when none is listed,
- * because the service creates none through the API and a location without an area records no time);
+ * parentLocationId?, active (default true, sent as `Active`), areas? [{name, exportName?, address?,
+ * geographic?}]).
+ * Output: one `LocationProvisioned` {hostname, locationRef, locationId, created, areas [{name,
+ * areaId, created}]} with the areas in the order of the event: areas absent → one area named like
+ * the location (the service creates none through the API and a location without an area records
+ * no time); `areas: []` → none (an Enterprise top-level node "needs no area"). `created` says
+ * whether this event created the location / each area, or it existed (an earlier event's);
  * one `SyncSkipped` SUPERSEDED instead, creating nothing, when a newer LocationCreated for the same
  * locationRef (by occurredAt, then event id) was applied first (locationThing).
  *
@@ -84,7 +87,9 @@ export const locationThing = (locationRef: string): Thing => ({
  * 5. Each area the same way under the location's record (AREA_LOOKUP_RESOURCE, matched on
  *    Company = location id and OperationalUnitName) → AREA_OUTCOME_UNKNOWN when it cannot tell.
  *    A redelivery after a crash between steps therefore finishes the missing areas and creates
- *    no second location or area.
+ *    no second location or area. The same holds for a later event on a location that exists: it
+ *    reuses the recorded location (no call) and each area recorded under the same name, and
+ *    creates only the areas not recorded yet.
  */
 export async function provisionLocation(
   { event, detail }: UseCaseInput<LocationCreatedDetail>,
@@ -111,16 +116,14 @@ export async function provisionLocation(
     lookups: { location: config.locationLookupResource, area: config.areaLookupResource },
   };
 
-  const locationId = await ensureLocation(creation, detail);
+  const ensuredLocation = await ensureLocation(creation, detail);
   // The location is recorded, its areas are not: the redelivery must reuse it.
   interruptions?.at('provision-location.after-location');
   const areas = detail.areas ?? [{ name: detail.name }];
-  const provisioned: Array<{ name: string; areaId: number }> = [];
+  const provisioned: Array<{ name: string; areaId: number; created: boolean }> = [];
   for (const area of areas) {
-    provisioned.push({
-      name: area.name,
-      areaId: await ensureArea(creation, detail.locationRef, locationId, area),
-    });
+    const ensured = await ensureArea(creation, detail.locationRef, ensuredLocation.id, area);
+    provisioned.push({ name: area.name, areaId: ensured.id, created: ensured.created });
     interruptions?.at('provision-location.between-areas');
   }
 
@@ -132,11 +135,21 @@ export async function provisionLocation(
       detail: {
         hostname: business.hostname,
         locationRef: detail.locationRef,
-        locationId,
+        locationId: ensuredLocation.id,
+        created: ensuredLocation.created,
         areas: provisioned,
       },
     },
   ];
+}
+
+/**
+ * A location or area the event needs, and whether this event created it: its marker names the
+ * event whose create call made it (a redelivery of that event, after a crash, still says created).
+ */
+interface Ensured {
+  id: number;
+  created: boolean;
 }
 
 interface Creation {
@@ -158,7 +171,7 @@ export function locationRequest(detail: LocationCreatedDetail): LocationRequest 
     IsPayrollEntity: detail.isPayrollEntity ? 1 : 0,
     ...(detail.payrollExportCode === undefined ? {} : { PayrollExportCode: detail.payrollExportCode }),
     ...(detail.parentLocationId === undefined ? {} : { ParentCompany: detail.parentLocationId }),
-    Active: true,
+    Active: detail.active,
   };
 }
 
@@ -172,7 +185,7 @@ export function areaRequest(locationId: number, area: LocationArea): AreaRequest
   };
 }
 
-async function ensureLocation(creation: Creation, detail: LocationCreatedDetail): Promise<number> {
+async function ensureLocation(creation: Creation, detail: LocationCreatedDetail): Promise<Ensured> {
   const { store, install, event } = creation;
   const { hostname } = install;
   let claimedAt = creation.at();
@@ -182,11 +195,14 @@ async function ensureLocation(creation: Creation, detail: LocationCreatedDetail)
   });
   if (!claim.claimed) {
     const { existing } = claim;
-    if (existing.status === 'CREATED' && existing.locationId !== undefined) return existing.locationId;
+    const byThisEvent = existing.eventId === event.id;
+    if (existing.status === 'CREATED' && existing.locationId !== undefined) {
+      return { id: existing.locationId, created: byThisEvent };
+    }
     const outcome = await earlierLocationOutcome(creation, detail, existing);
     if (outcome.kind === 'created') {
       await recordLocationCreated(store, hostname, detail.locationRef, outcome.id);
-      return outcome.id;
+      return { id: outcome.id, created: byThisEvent };
     }
     if (outcome.kind === 'unknown') {
       throw new PermanentError(
@@ -228,7 +244,7 @@ async function ensureLocation(creation: Creation, detail: LocationCreatedDetail)
     }
   }
   await recordLocationCreated(store, hostname, detail.locationRef, locationId);
-  return locationId;
+  return { id: locationId, created: true };
 }
 
 async function ensureArea(
@@ -236,7 +252,7 @@ async function ensureArea(
   locationRef: string,
   locationId: number,
   area: LocationArea,
-): Promise<number> {
+): Promise<Ensured> {
   const { store, install, event } = creation;
   const { hostname } = install;
   let claimedAt = creation.at();
@@ -246,7 +262,10 @@ async function ensureArea(
   });
   if (!claim.claimed) {
     const { existing } = claim;
-    if (existing.status === 'CREATED' && existing.areaId !== undefined) return existing.areaId;
+    const byThisEvent = existing.eventId === event.id;
+    if (existing.status === 'CREATED' && existing.areaId !== undefined) {
+      return { id: existing.areaId, created: byThisEvent };
+    }
     const outcome = await earlierAreaOutcome(
       creation,
       { locationRef, locationId, name: area.name },
@@ -254,7 +273,7 @@ async function ensureArea(
     );
     if (outcome.kind === 'created') {
       await recordAreaCreated(store, hostname, locationRef, area.name, outcome.id);
-      return outcome.id;
+      return { id: outcome.id, created: byThisEvent };
     }
     if (outcome.kind === 'unknown') {
       throw new PermanentError(
@@ -295,7 +314,7 @@ async function ensureArea(
     }
   }
   await recordAreaCreated(store, hostname, locationRef, area.name, areaId);
-  return areaId;
+  return { id: areaId, created: true };
 }
 
 /**

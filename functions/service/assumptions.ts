@@ -17,6 +17,9 @@ const DEFAULTS = {
   signupDuplicateCodes: ['EXTERNAL_ID_NOT_UNIQUE', 'EMAIL_ALREADY_EXISTS'],
   signupDuplicateMessagePatterns: ['external\\s*id.*(not unique|already|exists|in use|duplicate)'],
   hostnameNotLinkedCodes: ['HOSTNAME_NOT_LINKED'],
+  hostnameNotLinkedStatuses: [],
+  hostnameNotLinkedMessagePatterns: ['\\bnot linked\\b'],
+  uncodedStatusReadings: { '401': 'token-refused', '403': 'not-linked', '404': 'refusal' },
   installAuth: 'bearer',
   agreedHourCycleSpelling: 'per-form',
   agreementIdFields: ['AgreementId', 'agreementId', 'Id', 'id'],
@@ -63,6 +66,11 @@ const regexSource = () =>
     { error: 'expected a regular expression' },
   );
 
+/** How an answer without a service error code is read (uncodedStatusReadings). */
+export const UNCODED_READINGS = ['token-refused', 'not-linked', 'retry', 'refusal'] as const;
+export type UncodedReading = (typeof UNCODED_READINGS)[number];
+const uncodedReading = z.enum(UNCODED_READINGS);
+
 /** The deploy setting's schema; a deployment that sets no assumptions uses the defaults above. */
 export const serviceAssumptionsSchema = z.strictObject({
   /**
@@ -81,6 +89,38 @@ export const serviceAssumptionsSchema = z.strictObject({
    * (BusinessGone). Any other refusal is a failed check, tried again on the next run.
    */
   hostnameNotLinkedCodes: names(DEFAULTS.hostnameNotLinkedCodes),
+  /**
+   * HTTP statuses of a subscription-status refusal that mean the same, whatever its code (e.g.
+   * 404 or 410 when the real service answers a deleted business so). Default none: the sandbox
+   * names the condition by its code.
+   */
+  hostnameNotLinkedStatuses: z
+    .array(z.int().min(400).max(499))
+    .default([...DEFAULTS.hostnameNotLinkedStatuses]),
+  /**
+   * The same, matched on the refusal's message (case-insensitive regular expressions). Default:
+   * "not linked", the words of the spec's condition and of the sandbox's message.
+   */
+  hostnameNotLinkedMessagePatterns: z
+    .array(regexSource())
+    .default([...DEFAULTS.hostnameNotLinkedMessagePatterns]),
+  /**
+   * How an answer of 401, 403 or 404 that carries no service error code is read (the spec shows
+   * no statuses): `token-refused` (the bearer token was refused: the cached token is dropped and
+   * records wait for a fixed token without using attempts), `not-linked` (the service refuses
+   * this hostname for this partner: a refusal with code HOSTNAME_NOT_LINKED, SyncFailed at once,
+   * and BusinessGone for the drift watch), `retry` (not processed: retried like a 503, creates
+   * included) or `refusal` (a refusal like any other 4xx: SyncFailed SERVICE_REJECTED). The
+   * defaults read each as the sandbox means its coded answer of that status: 401 UNAUTHORIZED,
+   * 403 HOSTNAME_NOT_LINKED, 404 NOT_FOUND.
+   */
+  uncodedStatusReadings: z
+    .strictObject({
+      '401': uncodedReading.default(DEFAULTS.uncodedStatusReadings['401']),
+      '403': uncodedReading.default(DEFAULTS.uncodedStatusReadings['403']),
+      '404': uncodedReading.default(DEFAULTS.uncodedStatusReadings['404']),
+    })
+    .default({ ...DEFAULTS.uncodedStatusReadings }),
   /**
    * How install API calls authenticate ("not shown"): the provisioning bearer token, or nothing
    * (an install reached through a network the partner controls).
@@ -156,6 +196,35 @@ export const defaultServiceAssumptions = Object.freeze(
   ),
 ) as unknown as ServiceAssumptions;
 
+/** How the HTTP layer reads 401/403/404 without a service code, per status. */
+export type UncodedStatusReadings = ServiceAssumptions['uncodedStatusReadings'];
+
+/**
+ * Whether a subscription-status refusal means the hostname is no longer linked to the partner
+ * (the drift watch's BusinessGone), and the reason to give: the service's code, or `HTTP <status>`
+ * when it sent none. Recognised by a named code, a named HTTP status, or a pattern on the
+ * service's own message. An answer without a code that the HTTP layer reads as not linked
+ * (uncodedStatusReadings) is not enough alone: announcing a business gone cannot be undone, so
+ * it needs the deployment to name its status here too.
+ */
+export function hostnameNotLinkedReason(
+  error: { code: string; status?: number; serviceCode?: string; serviceMessage?: string },
+  assumptions: ServiceAssumptions,
+): string | undefined {
+  const reason = error.serviceCode ?? (error.status === undefined ? error.code : `HTTP ${error.status}`);
+  if (error.serviceCode !== undefined && assumptions.hostnameNotLinkedCodes.includes(error.serviceCode)) {
+    return reason;
+  }
+  if (error.status !== undefined && assumptions.hostnameNotLinkedStatuses.includes(error.status))
+    return reason;
+  const said = error.serviceMessage;
+  if (said === undefined) return undefined;
+  const matches = assumptions.hostnameNotLinkedMessagePatterns.some((source) =>
+    new RegExp(source, 'i').test(said),
+  );
+  return matches ? reason : undefined;
+}
+
 /** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */
 export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): SignupDuplicateRejections {
   return {
@@ -167,9 +236,10 @@ export function signupDuplicateRejectionsOf(assumptions: ServiceAssumptions): Si
 /** The parts of the service client's configuration the assumptions decide. */
 export function serviceClientAssumptions(
   assumptions: ServiceAssumptions,
-): Pick<ServiceClientConfig, 'signupDuplicateRejections' | 'install'> {
+): Pick<ServiceClientConfig, 'signupDuplicateRejections' | 'install' | 'uncodedStatusReadings'> {
   return {
     signupDuplicateRejections: signupDuplicateRejectionsOf(assumptions),
+    uncodedStatusReadings: { ...assumptions.uncodedStatusReadings },
     install: {
       auth: assumptions.installAuth,
       cycleSpelling: assumptions.agreedHourCycleSpelling,

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '#functions/domain/errors.ts';
 import { createAddresses, type Region } from './addresses.ts';
+import type { UncodedStatusReadings } from './assumptions.ts';
 import {
   createHttpClient,
   type RequestBudget,
@@ -40,6 +41,8 @@ export interface ServiceClientConfig {
   hourBudgetType?: HourBudgetType;
   /** Follow-up signup rejections that prove the first attempt committed. */
   signupDuplicateRejections?: SignupDuplicateRejections;
+  /** How 401/403/404 without a service code are read (serviceAssumptions). @default the assumptions' defaults */
+  uncodedStatusReadings?: UncodedStatusReadings;
   /** Id field names and pay-rate resolution settings of the install API. */
   install?: Omit<InstallClientOptions, 'hourBudgetType'>;
   logger?: ServiceLogger;
@@ -87,6 +90,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
     random: config.random,
     sleep: config.sleep,
     ...(config.budget ? { budget: config.budget } : {}),
+    ...(config.uncodedStatusReadings ? { uncodedStatusReadings: config.uncodedStatusReadings } : {}),
   });
   const installOptions: InstallClientOptions = { ...config.install, hourBudgetType: config.hourBudgetType };
 

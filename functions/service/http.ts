@@ -1,16 +1,16 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
-  type ConnectorError,
   NetworkError,
   OutcomeUnknownError,
-  ResponseShapeError,
   RetryableError,
-  ServiceRejectedError,
-  ServiceUnavailableError,
   TimeoutError,
   TokenRejectedError,
 } from '#functions/domain/errors.ts';
+import { defaultServiceAssumptions, type UncodedStatusReadings } from './assumptions.ts';
+import { type AttemptFailure, type AttemptOutcome, interpret } from './http-answers.ts';
+
+export { isRecord, parseRetryAfter, readServiceError } from './http-answers.ts';
 
 /**
  * HTTP layer of the service client: JSON over node:http/https with one keep-alive agent per
@@ -85,6 +85,11 @@ export interface HttpClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The shared request budget; without it calls are limited only by the retry policy. */
   budget?: RequestBudget;
+  /**
+   * How 401/403/404 answers without a service error code are read (serviceAssumptions).
+   * @default the assumptions' defaults: 401 token-refused, 403 not-linked, 404 refusal
+   */
+  uncodedStatusReadings?: UncodedStatusReadings;
 }
 
 /**
@@ -141,12 +146,6 @@ export interface HttpClient {
   readonly stats: { requests: number; retries: number };
 }
 
-interface AttemptFailure {
-  error: ConnectorError;
-  /** True when the request certainly never reached the service. */
-  notSent: boolean;
-}
-
 const NOT_SENT_NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -161,6 +160,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const stats = { requests: 0, retries: 0 };
+  const readings = options.uncodedStatusReadings ?? defaultServiceAssumptions.uncodedStatusReadings;
 
   async function send(request: ServiceRequest): Promise<ServiceResponse> {
     let token = request.auth === 'none' ? '' : await options.token();
@@ -173,7 +173,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (options.budget) await options.budget.take(request.scope);
       const started = Date.now();
       stats.requests++;
-      const outcome = await attemptOnce(request, url, target, token, timeoutMs);
+      const outcome = await attemptOnce(request, url, target, token, { timeoutMs, readings });
       const durationMs = Date.now() - started;
       const status = 'response' in outcome ? outcome.response.status : outcome.error.status;
       const info: RequestInfo = { method: request.method, url: target, status, attempt, durationMs };
@@ -248,14 +248,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return { send, stats };
 }
 
-type AttemptOutcome = { response: ServiceResponse } | AttemptFailure;
-
 function attemptOnce(
   request: ServiceRequest,
   url: URL,
   target: string,
   token: string,
-  timeoutMs: number,
+  { timeoutMs, readings }: { timeoutMs: number; readings: UncodedStatusReadings },
 ): Promise<AttemptOutcome> {
   const isHttps = url.protocol === 'https:';
   const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
@@ -320,129 +318,15 @@ function attemptOnce(
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         const text = Buffer.concat(chunks).toString('utf8');
-        finish(interpret(request, target, status, text, res.headers['retry-after']));
+        finish(
+          interpret(request, target, { status, text, retryAfter: res.headers['retry-after'] }, readings),
+        );
       });
     });
 
     if (payload) req.end(payload);
     else req.end();
   });
-}
-
-function interpret(
-  request: ServiceRequest,
-  target: string,
-  status: number,
-  text: string,
-  retryAfterHeader: string | undefined,
-): AttemptOutcome {
-  let body: unknown;
-  let parsed = true;
-  // Any non-blank character (no copy of a large body, as trim() would make).
-  if (/\S/.test(text)) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      parsed = false;
-    }
-  }
-
-  if (status >= 200 && status < 300) {
-    if (!parsed) {
-      return {
-        notSent: false,
-        error: new ResponseShapeError(
-          `${request.method} ${target} answered ${status} with a body that is not JSON`,
-          {
-            status,
-          },
-        ),
-      };
-    }
-    if (isRecord(body) && body.success === false) {
-      // A refusal inside a 2xx envelope is still a refusal, and is redacted like any other.
-      const { serviceCode, serviceMessage } = readServiceError(body);
-      return {
-        notSent: false,
-        error: new ServiceRejectedError(
-          serviceMessage ?? `${request.method} ${target} was refused by the service`,
-          {
-            status,
-            serviceCode,
-          },
-        ),
-      };
-    }
-    return { response: { status, body } };
-  }
-
-  const { serviceCode, serviceMessage } = readServiceError(body);
-  const said = serviceMessage ?? (serviceCode ? serviceCode : `HTTP ${status}`);
-  // 401, and a 403 that names no reason of the service's own: the token was refused (it is not
-  // set yet, or was rotated). Refused before any processing, so sending again once the token is
-  // fixed is safe, creates included. A 403 carrying a service error code is the service refusing
-  // this request for a reason of its own (a hostname not linked to the partner): a refusal, below.
-  // The spec shows no status codes (docs/internals.md, open behaviours).
-  if (status === 401 || (status === 403 && serviceCode === undefined)) {
-    return {
-      notSent: true,
-      error: new TokenRejectedError(
-        `${request.method} ${target} answered ${status}: the service refused the bearer token (${said})`,
-        { status, serviceCode },
-      ),
-    };
-  }
-  if (status === 408 || status === 425) {
-    // Request Timeout / Too Early: the service did not process the request; sending it again is safe.
-    return {
-      notSent: true,
-      error: new ServiceUnavailableError(`${request.method} ${target} answered ${status}: ${said}`, {
-        status,
-        serviceCode,
-        retryAfterMs: parseRetryAfter(retryAfterHeader),
-      }),
-    };
-  }
-  if (status === 429 || status >= 500) {
-    const retryAfterMs = parseRetryAfter(retryAfterHeader);
-    return {
-      // 429 and 503 are answers from before processing (rate limiter / not accepting work).
-      notSent: status === 429 || status === 503,
-      error: new ServiceUnavailableError(`${request.method} ${target} answered ${status}: ${said}`, {
-        status,
-        serviceCode,
-        retryAfterMs,
-      }),
-    };
-  }
-  return {
-    notSent: false,
-    error: new ServiceRejectedError(serviceMessage ?? `${request.method} ${target} answered ${status}`, {
-      status,
-      serviceCode,
-    }),
-  };
-}
-
-/** Reads `{error: {code, message}}`, `{error: "..."}` or `{code, message}` tolerantly. */
-export function readServiceError(body: unknown): { serviceCode?: string; serviceMessage?: string } {
-  if (!isRecord(body)) return {};
-  const source = isRecord(body.error) ? body.error : body;
-  const result: { serviceCode?: string; serviceMessage?: string } = {};
-  if (typeof source.code === 'string' && source.code !== '') result.serviceCode = source.code;
-  if (typeof source.message === 'string' && source.message !== '') result.serviceMessage = source.message;
-  if (typeof body.error === 'string' && body.error !== '') result.serviceMessage ??= body.error;
-  return result;
-}
-
-/** Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
 }
 
 /**
@@ -456,8 +340,4 @@ function redactToken<E extends Error>(error: E, token: string): E {
   if (error.stack) error.stack = scrub(error.stack);
   if (error.cause instanceof Error) redactToken(error.cause, token);
   return error;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

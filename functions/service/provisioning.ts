@@ -167,6 +167,7 @@ function unwrapEnvelope(body: unknown, operation: string): unknown {
     const { serviceCode, serviceMessage } = readServiceError(result.data);
     throw new ServiceRejectedError(serviceMessage ?? `${operation} was refused by the service`, {
       serviceCode,
+      ...(serviceMessage === undefined ? {} : { serviceMessage }),
     });
   }
   return result.data.data;

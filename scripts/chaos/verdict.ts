@@ -24,8 +24,8 @@ export type { InstallTables, OrderViolation, TablePosition };
  * - superseded: only a SyncSkipped SUPERSEDED with sourceEventId = the event id (every thing it
  *   sets had a newer event applied first: last writer wins per thing, functions/domain/event-order.ts);
  *   an event with a result and a SyncSkipped is applied, the things the SyncSkipped lists excepted;
- * - no-op: a PlanChosen for the edition the account already had — the connector acknowledges it
- *   without an event by design (functions/change-plan). Excused only when the account was seen on
+ * - no-op: a PlanChosen for the edition the account already had, answered with no event (the
+ *   connector now answers it PlanChanged alreadyOnPlan, counted as applied; kept for older runs). Excused only when the account was seen on
  *   that edition: by its earlier PlanChanged events (in order), or by a SubscriptionStatus answer
  *   or an ALREADY_PREMIUM refusal (both refresh or reveal the edition the table may hold, on
  *   another route, so their order relative to the PlanChosen is unknown);

@@ -112,6 +112,8 @@ async function provisioningAssumptions(
     const why = 'no provisioning root accepted the token';
     return [
       line('hostnameNotLinkedCodes', 'not observable', why),
+      line('hostnameNotLinkedStatuses', 'not observable', why),
+      line('hostnameNotLinkedMessagePatterns', 'not observable', why),
       line('error envelope (provisioning)', 'not observable', why),
       line('bad request (provisioning)', 'not observable', why),
     ];
@@ -140,6 +142,7 @@ async function provisioningAssumptions(
       ),
     );
   }
+  out.push(...notLinkedStatusAndMessage(probe.answer, target.assumptions));
   const body = probe.answer.body;
   const envelope = isRecord(body) && body.success === false && 'error' in body;
   out.push(
@@ -166,6 +169,51 @@ async function provisioningAssumptions(
   return out;
 }
 
+/**
+ * The other two ways a deleted business is recognised, set against the refusal of a hostname nobody
+ * created: a configured status confirmed when it is the refusal's; message patterns confirmed when
+ * one matches its message, contradicted when some are configured and none does.
+ */
+function notLinkedStatusAndMessage(answer: ReadAnswer, assumptions: ServiceAssumptions): CheckLine[] {
+  if (answer.status >= 200 && answer.status < 300) {
+    const why = 'subscription-status of a hostname nobody created succeeded: no refusal to compare';
+    return [
+      line('hostnameNotLinkedStatuses', 'not observable', why),
+      line('hostnameNotLinkedMessagePatterns', 'not observable', why),
+    ];
+  }
+  const statuses = assumptions.hostnameNotLinkedStatuses;
+  const statusLine = statuses.includes(answer.status)
+    ? line(
+        'hostnameNotLinkedStatuses',
+        'confirmed',
+        `an unknown hostname is refused with HTTP ${answer.status}`,
+      )
+    : line(
+        'hostnameNotLinkedStatuses',
+        'not observable',
+        `an unknown hostname is refused with HTTP ${answer.status}, not configured (${statuses.join(', ') || 'none'}): only a status the service answers for a deleted business alone belongs here`,
+      );
+  const { serviceMessage } = readServiceError(answer.body);
+  const patterns = assumptions.hostnameNotLinkedMessagePatterns;
+  const matching = patterns.filter((pattern) => new RegExp(pattern, 'i').test(serviceMessage ?? ''));
+  const messageLine =
+    patterns.length === 0
+      ? line('hostnameNotLinkedMessagePatterns', 'not observable', 'no pattern configured')
+      : matching.length > 0
+        ? line(
+            'hostnameNotLinkedMessagePatterns',
+            'confirmed',
+            `${matching.join(', ')} matches "${serviceMessage}"`,
+          )
+        : line(
+            'hostnameNotLinkedMessagePatterns',
+            'contradicted',
+            `no pattern (${patterns.join(', ')}) matches the refusal's message "${serviceMessage ?? ''}"`,
+          );
+  return [statusLine, messageLine];
+}
+
 /** A bad request must come back as the service's refusal (SyncFailed), not as a token problem or an outage. */
 const NOT_WITHOUT_WRITING: Readonly<Partial<Record<keyof ServiceAssumptions, string>>> = {
   signupDuplicateCodes: 'only a repeated signup (a write) shows its refusal codes',
@@ -174,6 +222,8 @@ const NOT_WITHOUT_WRITING: Readonly<Partial<Record<keyof ServiceAssumptions, str
   agreementIdFields: 'only setAwardFromLibrary (a write) answers the new agreement id',
   locationIdFields: 'only creating a location (a write) answers its id',
   areaIdFields: 'only creating an area (a write) answers its id',
+  uncodedStatusReadings:
+    'only an answer without a service code shows what it means; the probes here are answered with codes',
 };
 
 export interface PreflightReport {

@@ -403,36 +403,33 @@ describe('http layer: answers that are not retried', () => {
 describe('http layer: answers a fix elsewhere cures', () => {
   it.each([
     [401, {}],
-    [403, { message: 'forbidden' }],
-  ])(
-    'turns a %i without a service code into a retryable TOKEN_REJECTED and drops the cached token',
-    async (status, body) => {
-      // Prepare
-      service = await startFakeService((_request, response) => replyJson(response, status, body));
-      let invalidated = 0;
-      const { http, delays } = client({ onTokenRejected: () => invalidated++ });
+    [401, { success: false, error: { code: 'UNAUTHORIZED', message: 'bad token' } }],
+  ])('turns a 401 (%#) into a retryable TOKEN_REJECTED and drops the cached token', async (status, body) => {
+    // Prepare
+    service = await startFakeService((_request, response) => replyJson(response, status, body));
+    let invalidated = 0;
+    const { http, delays } = client({ onTokenRejected: () => invalidated++ });
 
-      // Act: a create, which is resent only when it certainly did not reach the service.
-      const error = await failure(
-        http.send({
-          method: 'POST',
-          url: `${service.url}/signup`,
-          body: {},
-          safety: 'create',
-          scope: ANY_SCOPE,
-        }),
-      );
+    // Act: a create, which is resent only when it certainly did not reach the service.
+    const error = await failure(
+      http.send({
+        method: 'POST',
+        url: `${service.url}/signup`,
+        body: {},
+        safety: 'create',
+        scope: ANY_SCOPE,
+      }),
+    );
 
-      // Assess: the same token is not sent again at retry speed; records wait instead (route-handler.ts).
-      expect(error).toBeInstanceOf(TokenRejectedError);
-      expect(error).toBeInstanceOf(TokenProblemError);
-      expect(error).toMatchObject({ code: 'TOKEN_REJECTED', status });
-      expect(isRetryable(error)).toBe(true);
-      expect(invalidated).toBe(1);
-      expect(service.requests).toHaveLength(1);
-      expect(delays).toEqual([]);
-    },
-  );
+    // Assess: the same token is not sent again at retry speed; records wait instead (route-handler.ts).
+    expect(error).toBeInstanceOf(TokenRejectedError);
+    expect(error).toBeInstanceOf(TokenProblemError);
+    expect(error).toMatchObject({ code: 'TOKEN_REJECTED', status });
+    expect(isRetryable(error)).toBe(true);
+    expect(invalidated).toBe(1);
+    expect(service.requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
 
   it('sends once more at once when the secret holds another token after the refusal', async () => {
     // Prepare: the secret was rotated after the function cached the old token.
@@ -643,5 +640,128 @@ describe('http layer: the shared request budget', () => {
     expect(error).toBeInstanceOf(ThrottledError);
     expect(isRetryable(error)).toBe(true);
     expect(requests).toBe(0);
+  });
+});
+
+describe('http layer: 401, 403 and 404 without a service code, read as the deployment says', () => {
+  /** One create call answered `status` with a gateway-style body (no code); what it fails with. */
+  async function answeredWithoutCode(
+    status: 401 | 403 | 404,
+    readings?: HttpClientOptions['uncodedStatusReadings'],
+  ) {
+    service = await startFakeService((_request, response) =>
+      replyJson(response, status, { message: 'Forbidden' }),
+    );
+    let invalidated = 0;
+    const { http } = client({
+      onTokenRejected: () => invalidated++,
+      ...(readings === undefined ? {} : { uncodedStatusReadings: readings }),
+    });
+    const error = await failure(
+      http.send({
+        method: 'POST',
+        url: `${service.url}/change-plan`,
+        body: {},
+        safety: 'create',
+        scope: ANY_SCOPE,
+      }),
+    );
+    return { error, invalidated, sent: service.requests.length };
+  }
+
+  const all = (reading: 'token-refused' | 'not-linked' | 'retry' | 'refusal') =>
+    ({ '401': reading, '403': reading, '404': reading }) as const;
+
+  it('reads them by default as the sandbox means its coded answers: 401 token, 403 not linked, 404 a refusal', async () => {
+    // Act
+    const unauthorized = await answeredWithoutCode(401);
+    await service?.close();
+    const forbidden = await answeredWithoutCode(403);
+    await service?.close();
+    const missing = await answeredWithoutCode(404);
+
+    // Assess
+    expect(unauthorized.error).toBeInstanceOf(TokenRejectedError);
+    expect(forbidden.error).toBeInstanceOf(ServiceRejectedError);
+    expect(forbidden.error).toMatchObject({
+      code: 'HOSTNAME_NOT_LINKED',
+      status: 403,
+      serviceMessage: 'Forbidden',
+    });
+    expect(forbidden.invalidated).toBe(0);
+    expect(missing.error).toBeInstanceOf(ServiceRejectedError);
+    expect(missing.error).toMatchObject({ code: 'SERVICE_REJECTED', status: 404 });
+  });
+
+  it.each([401, 403, 404] as const)(
+    'token-refused: a %i drops the token and makes the record wait',
+    async (status) => {
+      // Act
+      const { error, invalidated, sent } = await answeredWithoutCode(status, all('token-refused'));
+
+      // Assess
+      expect(error).toBeInstanceOf(TokenRejectedError);
+      expect(error).toMatchObject({ code: 'TOKEN_REJECTED', status });
+      expect(invalidated).toBe(1);
+      expect(sent).toBe(1);
+    },
+  );
+
+  it.each([401, 403, 404] as const)(
+    'not-linked: a %i is a permanent HOSTNAME_NOT_LINKED refusal',
+    async (status) => {
+      // Act
+      const { error, invalidated, sent } = await answeredWithoutCode(status, all('not-linked'));
+
+      // Assess
+      expect(error).toBeInstanceOf(ServiceRejectedError);
+      expect(error).toMatchObject({ code: 'HOSTNAME_NOT_LINKED', status });
+      expect(isRetryable(error)).toBe(false);
+      expect(invalidated).toBe(0);
+      expect(sent).toBe(1);
+    },
+  );
+
+  it.each([401, 403, 404] as const)(
+    'retry: a %i is resent, a create included, then retryable',
+    async (status) => {
+      // Act
+      const { error, invalidated, sent } = await answeredWithoutCode(status, all('retry'));
+
+      // Assess: not processed, so even a create is sent again (maxAttempts 3).
+      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status });
+      expect(isRetryable(error)).toBe(true);
+      expect(invalidated).toBe(0);
+      expect(sent).toBe(3);
+    },
+  );
+
+  it.each([401, 403, 404] as const)('refusal: a %i is a permanent SERVICE_REJECTED', async (status) => {
+    // Act
+    const { error, invalidated, sent } = await answeredWithoutCode(status, all('refusal'));
+
+    // Assess
+    expect(error).toBeInstanceOf(ServiceRejectedError);
+    expect(error).toMatchObject({ code: 'SERVICE_REJECTED', status });
+    expect(invalidated).toBe(0);
+    expect(sent).toBe(1);
+  });
+
+  it('keeps reading a 403 or 404 that names a service code as the service refusing the request', async () => {
+    // Prepare
+    service = await startFakeService((_request, response) =>
+      replyJson(response, 404, { success: false, error: { code: 'NOT_FOUND', message: 'no such thing' } }),
+    );
+    const { http } = client({ uncodedStatusReadings: all('retry') });
+
+    // Act
+    const error = await failure(
+      http.send({ method: 'POST', url: `${service.url}/x`, body: {}, safety: 'create', scope: ANY_SCOPE }),
+    );
+
+    // Assess
+    expect(error).toMatchObject({ code: 'SERVICE_REJECTED', serviceCode: 'NOT_FOUND', status: 404 });
+    expect(service.requests).toHaveLength(1);
   });
 });

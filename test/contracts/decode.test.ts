@@ -19,7 +19,7 @@ describe('decodeInboundMessage', () => {
         detailType: 'LocationCreated',
         source: 'partner.app',
         time: '2025-03-03T09:00:00Z',
-        detail: { ...detail, isWorkplace: true },
+        detail: { ...detail, isWorkplace: true, active: true },
       },
     });
   });

@@ -349,11 +349,11 @@ const rejections: Rejection[] = [
   },
   {
     detailType: 'LocationCreated',
-    breaks: 'an empty area list',
+    breaks: 'an active flag that is not a boolean',
     mutate: (d) => {
-      d.areas = [];
+      d.active = 'no';
     },
-    path: 'detail.areas',
+    path: 'detail.active',
   },
   {
     detailType: 'LocationCreated',
@@ -735,6 +735,15 @@ describe('inbound contracts', () => {
     expect(atLimit.ok, atLimit.ok ? '' : atLimit.message).toBe(true);
     expect(!overLimit.ok && overLimit.message).toContain('detail.name');
   });
+  it('accepts a location with an empty area list (an Enterprise top-level node) and keeps it empty', () => {
+    const detail = sample('LocationCreated');
+    detail.areas = [];
+
+    const result = decodeInboundMessage(eventBody('LocationCreated', detail), decodeOptions);
+
+    expect(result.ok && result.event.detail).toMatchObject({ areas: [], active: true });
+  });
+
   it('accepts the simple agreed-hours form with an empty roster', () => {
     const detail = sample('EmployeeChanged');
     detail.regularHours = {

@@ -1018,6 +1018,8 @@ describe('the connector app (example config)', () => {
 /** Open behaviours a deployment against the real service may read differently from the defaults. */
 const ASSUMPTIONS: ServiceAssumptionsInput = {
   hostnameNotLinkedCodes: ['BUSINESS_UNKNOWN'],
+  hostnameNotLinkedStatuses: [410],
+  uncodedStatusReadings: { '403': 'token-refused', '404': 'retry' },
   signupDuplicateCodes: ['DUPLICATE_PARTNER_REFERENCE'],
   installAuth: 'none',
   queryMaxRecords: 250,
@@ -1056,6 +1058,8 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
       expect(assumptions, id).toEqual(expected);
       expect(assumptions, id).toMatchObject({
         hostnameNotLinkedCodes: ['BUSINESS_UNKNOWN'],
+        hostnameNotLinkedStatuses: [410],
+        uncodedStatusReadings: { '401': 'token-refused', '403': 'token-refused', '404': 'retry' },
         installAuth: 'none',
         queryMaxRecords: 250,
       });

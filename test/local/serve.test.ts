@@ -119,6 +119,61 @@ describe('npm start -- --serve', () => {
     expect(install).toContain('Front of House');
   });
 
+  it('creates no area for a LocationCreated with `areas: []`', async () => {
+    // Act
+    const eventId = await publish(
+      sampleEntry('LocationCreated', { locationRef: 'loc-enterprise-root', name: 'Harbor Group', areas: [] }),
+    );
+    const provisioned = await eventually(
+      async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+      'LocationProvisioned',
+    );
+    const install = await getJson<{
+      Location: Array<Record<string, unknown>>;
+      Area: Array<Record<string, unknown>>;
+    }>(`${endpoints.sandbox}/_sandbox/installs/${demoAccount.hostname}`);
+
+    // Assess
+    expect(provisioned['detail-type']).toBe('LocationProvisioned');
+    expect(provisioned.detail).toMatchObject({ created: true, areas: [] });
+    const locationId = provisioned.detail['locationId'];
+    expect(install.Location.filter((location) => location['Id'] === locationId)).toEqual([
+      expect.objectContaining({ CompanyName: 'Harbor Group' }),
+    ]);
+    expect(install.Area.filter((area) => area['Company'] === locationId)).toEqual([]);
+  });
+
+  it('upgrades on PlanChosen PREMIUM a business the service says is free while the table says premium', async () => {
+    // Prepare: the scenario left the business premium in the table and the service; it is made
+    // free at the service behind the connector's back (the sandbox's control API).
+    const changed = await fetch(`${endpoints.sandbox}/_sandbox/businesses/${demoAccount.hostname}/edition`, {
+      method: 'POST',
+      body: JSON.stringify({ edition: 'SUBSCRIPTION_FREE' }),
+    });
+    expect(await changed.json()).toMatchObject({ previousEdition: 'SUBSCRIPTION_PAID_PRO_PREMIUM' });
+
+    // Act
+    const eventId = await publish(sampleEntry('PlanChosen'));
+    const changedPlan = await eventually(
+      async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+      'PlanChanged',
+    );
+    const businesses = await getJson<Array<{ hostname: string; edition: string }>>(
+      `${endpoints.sandbox}/_sandbox/businesses`,
+    );
+
+    // Assess
+    expect(changedPlan['detail-type']).toBe('PlanChanged');
+    expect(changedPlan.detail).toMatchObject({
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+      previousEdition: 'SUBSCRIPTION_FREE',
+    });
+    expect(changedPlan.detail['alreadyOnPlan']).toBeUndefined();
+    expect(businesses.find((business) => business.hostname === demoAccount.hostname)).toMatchObject({
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+  });
+
   it('reports pay rates by origin for agreements staged in the sandbox', async () => {
     // Prepare: a BaseRate (US: it is the rate), a contract's base pay rule, and a contract the
     // install does not hold, staged through the sandbox's control API.

@@ -285,7 +285,6 @@ function expect_(sequence: Planned[], planned: Planned[]): Expectation {
   const superseded = new Map<string, Set<string>>();
   const results = new Map<string, number>();
   const arrived: Planned[] = [];
-  let edition: 'PREMIUM' | 'FREE' = 'PREMIUM';
   for (const event of sequence) {
     if (arrived.includes(event)) continue;
     const older = new Set<string>();
@@ -295,12 +294,8 @@ function expect_(sequence: Planned[], planned: Planned[]): Expectation {
     arrived.push(event);
     if (older.size > 0) superseded.set(event.id, older);
     const applies = older.size < event.things.size;
-    let result = applies ? 1 : 0;
-    if (applies && event.spec.kind === 'plan') {
-      // The connector acknowledges a plan the business already has without an event.
-      result = event.spec.plan === edition ? 0 : 1;
-      edition = event.spec.plan;
-    }
+    // A plan the business already has is confirmed and answered too (PlanChanged alreadyOnPlan).
+    const result = applies ? 1 : 0;
     results.set(event.id, result);
   }
   const newest = new Map<string, Planned>();

@@ -7,7 +7,7 @@ export const source = DEFAULT_INBOUND_SOURCE;
 export const detailType = 'LocationCreated';
 export const version = '1';
 export const description =
-  'A partner location to create in the business (supervise/company), with its areas (supervise/department); without areas one area named like the location is created.';
+  'A partner location to create in the business (supervise/company), with its areas (supervise/department): areas absent → one area named like the location; `areas: []` → no area (an Enterprise top-level node needs none). For a location the connector already created, the areas it does not have yet (by name) are added.';
 
 /** Last writer wins per thing: what this contract sets, and what an older event does (events/README.md). */
 export const ordering =
@@ -34,7 +34,15 @@ export const schema = z
     isPayrollEntity: z.boolean().default(false),
     payrollExportCode: text(64).optional(),
     parentLocationId: positiveId.optional(),
-    areas: z.array(area).min(1).max(50).optional(),
+    /** The location's `Active` flag (the service's location field); sent as given when the location is created. */
+    active: z.boolean().default(true),
+    /**
+     * Absent: one area named like the location (a location records time only with an area).
+     * Empty: no area at all, for an Enterprise location used only as a top-level hierarchy node
+     * ("needs no area"). An area is known by its name within the location: the areas of an
+     * existing location that are not there yet are added, the others are reused.
+     */
+    areas: z.array(area).max(50).optional(),
   })
   .superRefine((detail, ctx) => {
     // The service refuses a location that is neither a workplace nor a payroll entity.

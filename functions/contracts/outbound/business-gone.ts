@@ -16,8 +16,9 @@ export const schema = z.object({
   /** When the drift watch found the hostname unlinked (the run's time). */
   detectedAt: isoTimestamp,
   /**
-   * The service's refusal code: one of the deployment's serviceAssumptions.hostnameNotLinkedCodes
-   * (default HOSTNAME_NOT_LINKED).
+   * The service's refusal code (default HOSTNAME_NOT_LINKED; the deployment's
+   * serviceAssumptions.hostnameNotLinkedCodes, or any code when its status or message named the
+   * refusal), or `HTTP <status>` when the refusal carried no code.
    */
   reason: z.string().min(1).max(128),
 });

@@ -7,7 +7,7 @@ export const source = DEFAULT_OUTBOUND_SOURCE;
 export const detailType = 'PlanChanged';
 export const version = '1';
 export const description =
-  'change-plan succeeded: the business moved from previousEdition to edition; after an upgrade during the trial, billingStartsOn says when billing starts.';
+  'The business is on the chosen plan: change-plan moved it from previousEdition to edition (after an upgrade during the trial, billingStartsOn says when billing starts), or, with alreadyOnPlan, subscription-status showed it already there.';
 
 export const schema = z.object({
   ...outboundBase,
@@ -18,6 +18,12 @@ export const schema = z.object({
    * (the service's subscription rules), as YYYY-MM-DD in UTC.
    */
   billingStartsOn: z.iso.date().optional(),
+  /**
+   * true: the service already held the chosen edition (the connector's table said so, or was
+   * stale and subscription-status showed it), so no change-plan call was made; previousEdition is
+   * the edition the connector's table held. Absent: change-plan made the change.
+   */
+  alreadyOnPlan: z.literal(true).optional(),
 });
 
 export type PlanChangedDetail = z.output<typeof schema>;

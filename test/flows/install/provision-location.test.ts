@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NetworkError } from '#functions/domain/errors.ts';
 import { provisionLocation } from '#functions/provision-location/provision-location.ts';
 import type { ServiceClient } from '#functions/service/client.ts';
-import { flowDependencies, useFlowHarness } from '#test/flows/support/harness.ts';
+import { flowDependencies, occurredNow, useFlowHarness } from '#test/flows/support/harness.ts';
 import {
   callsDuring,
   deliver,
@@ -100,9 +100,10 @@ describe('LocationCreated', () => {
         hostname,
         locationRef: 'loc-harbor-pier',
         locationId: location!['Id'],
+        created: true,
         areas: [
-          { name: 'Counter', areaId: areaIds[0] },
-          { name: 'Terrace', areaId: areaIds[1] },
+          { name: 'Counter', areaId: areaIds[0], created: true },
+          { name: 'Terrace', areaId: areaIds[1], created: true },
         ],
       }),
     );
@@ -122,7 +123,50 @@ describe('LocationCreated', () => {
       expect.objectContaining({ OperationalUnitName: 'Harbor Pier Kiosk', OperationalUnitType: 0 }),
     ]);
     expect(onlyPublished(delivery, 'LocationProvisioned')['areas']).toEqual([
-      { name: 'Harbor Pier Kiosk', areaId: createdAreas(records)[0]!['Id'] },
+      { name: 'Harbor Pier Kiosk', areaId: createdAreas(records)[0]!['Id'], created: true },
+    ]);
+  });
+
+  it('creates no area for `areas: []` (an Enterprise top-level node)', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-no-area');
+
+    // Act
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId, { areas: [] }),
+    );
+
+    // Assess
+    expect(calls).toEqual(['PUT /api/v1/supervise/company']);
+    const records = await installRecords(flow, hostname);
+    expect(createdLocations(records)).toHaveLength(1);
+    expect(createdAreas(records)).toEqual([]);
+    expect(onlyPublished(delivery, 'LocationProvisioned')).toMatchObject({
+      locationId: createdLocations(records)[0]!['Id'],
+      created: true,
+      areas: [],
+    });
+  });
+
+  it('creates an inactive location for `active: false`', async () => {
+    // Prepare
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-inactive');
+
+    // Act
+    await deliver(
+      flow,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId, { active: false }),
+    );
+
+    // Assess
+    expect(createdLocations(await installRecords(flow, hostname))).toEqual([
+      expect.objectContaining({ CompanyName: 'Harbor Pier Kiosk', Active: false }),
     ]);
   });
 
@@ -148,6 +192,22 @@ describe('LocationCreated', () => {
     ]);
   });
 });
+
+/**
+ * The install holds the first event's Counter and Terrace, then Bar and Patio, each once; the
+ * LocationProvisioned part that says the existing location kept `kept` and gained Bar and Patio.
+ */
+function barAndPatioAdded(areas: Array<Record<string, unknown>>, kept: 'Counter' | 'Terrace') {
+  expect(areas.map((area) => area['OperationalUnitName'])).toEqual(['Counter', 'Terrace', 'Bar', 'Patio']);
+  return {
+    created: false,
+    areas: [
+      { name: kept, areaId: areas[kept === 'Counter' ? 0 : 1]!['Id'], created: false },
+      { name: 'Bar', areaId: areas[2]!['Id'], created: true },
+      { name: 'Patio', areaId: areas[3]!['Id'], created: true },
+    ],
+  };
+}
 
 describe('LocationCreated delivered again', () => {
   it('creates no second location or area when the same event is delivered twice', async () => {
@@ -183,9 +243,102 @@ describe('LocationCreated delivered again', () => {
 
     // Assess
     expect(calls).toEqual([]);
-    const { causationId: _first, ...firstDetail } = onlyPublished(first, 'LocationProvisioned');
-    const { causationId: _again, ...againDetail } = onlyPublished(again!, 'LocationProvisioned');
-    expect(againDetail).toEqual(firstDetail);
+    const firstDetail = onlyPublished(first, 'LocationProvisioned');
+    const areas = firstDetail['areas'] as Array<Record<string, unknown>>;
+    expect(onlyPublished(again!, 'LocationProvisioned')).toEqual({
+      ...firstDetail,
+      causationId: again!.eventId,
+      created: false,
+      areas: areas.map((area) => ({ ...area, created: false })),
+    });
+  });
+
+  it('adds to an existing location only the areas it does not have, once under redelivery', async () => {
+    // Prepare: the location exists with Counter and Terrace; the next event lists Terrace and two new ones.
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-add-areas');
+    await deliver(flow, 'provision-location', 'LocationCreated', locationCreated(accountId));
+    const more = locationCreated(accountId, {
+      areas: [{ name: 'Terrace' }, { name: 'Bar', exportName: 'BAR' }, { name: 'Patio', geographic: true }],
+    });
+
+    // Act
+    const { delivery, calls } = await deliverWithCalls(
+      flow,
+      hostname,
+      'provision-location',
+      'LocationCreated',
+      more,
+    );
+    const redeliveryCalls = await callsDuring(flow, hostname, () =>
+      deliver(flow, 'provision-location', 'LocationCreated', more, {
+        id: delivery.eventId,
+        receiveCount: 2,
+      }),
+    );
+
+    // Assess
+    expect(calls).toEqual(['PUT /api/v1/supervise/department', 'PUT /api/v1/supervise/department']);
+    expect(redeliveryCalls).toEqual([]);
+    const records = await installRecords(flow, hostname);
+    expect(createdLocations(records)).toHaveLength(1);
+    const areas = createdAreas(records);
+    expect(onlyPublished(delivery, 'LocationProvisioned')).toMatchObject({
+      locationId: createdLocations(records)[0]!['Id'],
+      ...barAndPatioAdded(areas, 'Terrace'),
+    });
+  });
+
+  it.each([
+    ['before the second new area reaches the service', false],
+    ['between the second new area created at the service and its id recorded', true],
+  ])('adds the missing areas of an existing location once after a crash %s', async (_when, createdFirst) => {
+    // Prepare: the second event's first new area is created and recorded, then the run dies at
+    // the next one: before it is sent, or after the service made it (its marker stays CREATING).
+    const { accountId, hostname } = await provisionedInstall(flow, 'loc-add-crash');
+    // Both with occurredAt, so the second is the newer event on the location (last writer wins).
+    await deliver(
+      flow,
+      'provision-location',
+      'LocationCreated',
+      locationCreated(accountId, { occurredAt: occurredNow() }),
+    );
+    const dependencies = await flowDependencies();
+    const input = useCaseInput('LocationCreated', {
+      ...locationCreated(accountId, {
+        areas: [{ name: 'Counter' }, { name: 'Bar' }, { name: 'Patio' }],
+        occurredAt: occurredNow(),
+      }),
+      isWorkplace: true,
+      isPayrollEntity: true,
+      active: true,
+    });
+    let areaCreates = 0;
+    const crashingService: ServiceClient = {
+      ...dependencies.service,
+      install(name) {
+        const install = dependencies.service.install(name);
+        return {
+          ...install,
+          createArea: async (request) => {
+            if (++areaCreates === 1) return install.createArea(request);
+            if (!createdFirst) throw new NetworkError('connect ECONNREFUSED (simulated crash)');
+            // The process dies after the service made the area: nothing releases its marker.
+            await install.createArea(request);
+            throw new Error('the process died (simulated crash)');
+          },
+        };
+      },
+    };
+    await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
+      'simulated crash',
+    );
+
+    // Act
+    const [provisioned] = await provisionLocation(input, dependencies);
+
+    // Assess
+    const areas = createdAreas(await installRecords(flow, hostname));
+    expect(provisioned?.detail).toMatchObject(barAndPatioAdded(areas, 'Counter'));
   });
 
   it('finishes the areas after a crash that followed the location create, without a second location', async () => {
@@ -206,6 +359,7 @@ describe('LocationCreated delivered again', () => {
       ...locationCreated(accountId),
       isWorkplace: true,
       isPayrollEntity: true,
+      active: true,
     });
     await expect(provisionLocation(input, { ...dependencies, service: crashingService })).rejects.toThrow(
       'simulated crash',
@@ -223,9 +377,10 @@ describe('LocationCreated delivered again', () => {
     expect(createdAreas(records).map((area) => area['OperationalUnitName'])).toEqual(['Counter', 'Terrace']);
     expect(provisioned?.detail).toMatchObject({
       locationId: createdLocations(records)[0]!['Id'],
+      created: true,
       areas: [
-        { name: 'Counter', areaId: createdAreas(records)[0]!['Id'] },
-        { name: 'Terrace', areaId: createdAreas(records)[1]!['Id'] },
+        { name: 'Counter', areaId: createdAreas(records)[0]!['Id'], created: true },
+        { name: 'Terrace', areaId: createdAreas(records)[1]!['Id'], created: true },
       ],
     });
   });
@@ -270,7 +425,7 @@ describe('LocationCreated that cannot be applied', () => {
     ['neither workplace nor payroll entity', { isWorkplace: false, isPayrollEntity: false }, 'isWorkplace'],
     ['an empty name', { name: '' }, 'name'],
     ['two areas with one name', { areas: [{ name: 'Bar' }, { name: 'Bar' }] }, 'areas[1].name'],
-    ['an empty area list', { areas: [] }, 'areas'],
+    ['an active flag that is not a boolean', { active: 'no' }, 'active'],
     ['an unknown field', { manager: 'Sam' }, 'manager'],
   ];
 
@@ -292,6 +447,7 @@ describe('LocationCreated that cannot be applied', () => {
       ...locationCreated(accountId),
       isWorkplace: false,
       isPayrollEntity: false,
+      active: true,
     });
     const dependencies = await flowDependencies();
 

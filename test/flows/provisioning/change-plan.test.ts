@@ -18,6 +18,7 @@ import {
 const flow = useFlowHarness();
 
 const changePlanCalls = async () => (await provisioningCalls(flow, 'change-plan')).length;
+const statusCalls = async () => (await provisioningCalls(flow, 'subscription-status')).length;
 
 function planChosen(accountId: string, plan: 'PREMIUM' | 'FREE', billingAddress?: object) {
   return inboundEvent('PlanChosen', {
@@ -108,27 +109,139 @@ describe('PlanChosen → change-plan', () => {
     expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([]);
   });
 
-  it('acknowledges a plan the mapping already shows without calling or publishing', async () => {
+  it('confirms a plan the table already shows with one subscription-status call and no change-plan call', async () => {
     // Prepare
     const accountId = uniqueAccountId('same-plan');
-    await provisionAccount(flow, accountId);
+    const hostname = await provisionAccount(flow, accountId);
     await flow.invokeBatch(
       'change-plan',
       sqsFifoBatch([planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS)]),
     );
     const callsBefore = await changePlanCalls();
-    const publishedBefore = flow.publishedFor(accountId).length;
+    const statusCallsBefore = await statusCalls();
+    const event = planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS);
 
     // Act
-    const response = await flow.invokeBatch(
+    const response = await flow.invokeBatch('change-plan', sqsFifoBatch([event]));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await changePlanCalls()).toBe(callsBefore);
+    expect(await statusCalls()).toBe(statusCallsBefore + 1);
+    expect(flow.publishedFor(accountId, 'PlanChanged').at(-1)?.detail).toEqual({
+      accountId,
+      hostname,
+      causationId: event.id,
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+      previousEdition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+      alreadyOnPlan: true,
+    });
+  });
+
+  it('makes no subscription-status call when the table shows a change to make', async () => {
+    // Prepare
+    const accountId = uniqueAccountId('plain-upgrade');
+    await provisionAccount(flow, accountId);
+    const statusCallsBefore = await statusCalls();
+    const callsBefore = await changePlanCalls();
+
+    // Act
+    await flow.invokeBatch(
       'change-plan',
       sqsFifoBatch([planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS)]),
     );
 
     // Assess
+    expect(await statusCalls()).toBe(statusCallsBefore);
+    expect(await changePlanCalls()).toBe(callsBefore + 1);
+  });
+
+  it('upgrades a business the service says is free while the table says premium', async () => {
+    // Prepare: premium through the connector, then cancelled at the service behind its back.
+    const accountId = uniqueAccountId('stale-table-free');
+    const hostname = await provisionAccount(flow, accountId);
+    await flow.invokeBatch(
+      'change-plan',
+      sqsFifoBatch([planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS)]),
+    );
+    await flow.sandbox('POST', `/_sandbox/businesses/${hostname}/edition`, {
+      edition: 'SUBSCRIPTION_FREE',
+    });
+    const callsBefore = await changePlanCalls();
+    const statusCallsBefore = await statusCalls();
+    const event = planChosen(accountId, 'PREMIUM', US_BILLING_ADDRESS);
+
+    // Act
+    const response = await flow.invokeBatch('change-plan', sqsFifoBatch([event]));
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await statusCalls()).toBe(statusCallsBefore + 1);
+    expect(await changePlanCalls()).toBe(callsBefore + 1);
+    expect(await sandboxBusinessOf(flow, accountId)).toEqual([
+      expect.objectContaining({ edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM' }),
+    ]);
+    expect(flow.publishedFor(accountId, 'PlanChanged').at(-1)?.detail).toEqual({
+      accountId,
+      hostname,
+      causationId: event.id,
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+      previousEdition: 'SUBSCRIPTION_FREE',
+    });
+    expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([]);
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+  });
+
+  it('records FREE chosen on a stored trial the service already ended, without a change-plan call', async () => {
+    // Prepare: the trial ended at the service; the table still says trial.
+    const accountId = uniqueAccountId('lapsed-trial');
+    const hostname = await provisionAccount(flow, accountId);
+    await flow.sandbox('POST', `/_sandbox/businesses/${hostname}/edition`, {
+      edition: 'SUBSCRIPTION_FREE',
+    });
+    const callsBefore = await changePlanCalls();
+
+    // Act
+    const response = await flow.invokeBatch('change-plan', sqsFifoBatch([planChosen(accountId, 'FREE')]));
+
+    // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(await changePlanCalls()).toBe(callsBefore);
-    expect(flow.publishedFor(accountId)).toHaveLength(publishedBefore);
+    expect(flow.publishedFor(accountId, 'PlanChanged').map((published) => published.detail)).toEqual([
+      expect.objectContaining({
+        edition: 'SUBSCRIPTION_FREE',
+        previousEdition: 'SUBSCRIPTION_PRO_TRIAL',
+        alreadyOnPlan: true,
+      }),
+    ]);
+    expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([]);
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({ edition: 'SUBSCRIPTION_FREE' });
+  });
+
+  it('cancels FREE chosen on a stored trial the service says was converted to premium', async () => {
+    // Prepare: converted at the service behind the table's back.
+    const accountId = uniqueAccountId('converted-trial');
+    const hostname = await provisionAccount(flow, accountId);
+    await flow.sandbox('POST', `/_sandbox/businesses/${hostname}/edition`, {
+      edition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+    });
+
+    // Act
+    await flow.invokeBatch('change-plan', sqsFifoBatch([planChosen(accountId, 'FREE')]));
+
+    // Assess
+    expect(await sandboxBusinessOf(flow, accountId)).toEqual([
+      expect.objectContaining({ edition: 'SUBSCRIPTION_FREE' }),
+    ]);
+    expect(flow.publishedFor(accountId, 'PlanChanged').map((published) => published.detail)).toEqual([
+      expect.objectContaining({
+        edition: 'SUBSCRIPTION_FREE',
+        previousEdition: 'SUBSCRIPTION_PAID_PRO_PREMIUM',
+      }),
+    ]);
+    expect(await getBusiness(flow.store, accountId)).toMatchObject({ edition: 'SUBSCRIPTION_FREE' });
   });
 
   it('refuses a US upgrade without a billing address before calling: BILLING_ADDRESS_REQUIRED', async () => {
@@ -155,17 +268,19 @@ describe('PlanChosen → change-plan', () => {
     ]);
   });
 
-  it('refuses FREE while on trial before calling: CANNOT_CANCEL_TRIAL', async () => {
+  it('refuses FREE on a trial the service confirms, without a change-plan call: CANNOT_CANCEL_TRIAL', async () => {
     // Prepare
     const accountId = uniqueAccountId('cancel-trial');
     await provisionAccount(flow, accountId);
     const callsBefore = await changePlanCalls();
+    const statusCallsBefore = await statusCalls();
 
     // Act
     await flow.invokeBatch('change-plan', sqsFifoBatch([planChosen(accountId, 'FREE')]));
 
     // Assess
     expect(await changePlanCalls()).toBe(callsBefore);
+    expect(await statusCalls()).toBe(statusCallsBefore + 1);
     expect(flow.publishedFor(accountId, 'SyncFailed')).toEqual([
       expect.objectContaining({ detail: expect.objectContaining({ code: 'CANNOT_CANCEL_TRIAL' }) }),
     ]);

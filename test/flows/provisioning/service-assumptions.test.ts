@@ -6,12 +6,12 @@ import {
   accountCreatedDetail,
   driftChecksDue,
   inboundEvent,
-  provisionAccount,
   runDriftWatch,
   sqsFifoBatch,
   uniqueAccountId,
   useFlowHarness,
 } from '#test/flows/support/harness.ts';
+import { deletedBusiness } from './error-readings-support.ts';
 
 /**
  * The service's error codes are "not shown": a deployment names the ones it relies on
@@ -27,25 +27,18 @@ const flow = useFlowHarness({
   config: {
     serviceAssumptions: {
       hostnameNotLinkedCodes: [NOT_LINKED],
+      // Codes only: the sandbox's message ("... is not linked to ...") would otherwise name it too.
+      hostnameNotLinkedMessagePatterns: [],
       signupDuplicateCodes: ['DUPLICATE_PARTNER_REFERENCE'],
       signupDuplicateMessagePatterns: [],
     },
   },
 });
 
-/** A business the service deleted, due its drift check at the returned time. */
-async function deletedBusiness(label: string): Promise<{ accountId: string; hostname: string; now: string }> {
-  const accountId = uniqueAccountId(label);
-  const hostname = await provisionAccount(flow, accountId);
-  await flow.sandbox('DELETE', `/_sandbox/businesses/${hostname}`);
-  const { now } = await flow.sandbox<{ now: string }>('POST', '/_sandbox/clock', { advanceDays: 2 });
-  return { accountId, hostname, now };
-}
-
 describe('service assumptions a deployment configures', () => {
   it('announces BusinessGone for the not-linked code the deployment names, with that code as reason', async () => {
     // Prepare
-    const { accountId, hostname, now } = await deletedBusiness('gone-configured');
+    const { accountId, hostname, now } = await deletedBusiness(flow, 'gone-configured');
     await flow.sandbox('POST', '/_sandbox/mode', { notLinkedErrorCode: NOT_LINKED });
     let report: DriftWatchReport;
     try {
@@ -68,7 +61,7 @@ describe('service assumptions a deployment configures', () => {
 
   it('counts a refusal with a code the deployment does not name as a failed check: no BusinessGone, still due', async () => {
     // Prepare: the sandbox answers its own HOSTNAME_NOT_LINKED, which this deployment does not rely on.
-    const { accountId, now } = await deletedBusiness('gone-other-code');
+    const { accountId, now } = await deletedBusiness(flow, 'gone-other-code');
 
     // Act
     const report = await runDriftWatch(flow, now);

@@ -102,7 +102,9 @@ describe('an existing token secret under a customer managed key, the provisionin
     );
     expect(denials[0]).toMatchObject({
       // The role of the AccountCreated route's function (CloudFormation cuts long generated names).
-      principal: expect.stringMatching(/:assumed-role\/[^/]*ConnectorAccou[^/]*\/[^/]*ConnectorAccountCreatedFunc/),
+      principal: expect.stringMatching(
+        /:assumed-role\/[^/]*ConnectorAccou[^/]*\/[^/]*ConnectorAccountCreatedFunc/,
+      ),
       reason: 'because no identity-based policy allows the kms:Decrypt action',
     });
     // … and the record, retried as TOKEN_UNAVAILABLE until it gave up, told and kept.
