@@ -38,6 +38,7 @@ import { json, type Route, type SandboxResponse } from './routing.ts';
 import { awardLibrary } from './seed.ts';
 import type { SandboxState } from './state.ts';
 import { toIsoInZone, toIsoOffset } from './time.ts';
+import { withNamedFields } from './timesheet-fields.ts';
 
 export interface InstallContext {
   state: SandboxState;
@@ -63,22 +64,24 @@ export const QUERYABLE: Readonly<Record<string, InstallResource>> = {
   Timesheet: 'Timesheet',
   Company: 'Location',
   OperationalUnit: 'Area',
+  // Custom field definitions (the path of the create is not shown): sandbox/assumed-calls.ts.
+  CustomField: 'CustomField',
 };
 
 const envelope = (data: unknown): SandboxResponse => json(200, { success: true, data });
 
 /** A record timestamp: UTC, or in strict mode the install's local time (any UTC offset is allowed). */
-function stamp(context: InstallContext, epochMs: number): string {
+export function stamp(context: InstallContext, epochMs: number): string {
   return context.state.mode.strict
     ? toIsoInZone(epochMs, REGION_TIME_ZONES[context.install.region])
     : toIsoOffset(epochMs);
 }
 
-function now(context: InstallContext): string {
+export function now(context: InstallContext): string {
   return stamp(context, context.state.clock.now());
 }
 
-function employeeOf(install: Install, rawId: string): InstallRecord {
+export function employeeOf(install: Install, rawId: string): InstallRecord {
   const employee = /^\d+$/.test(rawId) ? findById(install, 'Employee', Number(rawId)) : undefined;
   if (!employee) throw notFound(`employee ${rawId} not found`);
   return employee;
@@ -97,13 +100,20 @@ function query(context: InstallContext, [resourceName = '']: string[]): SandboxR
             // Strict: the response expands the timesheet's custom field data (the spec allows it).
             if (!strict || !timesheet || typeof timesheet.CustomFieldData !== 'number') return timesheet;
             const expanded = findById(install, 'CustomFieldData', timesheet.CustomFieldData);
-            return expanded ? { ...timesheet, CustomFieldData: expanded } : timesheet;
+            return expanded
+              ? { ...timesheet, CustomFieldData: withNamedFields(install, expanded) }
+              : timesheet;
           },
           PayRuleObject: (line) => findById(install, 'PayRule', line.PayRule),
         }
       : {};
   const mode = strict ? { strict, maxRecords: STRICT_QUERY_MAX_RECORDS } : {};
-  return json(200, runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins, mode));
+  // A timesheet record carries one property per defined field (API name) mirroring its slot.
+  const records =
+    resource === 'CustomFieldData'
+      ? install.tables.CustomFieldData.map((record) => withNamedFields(install, record))
+      : install.tables[resource];
+  return json(200, runQuery(resourceName, records, parseQuery(context.body), joins, mode));
 }
 
 function writeEmployeeCustomFields(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
@@ -457,15 +467,25 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
   if (countryCode !== entry.CountryCode) {
     throw invalid(`strCountryCode ${countryCode} does not match award ${awardCode} (${entry.CountryCode})`);
   }
-  let hourlyRate = 0;
+  // The spec describes an override's Id as the base pay rule's; the array may name more of the
+  // install's pay rules (each once), whose rates are kept on the agreement (OverridePayRules).
+  let hourlyRate = Number(entry.BasePayRuleObject.HourlyRate);
+  const otherRules: Array<{ Id: string; HourlyRate: number }> = [];
+  const named = new Set<string>();
   overrides.forEach((override, index) => {
     const path = `arrOverridePayRules[${index}]`;
     if (!isObject(override)) throw invalid(`${path} must be an object`);
     const id = requiredString(override, 'Id', `${path}.Id`);
-    if (id !== entry.BasePayRule)
-      throw invalid(`${path}.Id must be the award's BasePayRule ${entry.BasePayRule}`);
-    hourlyRate = requiredNumber(override, 'HourlyRate', `${path}.HourlyRate`);
-    if (hourlyRate <= 0) throw invalid(`${path}.HourlyRate must be greater than 0`);
+    const rate = requiredNumber(override, 'HourlyRate', `${path}.HourlyRate`);
+    if (rate <= 0) throw invalid(`${path}.HourlyRate must be greater than 0`);
+    if (named.has(id)) throw invalid(`${path}.Id names pay rule ${id} a second time`);
+    named.add(id);
+    if (id === entry.BasePayRule) hourlyRate = rate;
+    else if (findById(install, 'PayRule', id)) otherRules.push({ Id: id, HourlyRate: rate });
+    else
+      throw invalid(
+        `${path}.Id must be the award's BasePayRule ${entry.BasePayRule} or a pay rule of the install`,
+      );
   });
 
   const timestamp = now(context);
@@ -521,6 +541,7 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
     StartDate: timestamp.slice(0, 10),
     Created: timestamp,
   });
+  if (otherRules.length > 0) agreement.OverridePayRules = otherRules;
   install.tables.EmployeeAgreement.push(agreement);
   return envelope({ AgreementId: agreement.Id });
 }

@@ -334,6 +334,7 @@ function seedTables(options: SeedOptions = {}): InstallTables {
     Address: rows(ADDRESSES, 'addresses.json').map((row) => seeded({ ...row }, 'Address')),
     Metric: [],
     AgreedHour: [],
+    CustomField: [],
   };
   if (strict) inLocalTime(tables, REGION_TIME_ZONES[region]);
   return tables;

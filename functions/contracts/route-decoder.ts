@@ -24,6 +24,8 @@ export const INBOUND_DETAIL_TYPES = [
   'PayReturnsRequested',
   'PayRatesRequested',
   'ReferenceDataRequested',
+  'TimesheetFieldsDefined',
+  'PayRateAssigned',
 ] as const satisfies readonly InboundDetailType[];
 
 /**

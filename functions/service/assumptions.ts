@@ -27,6 +27,11 @@ const DEFAULTS = {
   basePayRuleFields: ['BasePayRule'],
   leaveRuleResource: 'LeaveRule',
   queryMaxRecords: null,
+  timesheetFieldPath: '/api/v1/resource/CustomField',
+  timesheetFieldResource: 'CustomField',
+  timesheetFieldIdFields: ['Id', 'id'],
+  employeesBulkPath: '/api/management/v2/employees:bulk',
+  employeesBulkBody: 'agreement-and-ids',
 } as const;
 
 const names = (fallback: readonly string[]) =>
@@ -39,6 +44,16 @@ const resourceName = (fallback: string) =>
   z
     .string()
     .regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' })
+    .default(fallback);
+
+/** A path below the install base URL: no scheme, host, query or `..`, so it cannot leave the install. */
+const installPath = (fallback: string) =>
+  z
+    .string()
+    .regex(/^(\/[A-Za-z0-9_.:~-]+)+$/, { error: 'expected a path such as /api/v1/resource/Name' })
+    .refine((path) => !path.split('/').some((segment) => segment === '..' || segment === '.'), {
+      error: 'expected a path without . or .. segments',
+    })
     .default(fallback);
 
 const regexSource = () =>
@@ -102,6 +117,25 @@ export const serviceAssumptionsSchema = z.strictObject({
    * rather than act on a list that may have been cut.
    */
   queryMaxRecords: z.int().min(1).nullable().default(DEFAULTS.queryMaxRecords),
+  /**
+   * Path (below the install base URL) of the call creating a timesheet custom field definition
+   * (the spec shows its payload, "The path of this call: not shown"); POSTed.
+   */
+  timesheetFieldPath: installPath(DEFAULTS.timesheetFieldPath),
+  /** QUERY resource listing custom field definitions (read with `System` eq `Timesheet`). */
+  timesheetFieldResource: resourceName(DEFAULTS.timesheetFieldResource),
+  /** Fields of a definition record tried, in order, for its id. */
+  timesheetFieldIdFields: names(DEFAULTS.timesheetFieldIdFields),
+  /**
+   * Path of the bulk assignment of an agreement ("an `employees:bulk` endpoint under the
+   * management v2 path"; request and response not shown); POSTed.
+   */
+  employeesBulkPath: installPath(DEFAULTS.employeesBulkPath),
+  /**
+   * Its body: `agreement-and-ids` = `{agreementId, employeeIds}`; `items` = `{data: [{employeeId,
+   * agreementId}]}` (the shape of the metrics calls).
+   */
+  employeesBulkBody: z.enum(['agreement-and-ids', 'items']).default(DEFAULTS.employeesBulkBody),
 });
 
 export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
@@ -142,6 +176,13 @@ export function serviceClientAssumptions(
       areaIdFields: [...assumptions.areaIdFields],
       leaveRuleResource: assumptions.leaveRuleResource,
       ...(assumptions.queryMaxRecords === null ? {} : { queryMaxRecords: assumptions.queryMaxRecords }),
+      assumedCalls: {
+        timesheetFieldPath: assumptions.timesheetFieldPath,
+        timesheetFieldResource: assumptions.timesheetFieldResource,
+        timesheetFieldIdFields: [...assumptions.timesheetFieldIdFields],
+        employeesBulkPath: assumptions.employeesBulkPath,
+        employeesBulkBody: assumptions.employeesBulkBody,
+      },
       payRate: {
         contractResource: assumptions.contractResource,
         payRuleResource: assumptions.payRuleResource,

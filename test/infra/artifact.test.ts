@@ -31,6 +31,8 @@ const EXPECTED_RESULT: Record<InboundDetailType, string> = {
   PayReturnsRequested: 'PayReturnsReady',
   PayRatesRequested: 'PayRatesReported',
   ReferenceDataRequested: 'ReferenceData',
+  TimesheetFieldsDefined: 'TimesheetFieldsSynced',
+  PayRateAssigned: 'PayRatesAssigned',
 };
 
 /**

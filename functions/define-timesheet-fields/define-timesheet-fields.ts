@@ -1,0 +1,188 @@
+import {
+  TIMESHEET_FIELD_LIMIT,
+  type TimesheetFieldInput,
+  type TimesheetFieldsDefinedDetail,
+} from '#functions/contracts/inbound/timesheet-fields-defined.ts';
+import type { TimesheetFieldsSyncedDetail } from '#functions/contracts/outbound/timesheet-fields-synced.ts';
+import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
+import type { OutboundEvent } from '#functions/publisher/publisher.ts';
+import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import type { UseCaseInput } from '#functions/runtime/use-case.ts';
+import type { ListedTimesheetField, TimesheetFieldDefinition } from '#functions/service/assumed-calls.ts';
+import type { InstallClient } from '#functions/service/install.ts';
+import { recordSyncSuccess } from '#functions/store/business.ts';
+import {
+  claimTimesheetField,
+  recordTimesheetFieldDefined,
+  releaseTimesheetField,
+  type TimesheetFieldMarker,
+  takeOverTimesheetField,
+  timesheetFieldMarkers,
+} from '#functions/store/timesheet-fields.ts';
+
+type Defined = TimesheetFieldsSyncedDetail['created'][number];
+type Refused = TimesheetFieldsSyncedDetail['refused'][number];
+
+/**
+ * defineTimesheetFields — TimesheetFieldsDefined → the missing timesheet custom field definitions →
+ * TimesheetFieldsSynced.
+ *
+ * Input: the TimesheetFieldsDefined detail (accountId, fields [{apiName, name, type, validation?,
+ * valuelist?, areaIds?}] 1–128, apiNames distinct; types and list values checked by the contract).
+ * Output: one `TimesheetFieldsSynced` {hostname, created, existing, refused, total, limit}.
+ *
+ * Steps:
+ * 1. Resolve the account's install from the table (never from the event); no ACTIVE business →
+ *    waits, fails or counts as provisionedBusinessOf says.
+ * 2. Read the install's timesheet custom field definitions (one QUERY on the configured resource,
+ *    which must be complete: a cut list would make a second definition of one apiName) and this
+ *    install's markers (one Query).
+ * 3. The event's fields the install has are `existing` (left as they are: the service shows no
+ *    update), or `created` when this very event's marker names them (an earlier attempt created
+ *    them and stopped before answering).
+ * 4. Definitions after this event = listed + missing; over the service's 128 →
+ *    TIMESHEET_FIELD_LIMIT naming the limit and the counts, before anything is created.
+ * 5. Per missing field, in the event's order: claim its marker (a marker of another event whose
+ *    definition is not listed is taken over; a runner that loses the marker meanwhile retries),
+ *    create, record. A refusal → `refused` with the service's code (the marker is dropped, the
+ *    other fields are still created); a lost answer → the definitions are read again: listed →
+ *    created, not yet → retried with the marker kept (the redelivery reads again first).
+ */
+export async function defineTimesheetFields(
+  { event, detail }: UseCaseInput<TimesheetFieldsDefinedDetail>,
+  { store, service, clock, interruptions }: Dependencies,
+): Promise<OutboundEvent[]> {
+  const business = await provisionedBusinessOf(store, detail.accountId);
+  const { hostname } = business;
+  const install = service.install(hostname);
+  const listed = byApiName(await install.listTimesheetFields());
+  const markers = await timesheetFieldMarkers(store, hostname);
+
+  const created: Defined[] = [];
+  const existing: Defined[] = [];
+  const refused: Refused[] = [];
+  const missing: TimesheetFieldInput[] = [];
+  for (const field of detail.fields) {
+    const found = listed.get(field.apiName);
+    if (found === undefined) {
+      missing.push(field);
+      continue;
+    }
+    const ours = markers.get(field.apiName)?.eventId === event.id;
+    (ours ? created : existing).push(definedOf(found, markers.get(field.apiName)));
+  }
+
+  if (listed.size + missing.length > TIMESHEET_FIELD_LIMIT) {
+    throw new PermanentError(
+      'TIMESHEET_FIELD_LIMIT',
+      `fields: the install would have ${listed.size + missing.length} timesheet custom fields and the service allows ${TIMESHEET_FIELD_LIMIT}: ${listed.size} exist, ${missing.length} of the ${detail.fields.length} asked for are new; nothing was created`,
+    );
+  }
+
+  for (const field of missing) {
+    const holding = await holdMarker(store, hostname, field.apiName, event.id, clock.now());
+    if (!holding) {
+      throw new OutcomeUnknownError(
+        `the timesheet field ${field.apiName} is being defined by another delivery; retried to read its outcome`,
+      );
+    }
+    const outcome = await createField(install, field);
+    if (outcome.kind === 'refused') {
+      await releaseTimesheetField(store, hostname, { apiName: field.apiName, eventId: event.id });
+      refused.push({ apiName: field.apiName, code: outcome.code, message: outcome.message });
+      continue;
+    }
+    // The create is done and not yet recorded: a redelivery finds the definition listed.
+    interruptions?.at('define-timesheet-fields.after-create');
+    await recordTimesheetFieldDefined(store, hostname, {
+      apiName: field.apiName,
+      eventId: event.id,
+      ...(outcome.definitionId === undefined ? {} : { definitionId: outcome.definitionId }),
+    });
+    created.push({
+      apiName: field.apiName,
+      ...(outcome.definitionId === undefined ? {} : { definitionId: outcome.definitionId }),
+    });
+  }
+
+  if (created.length > 0) await recordSyncSuccess(store, detail.accountId, clock.now());
+  const synced: Omit<TimesheetFieldsSyncedDetail, 'accountId' | 'causationId'> = {
+    hostname,
+    created,
+    existing,
+    refused,
+    total: listed.size + missing.length - refused.length,
+    limit: TIMESHEET_FIELD_LIMIT,
+  };
+  return [{ detailType: 'TimesheetFieldsSynced', detail: synced }];
+}
+
+function byApiName(fields: readonly ListedTimesheetField[]): Map<string, ListedTimesheetField> {
+  return new Map(fields.map((field) => [field.apiName, field]));
+}
+
+function definedOf(listed: ListedTimesheetField, marker: TimesheetFieldMarker | undefined): Defined {
+  const definitionId = listed.definitionId ?? marker?.definitionId;
+  return definitionId === undefined ? { apiName: listed.apiName } : { apiName: listed.apiName, definitionId };
+}
+
+/**
+ * Holds the marker of a definition the service does not list: a fresh claim, this event's own
+ * earlier claim (its create did nothing, as the list shows), or another event's taken over.
+ */
+async function holdMarker(
+  store: Dependencies['store'],
+  hostname: string,
+  apiName: string,
+  eventId: string,
+  at: Date,
+): Promise<boolean> {
+  const claim = await claimTimesheetField(store, hostname, { apiName, eventId, at }, async () =>
+    (await timesheetFieldMarkers(store, hostname)).get(apiName),
+  );
+  if (claim.claimed) return true;
+  const held = claim.existing;
+  if (held.eventId === eventId && held.status === 'DEFINING') return true;
+  return takeOverTimesheetField(store, hostname, held, { eventId, at });
+}
+
+type CreateResult =
+  | { kind: 'created'; definitionId?: number | string }
+  | { kind: 'refused'; code: string; message: string };
+
+async function createField(install: InstallClient, field: TimesheetFieldInput): Promise<CreateResult> {
+  try {
+    return { kind: 'created', ...(await install.createTimesheetField(definitionOf(field))) };
+  } catch (error) {
+    if (error instanceof ServiceRejectedError) {
+      return {
+        kind: 'refused',
+        code: error.serviceCode ?? error.code,
+        message: error.message.slice(0, 1024),
+      };
+    }
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    // A lost answer: listed now is conclusive; not listed yet is not (the request may still be
+    // applied), so the redelivery reads again with the marker kept.
+    const listedNow = (await install.listTimesheetFields()).find(
+      (listed) => listed.apiName === field.apiName,
+    );
+    if (listedNow === undefined) throw error;
+    return listedNow.definitionId === undefined
+      ? { kind: 'created' }
+      : { kind: 'created', definitionId: listedNow.definitionId };
+  }
+}
+
+/** The service's payload (spec: "Timesheet custom field definition"), without what the event leaves out. */
+export function definitionOf(field: TimesheetFieldInput): TimesheetFieldDefinition {
+  return {
+    ApiName: field.apiName,
+    Name: field.name,
+    Type: field.type,
+    ...(field.validation === undefined ? {} : { Validation: field.validation.join('\n') }),
+    ...(field.valuelist === undefined ? {} : { Valuelist: [...field.valuelist] }),
+    ...(field.areaIds === undefined ? {} : { OperationUnit: [...field.areaIds] }),
+  };
+}
