@@ -37,6 +37,8 @@ export default defineConfig({
           include: [
             'test/flows/install/provision-location.test.ts',
             'test/flows/install/sync-employee.test.ts',
+            'test/flows/install/timesheet-fields.test.ts',
+            'test/flows/install/pay-rate-assigned.test.ts',
             'test/flows/provisioning/drift-watch.test.ts',
             'test/flows/provisioning/trial-watch-catch-up.test.ts',
             'test/flows/provisioning/trial-watch-scale.test.ts',

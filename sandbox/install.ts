@@ -467,8 +467,9 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
   if (countryCode !== entry.CountryCode) {
     throw invalid(`strCountryCode ${countryCode} does not match award ${awardCode} (${entry.CountryCode})`);
   }
-  // The spec describes an override's Id as the base pay rule's; the array may name more of the
-  // install's pay rules (each once), whose rates are kept on the agreement (OverridePayRules).
+  // The spec describes an override's Id as the base pay rule's; with the mode's lenient
+  // otherPayRuleOverrides the array may also name other pay rules of the install (each once),
+  // whose rates are kept on the agreement (OverridePayRules).
   let hourlyRate = Number(entry.BasePayRuleObject.HourlyRate);
   const otherRules: Array<{ Id: string; HourlyRate: number }> = [];
   const named = new Set<string>();
@@ -481,11 +482,9 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
     if (named.has(id)) throw invalid(`${path}.Id names pay rule ${id} a second time`);
     named.add(id);
     if (id === entry.BasePayRule) hourlyRate = rate;
-    else if (findById(install, 'PayRule', id)) otherRules.push({ Id: id, HourlyRate: rate });
-    else
-      throw invalid(
-        `${path}.Id must be the award's BasePayRule ${entry.BasePayRule} or a pay rule of the install`,
-      );
+    else if (context.state.mode.otherPayRuleOverrides() && findById(install, 'PayRule', id))
+      otherRules.push({ Id: id, HourlyRate: rate });
+    else throw invalid(`${path}.Id must be the award's BasePayRule ${entry.BasePayRule}`);
   });
 
   const timestamp = now(context);

@@ -38,9 +38,17 @@ export interface ModeView {
   freeBusinessDeletionDays: number | null;
   /** The error code of subscription-status / change-plan for a hostname not linked to the partner. */
   notLinkedErrorCode: string;
+  /**
+   * Whether setAwardFromLibrary takes overrides of pay rules other than the award's base one. The
+   * spec describes each `arrOverridePayRules` entry's `Id` as "the base pay rule id", so by default
+   * (both modes) any other id is refused; a lenient reading of the array as "the pay rules to
+   * override" accepts any pay rule of the install.
+   */
+  otherPayRuleOverrides: boolean;
 }
 
 interface Overrides {
+  otherPayRuleOverrides?: boolean;
   regions?: RegionCode[];
   bulkMetricsDelaySeconds?: number;
   freeBusinessDeletionDays?: number | null;
@@ -79,6 +87,10 @@ export class SandboxMode {
     return this.overrides.notLinkedErrorCode ?? DEFAULT_NOT_LINKED_ERROR_CODE;
   }
 
+  otherPayRuleOverrides(): boolean {
+    return this.overrides.otherPayRuleOverrides ?? false;
+  }
+
   describe(): ModeView {
     return {
       strict: this.strict,
@@ -86,6 +98,7 @@ export class SandboxMode {
       bulkMetricsDelaySeconds: this.bulkMetricsDelayMs() / 1000,
       freeBusinessDeletionDays: this.freeBusinessDeletionDays(),
       notLinkedErrorCode: this.notLinkedErrorCode(),
+      otherPayRuleOverrides: this.otherPayRuleOverrides(),
     };
   }
 
@@ -93,7 +106,7 @@ export class SandboxMode {
   configure(body: unknown): ModeView {
     if (!isObject(body)) {
       throw invalid(
-        'body must be an object with strict, regions, bulkMetricsDelaySeconds, freeBusinessDeletionDays and/or notLinkedErrorCode',
+        'body must be an object with strict, regions, bulkMetricsDelaySeconds, freeBusinessDeletionDays, notLinkedErrorCode and/or otherPayRuleOverrides',
       );
     }
     const known = [
@@ -102,6 +115,7 @@ export class SandboxMode {
       'bulkMetricsDelaySeconds',
       'freeBusinessDeletionDays',
       'notLinkedErrorCode',
+      'otherPayRuleOverrides',
     ];
     const unknown = Object.keys(body).filter((key) => !known.includes(key));
     if (unknown.length > 0) throw invalid(`unknown mode field(s): ${unknown.join(', ')}`);
@@ -140,6 +154,12 @@ export class SandboxMode {
         throw invalid(
           'notLinkedErrorCode must be an error code (a letter, then letters, digits, _ . -), or null',
         );
+    }
+    if (body.otherPayRuleOverrides !== undefined) {
+      const value = body.otherPayRuleOverrides;
+      if (value === null) delete next.otherPayRuleOverrides;
+      else if (typeof value === 'boolean') next.otherPayRuleOverrides = value;
+      else throw invalid('otherPayRuleOverrides must be true, false or null');
     }
     this.strict = strict;
     this.overrides = next;

@@ -89,7 +89,12 @@ export async function assignPayRate(
   const bulk =
     others.length === 0
       ? []
-      : await assignToOthers({ store, install, eventId: event.id, at }, agreementId, others, payRate);
+      : await assignToOthers(
+          { store, install, eventId: event.id, at, ...(interruptions ? { interruptions } : {}) },
+          agreementId,
+          others,
+          payRate,
+        );
   const applied = bulk.filter((outcome) => outcome.applied).map((outcome) => payRateOf(outcome.employeeId));
   if (applied.length > 0) await order.applied(applied, clock.now());
 
@@ -129,6 +134,7 @@ interface BulkContext {
   install: InstallClient;
   eventId: string;
   at: () => Date;
+  interruptions?: Dependencies['interruptions'];
 }
 
 /** The bulk assignment of `agreementId` to `employeeIds`, at most once per event (store/pay-rate-bulk.ts). */
@@ -170,6 +176,8 @@ async function assignToOthers(
       );
     }
     settled = [...settled, ...(await sendBulk(context, agreementId, toSend))];
+    // The call is answered and its outcomes not recorded: a redelivery reconciles them.
+    context.interruptions?.at('assign-pay-rate.after-bulk');
   }
   const outcomes = employeeIds.map(
     (employeeId) => settled.find((outcome) => outcome.employeeId === employeeId) as BulkOutcome,

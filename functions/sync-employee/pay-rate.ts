@@ -1,4 +1,4 @@
-import type { PayRuleOverrides } from '#functions/contracts/inbound/employee-changed.ts';
+import type { PayRuleOverrides } from '#functions/contracts/pay-rate-fields.ts';
 import {
   type CreateOutcome,
   certainlyNotCreated,

@@ -94,7 +94,13 @@ describe('per-route deploy bundles', () => {
       .map((target) => target.name);
 
     // Assess
-    expect(carrying.sort()).toEqual(['change-plan', 'provision-location', 'save-budget', 'sync-employee']);
+    expect(carrying.sort()).toEqual([
+      'assign-pay-rate',
+      'change-plan',
+      'provision-location',
+      'save-budget',
+      'sync-employee',
+    ]);
   });
 
   it('are granted exactly the DynamoDB actions of the store modules and idempotency records they bundle', async () => {

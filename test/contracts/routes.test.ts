@@ -55,6 +55,8 @@ describe('route table', () => {
       PayReturnsRequested: 'pay-returns',
       PayRatesRequested: 'pay-rates',
       ReferenceDataRequested: 'reference-data',
+      TimesheetFieldsDefined: 'define-timesheet-fields',
+      PayRateAssigned: 'assign-pay-rate',
     });
   });
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { accountId, occurredAt, positiveId, refuseRepeats } from '../fields.ts';
+import { awardCode, countryCode, payRuleOverrides } from '../pay-rate-fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
-import { awardCode, countryCode, payRuleOverrides } from './employee-changed.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
 export const source = DEFAULT_INBOUND_SOURCE;
