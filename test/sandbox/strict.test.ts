@@ -30,6 +30,7 @@ describe('the mode switch', () => {
       bulkMetricsDelaySeconds: 60,
       freeBusinessDeletionDays: 30,
       notLinkedErrorCode: 'HOSTNAME_NOT_LINKED',
+      otherPayRuleOverrides: false,
     });
   });
 
@@ -44,6 +45,7 @@ describe('the mode switch', () => {
       bulkMetricsDelaySeconds: 0,
       freeBusinessDeletionDays: null,
       notLinkedErrorCode: 'HOSTNAME_NOT_LINKED',
+      otherPayRuleOverrides: false,
     });
     expect((await call('GET', '/_sandbox/mode')).body.strict).toBe(false);
   });
