@@ -1,7 +1,7 @@
 import { ApiError, invalid, notFound } from './errors.ts';
-import { isObject, requireBodyObject, requiredInteger, requiredString } from './fields.ts';
+import { requireBodyObject, requiredInteger, requiredString } from './fields.ts';
 import { employeeOf, type InstallContext, now } from './install.ts';
-import { agreementRecord } from './record-shapes.ts';
+import { replaceActiveAgreement } from './record-shapes.ts';
 import {
   dpMetaData,
   findById,
@@ -140,27 +140,13 @@ function assignAgreementBulk(context: InstallContext): SandboxResponse {
       if (!(error instanceof ApiError)) throw error;
       return { employeeId, success: false, error: { code: error.code, message: error.message } };
     }
-    for (const agreement of install.tables.EmployeeAgreement) {
-      if (agreement.EmployeeId === employeeId && agreement.Active === true) {
-        agreement.Active = false;
-        agreement.EndDate = timestamp;
-        agreement.Modified = timestamp;
-      }
-    }
-    const company = findById(install, 'Location', employee.Company);
-    const assigned = agreementRecord({
-      Id: nextId(install, 'EmployeeAgreement'),
-      EmployeeId: employeeId,
+    const assigned = replaceActiveAgreement(install, employee, timestamp, {
       Contract: source.Contract as number,
       BaseRate: (source.BaseRate as number | null | undefined) ?? null,
-      CompanyName: company ? String(company.CompanyName) : null,
-      StartDate: timestamp.slice(0, 10),
-      Created: timestamp,
+      ...(Array.isArray(source.OverridePayRules)
+        ? { OverridePayRules: structuredClone(source.OverridePayRules) }
+        : {}),
     });
-    if (isObject(source) && Array.isArray(source.OverridePayRules)) {
-      assigned.OverridePayRules = structuredClone(source.OverridePayRules);
-    }
-    install.tables.EmployeeAgreement.push(assigned);
     return { employeeId, success: true, agreementId: assigned.Id };
   });
   return envelope(results);

@@ -16,11 +16,11 @@ import { STRICT_QUERY_MAX_RECORDS } from './mode.ts';
 import { type JoinResolver, parseQuery, runQuery } from './query.ts';
 import {
   type AwardLibraryEntry,
-  agreementRecord,
   areaRecord,
   leaveAccrualRecord,
   locationRecord,
   payRuleRecord,
+  replaceActiveAgreement,
 } from './record-shapes.ts';
 import {
   dpMetaData,
@@ -522,26 +522,11 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
     };
     install.tables.EmploymentContract.push(contract);
   }
-  const employeeId = employee.Id as number;
-  for (const agreement of install.tables.EmployeeAgreement) {
-    if (agreement.EmployeeId === employeeId && agreement.Active === true) {
-      agreement.Active = false;
-      agreement.EndDate = timestamp;
-      agreement.Modified = timestamp;
-    }
-  }
-  const company = findById(install, 'Location', employee.Company);
-  const agreement = agreementRecord({
-    Id: nextId(install, 'EmployeeAgreement'),
-    EmployeeId: employeeId,
+  const agreement = replaceActiveAgreement(install, employee, timestamp, {
     Contract: contract.Id as number,
     BaseRate: withoutBaseRate ? null : hourlyRate,
-    CompanyName: company ? String(company.CompanyName) : null,
-    StartDate: timestamp.slice(0, 10),
-    Created: timestamp,
+    ...(otherRules.length > 0 ? { OverridePayRules: otherRules } : {}),
   });
-  if (otherRules.length > 0) agreement.OverridePayRules = otherRules;
-  install.tables.EmployeeAgreement.push(agreement);
   return envelope({ AgreementId: agreement.Id });
 }
 
