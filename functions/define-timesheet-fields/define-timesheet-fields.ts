@@ -43,11 +43,13 @@ type Refused = TimesheetFieldsSyncedDetail['refused'][number];
  *    them and stopped before answering).
  * 4. Definitions after this event = listed + missing; over the service's 128 →
  *    TIMESHEET_FIELD_LIMIT naming the limit and the counts, before anything is created.
- * 5. Per missing field, in the event's order: claim its marker (a marker of another event whose
- *    definition is not listed is taken over; a runner that loses the marker meanwhile retries),
- *    create, record. A refusal → `refused` with the service's code (the marker is dropped, the
- *    other fields are still created); a lost answer → the definitions are read again: listed →
- *    created, not yet → retried with the marker kept (the redelivery reads again first).
+ * 5. Per missing field, in the event's order: claim its marker, create, record. A marker of
+ *    another event is not taken while its claim is fresh and unanswered (its create may be in
+ *    flight: the event is retried); otherwise the definitions are read again (found → existing)
+ *    and only a definition still missing is taken over. A refusal → `refused` with the service's
+ *    code (the marker is dropped, the other fields are still created); a lost answer → the
+ *    definitions are read again: listed → created, not yet → retried with the marker kept (the
+ *    redelivery reads again first).
  */
 export async function defineTimesheetFields(
   { event, detail }: UseCaseInput<TimesheetFieldsDefinedDetail>,
@@ -81,11 +83,19 @@ export async function defineTimesheetFields(
   }
 
   for (const field of missing) {
-    const holding = await holdMarker(store, hostname, field.apiName, event.id, clock.now());
-    if (!holding) {
+    const holding = await holdMarker(
+      { store, install, hostname, eventId: event.id, at: clock.now() },
+      field.apiName,
+    );
+    if (holding.kind === 'busy') {
       throw new OutcomeUnknownError(
-        `the timesheet field ${field.apiName} is being defined by another delivery; retried to read its outcome`,
+        `the timesheet field ${field.apiName} is being defined by another event (${holding.by}); retried to read its outcome`,
       );
+    }
+    if (holding.kind === 'listed') {
+      existing.push(definedOf(holding.listed, undefined));
+      listed.set(field.apiName, holding.listed);
+      continue;
     }
     const outcome = await createField(install, field);
     if (outcome.kind === 'refused') {
@@ -112,7 +122,7 @@ export async function defineTimesheetFields(
     created,
     existing,
     refused,
-    total: listed.size + missing.length - refused.length,
+    total: new Set([...listed.keys(), ...created.map((field) => field.apiName)]).size,
     limit: TIMESHEET_FIELD_LIMIT,
   };
   return [{ detailType: 'TimesheetFieldsSynced', detail: synced }];
@@ -128,23 +138,51 @@ function definedOf(listed: ListedTimesheetField, marker: TimesheetFieldMarker | 
 }
 
 /**
- * Holds the marker of a definition the service does not list: a fresh claim, this event's own
- * earlier claim (its create did nothing, as the list shows), or another event's taken over.
+ * A claim of another event younger than this may still have its create in flight (a route
+ * attempt lasts at most its 120 s timeout); an older one ended without recording an answer.
+ */
+export const TIMESHEET_FIELD_CLAIM_STALE_MS = 15 * 60 * 1000;
+
+type Holding =
+  | { kind: 'held' }
+  | { kind: 'busy'; by: string }
+  | { kind: 'listed'; listed: ListedTimesheetField };
+
+/**
+ * Holds the marker of a definition the service did not list: a fresh claim, or this event's own
+ * earlier claim (its create did nothing, as the list shows). Another event's marker is the
+ * delicate case: while its claim is fresh and unanswered its create may be in flight (`busy`: the
+ * event is retried); otherwise the definitions are read again, since the other event may have
+ * created it after this event's read (`listed`), and only a definition still not listed is taken
+ * over (its create did nothing, or the field was removed in the product).
  */
 async function holdMarker(
-  store: Dependencies['store'],
-  hostname: string,
+  context: {
+    store: Dependencies['store'];
+    install: InstallClient;
+    hostname: string;
+    eventId: string;
+    at: Date;
+  },
   apiName: string,
-  eventId: string,
-  at: Date,
-): Promise<boolean> {
+): Promise<Holding> {
+  const { store, install, hostname, eventId, at } = context;
   const claim = await claimTimesheetField(store, hostname, { apiName, eventId, at }, async () =>
     (await timesheetFieldMarkers(store, hostname)).get(apiName),
   );
-  if (claim.claimed) return true;
+  if (claim.claimed) return { kind: 'held' };
   const held = claim.existing;
-  if (held.eventId === eventId && held.status === 'DEFINING') return true;
-  return takeOverTimesheetField(store, hostname, held, { eventId, at });
+  if (held.eventId === eventId && held.status === 'DEFINING') return { kind: 'held' };
+  if (held.eventId !== eventId) {
+    const age = at.getTime() - Date.parse(held.claimedAt);
+    if (held.status === 'DEFINING' && age < TIMESHEET_FIELD_CLAIM_STALE_MS)
+      return { kind: 'busy', by: held.eventId };
+    const listedNow = (await install.listTimesheetFields()).find((listed) => listed.apiName === apiName);
+    if (listedNow !== undefined) return { kind: 'listed', listed: listedNow };
+  }
+  return (await takeOverTimesheetField(store, hostname, held, { eventId, at }))
+    ? { kind: 'held' }
+    : { kind: 'busy', by: 'another delivery' };
 }
 
 type CreateResult =

@@ -205,6 +205,40 @@ forEachSandboxMode(
         expect(await definitionsOf(hostname)).toHaveLength(1);
       });
 
+      it('makes one definition when two events for one apiName run at once: the other retries and finds it', async () => {
+        // Prepare: two events of one account, as if two deliveries ran together.
+        const { accountId, hostname } = await provisionedInstall(flow, 'tsf-race');
+        const dependencies = await flowDependencies();
+        const inputs = [
+          useCaseInput('TimesheetFieldsDefined', { accountId, fields: [approved] }),
+          useCaseInput('TimesheetFieldsDefined', { accountId, fields: [approved] }),
+        ];
+
+        // Act
+        const first = await Promise.allSettled(
+          inputs.map((input) => defineTimesheetFields(input, dependencies)),
+        );
+        const retried = await Promise.all(
+          inputs
+            .filter((_, index) => first[index]?.status === 'rejected')
+            .map((input) => defineTimesheetFields(input, dependencies)),
+        );
+
+        // Assess
+        expect(await definitionsOf(hostname)).toHaveLength(1);
+        const details = [
+          ...first.flatMap((result) => (result.status === 'fulfilled' ? result.value : [])),
+          ...retried.flat(),
+        ].map((event) => event.detail as Record<string, unknown[]>);
+        expect(details).toHaveLength(2);
+        expect(details.flatMap((detail) => detail['created'])).toEqual([
+          expect.objectContaining({ apiName: 'supervisorApproved' }),
+        ]);
+        expect(details.flatMap((detail) => detail['existing'])).toEqual([
+          expect.objectContaining({ apiName: 'supervisorApproved' }),
+        ]);
+      });
+
       it("shows a newly defined field's value in PayReturnsReady's timesheet context", async () => {
         // Prepare: define a field, then give timesheet 1001 (a schedule-change premium) a value in its slot.
         const { accountId, hostname } = await provisionedInstall(flow, 'tsf-payreturns');
