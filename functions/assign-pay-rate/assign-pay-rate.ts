@@ -5,7 +5,7 @@ import type {
 } from '#functions/contracts/outbound/pay-rates-assigned.ts';
 import { certainlyNotCreated } from '#functions/domain/create-outcome.ts';
 import { employeeThings } from '#functions/domain/employee-things.ts';
-import { OutcomeUnknownError, ServiceRejectedError } from '#functions/domain/errors.ts';
+import { OutcomeUnknownError, PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
 import { EventOrder, type Thing } from '#functions/domain/event-order.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
 import { serviceRejection } from '#functions/domain/service-rejection.ts';
@@ -51,7 +51,9 @@ const payRateOf = (employeeId: number): Thing =>
  *    from the marker. A call that may have been sent without an answer (lost answer, crash) is
  *    reconciled from the install's agreements (one QUERY): an employee holding a new agreement at
  *    the rate is applied, one with none is sent again, anything else failed PAY_RATE_OUTCOME_UNKNOWN.
- *    A refusal of the whole call fails every employee of it with the service's code.
+ *    A refusal of the whole call fails every employee of it with the service's code; an answer that
+ *    cannot be read is reconciled at once the same way (the request is over), an employee with no
+ *    new agreement failed with the reading's code.
  * 4. Each applied employee's position moves to this event; failed ones keep theirs.
  */
 export async function assignPayRate(
@@ -170,12 +172,16 @@ async function assignToOthers(
     }
   }
   if (toSend.length > 0) {
-    if (!(await markPayRateBulkSending(store, hostname, held, context.at()))) {
+    const sendingAt = context.at();
+    if (!(await markPayRateBulkSending(store, hostname, held, sendingAt))) {
       throw new OutcomeUnknownError(
         `the bulk assignment of event ${eventId} changed while it was prepared; retried`,
       );
     }
-    settled = [...settled, ...(await sendBulk(context, agreementId, toSend))];
+    settled = [
+      ...settled,
+      ...(await sendBulk(context, { agreementId, claimedAt: sendingAt.toISOString() }, toSend, payRate)),
+    ];
     // The call is answered and its outcomes not recorded: a redelivery reconciles them.
     context.interruptions?.at('assign-pay-rate.after-bulk');
   }
@@ -188,11 +194,12 @@ async function assignToOthers(
 
 async function sendBulk(
   context: BulkContext,
-  agreementId: number | string,
+  sent: Pick<PayRateBulkMarker, 'agreementId' | 'claimedAt'>,
   employeeIds: readonly number[],
+  payRate: LibraryPayRate,
 ): Promise<BulkOutcome[]> {
   try {
-    const results = await context.install.assignAgreement(agreementId, employeeIds);
+    const results = await context.install.assignAgreement(sent.agreementId, employeeIds);
     return results.map((result) =>
       result.applied
         ? {
@@ -217,9 +224,27 @@ async function sendBulk(
         message: `employees:bulk was refused: ${error.message}`,
       }));
     }
-    if (certainlyNotCreated(error))
+    if (certainlyNotCreated(error)) {
       await releasePayRateBulk(context.store, context.install.hostname, context.eventId);
-    // Anything else may have been applied: the redelivery reconciles with the marker kept.
-    throw error;
+      throw error;
+    }
+    // Retryable (a lost answer): the redelivery reconciles, with the marker kept.
+    if (!(error instanceof PermanentError)) throw error;
+    // Answered but unreadable: the request is over, so the install's agreements tell who has it.
+    const reconciled = bulkOutcomesFromAgreements(
+      sent,
+      await context.install.listEmployeeAgreements(),
+      employeeIds,
+      payRate,
+    );
+    return [
+      ...reconciled.settled,
+      ...reconciled.notAssigned.map((employeeId) => ({
+        employeeId,
+        applied: false as const,
+        code: error.code,
+        message: `the answer of employees:bulk could not be read (${error.message}) and employee ${employeeId} holds no new agreement`,
+      })),
+    ];
   }
 }
