@@ -58,7 +58,10 @@ export async function defineTimesheetFields(
   const business = await provisionedBusinessOf(store, detail.accountId);
   const { hostname } = business;
   const install = service.install(hostname);
-  const listed = byApiName(await install.listTimesheetFields());
+  const definitions = await install.listTimesheetFields();
+  const listed = byApiName(definitions);
+  // Every definition counts towards the limit, a namesake made outside the connector too.
+  let total = definitions.length;
   const markers = await timesheetFieldMarkers(store, hostname);
 
   const created: Defined[] = [];
@@ -75,10 +78,10 @@ export async function defineTimesheetFields(
     (ours ? created : existing).push(definedOf(found, markers.get(field.apiName)));
   }
 
-  if (listed.size + missing.length > TIMESHEET_FIELD_LIMIT) {
+  if (total + missing.length > TIMESHEET_FIELD_LIMIT) {
     throw new PermanentError(
       'TIMESHEET_FIELD_LIMIT',
-      `fields: the install would have ${listed.size + missing.length} timesheet custom fields and the service allows ${TIMESHEET_FIELD_LIMIT}: ${listed.size} exist, ${missing.length} of the ${detail.fields.length} asked for are new; nothing was created`,
+      `fields: the install would have ${total + missing.length} timesheet custom fields and the service allows ${TIMESHEET_FIELD_LIMIT}: ${total} exist, ${missing.length} of the ${detail.fields.length} asked for are new; nothing was created`,
     );
   }
 
@@ -94,7 +97,7 @@ export async function defineTimesheetFields(
     }
     if (holding.kind === 'listed') {
       existing.push(definedOf(holding.listed, undefined));
-      listed.set(field.apiName, holding.listed);
+      total += 1;
       continue;
     }
     const outcome = await createField(install, field);
@@ -114,6 +117,7 @@ export async function defineTimesheetFields(
       apiName: field.apiName,
       ...(outcome.definitionId === undefined ? {} : { definitionId: outcome.definitionId }),
     });
+    total += 1;
   }
 
   if (created.length > 0) await recordSyncSuccess(store, detail.accountId, clock.now());
@@ -122,7 +126,7 @@ export async function defineTimesheetFields(
     created,
     existing,
     refused,
-    total: new Set([...listed.keys(), ...created.map((field) => field.apiName)]).size,
+    total,
     limit: TIMESHEET_FIELD_LIMIT,
   };
   return [{ detailType: 'TimesheetFieldsSynced', detail: synced }];
