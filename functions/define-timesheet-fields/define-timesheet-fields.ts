@@ -144,6 +144,10 @@ function definedOf(listed: ListedTimesheetField, marker: TimesheetFieldMarker | 
 /**
  * A claim of another event younger than this may still have its create in flight (a route
  * attempt lasts at most its 120 s timeout); an older one ended without recording an answer.
+ * Two events of one account do not normally run at once: "Messages within the same message group
+ * are always processed one at a time" (Amazon SQS Developer Guide, "Using the message group ID with
+ * Amazon SQS FIFO Queues", docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/using-messagegroupid-property.html);
+ * the claim covers what that does not (a redrive, a replay next to a live event).
  */
 export const TIMESHEET_FIELD_CLAIM_STALE_MS = 15 * 60 * 1000;
 
