@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { routeFor } from '#functions/routes.ts';
 import { METRICS_BULK_CHUNK_SIZE } from '#functions/save-budget/save-budget.ts';
@@ -21,10 +22,12 @@ import {
   flowEvent,
   type InboundEntry,
   locationCreated,
+  payRateAssigned,
   payReturnsRequested,
   planChosen,
   sqsBatch,
   subscriptionStatusRequested,
+  timesheetFieldsDefined,
 } from './workload.ts';
 
 /**
@@ -300,5 +303,11 @@ export async function measureCallsPerEvent(
   });
   // One QUERY of the resource, whatever the page.
   await count('records, one page', 1, flowEvent('RecordsRequested', accountId, 0));
+  // The definitions are read once; each missing one is one create, and a repeat creates nothing.
+  const fields = timesheetFieldsDefined(accountId);
+  await count('timesheet fields, 2 new', 3, fields);
+  await count('timesheet fields, already there', 1, { ...fields, id: randomUUID() });
+  // One library assignment (award cached above) and one bulk call for the other four.
+  await count('pay rate, 5 employees (cached award)', 2, payRateAssigned(accountId, [1, 2, 3, 4, 5]));
   return results;
 }

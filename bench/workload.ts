@@ -126,6 +126,22 @@ export function payReturnsRequested(accountId: string): InboundEntry {
   };
 }
 
+export function timesheetFieldsDefined(accountId: string): InboundEntry {
+  return {
+    id: randomUUID(),
+    detailType: 'TimesheetFieldsDefined',
+    detail: { ...inboundSamples.TimesheetFieldsDefined, accountId },
+  };
+}
+
+export function payRateAssigned(accountId: string, employeeIds: number[]): InboundEntry {
+  return {
+    id: randomUUID(),
+    detailType: 'PayRateAssigned',
+    detail: { ...inboundSamples.PayRateAssigned, accountId, employeeIds, occurredAt: occurredNow() },
+  };
+}
+
 /** One steady-state event of a flow for an already provisioned account. */
 export function flowEvent(flow: FlowName, accountId: string, index: number): InboundEntry {
   switch (flow) {
@@ -147,6 +163,8 @@ export function flowEvent(flow: FlowName, accountId: string, index: number): Inb
     case 'PayRatesRequested':
     case 'ReferenceDataRequested':
     case 'RecordsRequested':
+    case 'TimesheetFieldsDefined':
+    case 'PayRateAssigned':
       return { id: randomUUID(), detailType: flow, detail: { ...inboundSamples[flow], accountId } };
   }
 }

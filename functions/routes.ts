@@ -169,6 +169,20 @@ export const queueRoutes: readonly QueueRoute[] = [
     // One QUERY whose whole answer is held to filter and sort it (up to the service's maximum).
     memorySizeMb: 512,
   }),
+  queueRoute(
+    'TimesheetFieldsDefined',
+    'define-timesheet-fields',
+    'Creates the timesheet custom field definitions the install does not have yet.',
+    // Up to 128 creates per record, after one read; the install's markers are one Query.
+    { timeoutSeconds: 120, tableActions: ITEM_AND_QUERY_ACTIONS },
+  ),
+  queueRoute(
+    'PayRateAssigned',
+    'assign-pay-rate',
+    'Sets one pay rate from the award library and assigns its agreement to more employees in bulk.',
+    // The pay rates' positions (store/positions.ts) of up to 200 employees.
+    { timeoutSeconds: 90, tableActions: ITEM_AND_QUERY_ACTIONS },
+  ),
 ];
 
 export const scheduledFunctions: readonly ScheduledFunction[] = [

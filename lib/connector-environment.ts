@@ -31,8 +31,15 @@ export function connectorEnvironment(props: WorkforceConnectorProps): Record<str
   if (props.hourBudgetType) env.HOUR_BUDGET_TYPE = props.hourBudgetType;
   if (props.httpTimeoutMs !== undefined) env.HTTP_TIMEOUT_MS = String(props.httpTimeoutMs);
   if (props.serviceAssumptions !== undefined) {
-    // Checked here too, so a construct user's mistake fails the synth, not a cold start.
-    env.SERVICE_ASSUMPTIONS = JSON.stringify(serviceAssumptionsSchema.parse(props.serviceAssumptions));
+    // Checked here too, so a construct user's mistake fails the synth, not a cold start. Only the
+    // fields that differ from their defaults are passed; the function fills in the defaults, so the
+    // variable stays small inside Lambda's 4 KB of environment ("Lambda quotas").
+    const parsed: Record<string, unknown> = serviceAssumptionsSchema.parse(props.serviceAssumptions);
+    const defaults: Record<string, unknown> = serviceAssumptionsSchema.parse({});
+    const changed = Object.entries(parsed).filter(
+      ([key, value]) => JSON.stringify(value) !== JSON.stringify(defaults[key]),
+    );
+    env.SERVICE_ASSUMPTIONS = JSON.stringify(Object.fromEntries(changed));
   }
   if (props.requestBudget !== undefined) {
     // Checked here too, so a construct user's mistake fails the synth, not a cold start.

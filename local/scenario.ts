@@ -276,6 +276,18 @@ function scenarioSteps(
       entries: async () => [await sample('RecordsRequested')],
     },
     {
+      kind: 'publish',
+      title: 'TimesheetFieldsDefined: the approval questions the install does not have yet',
+      expects: 'TimesheetFieldsSynced',
+      entries: async () => [await sample('TimesheetFieldsDefined')],
+    },
+    {
+      kind: 'publish',
+      title: 'PayRateAssigned: one library assignment, its agreement to the others in bulk',
+      expects: 'PayRatesAssigned',
+      entries: async () => [await sample('PayRateAssigned')],
+    },
+    {
       kind: 'trial-watch',
       title: `trial watch ${TRIAL_WATCH_DAYS[0]} days after signup`,
       daysAfterSignup: TRIAL_WATCH_DAYS[0],

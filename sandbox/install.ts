@@ -16,11 +16,11 @@ import { STRICT_QUERY_MAX_RECORDS } from './mode.ts';
 import { type JoinResolver, parseQuery, runQuery } from './query.ts';
 import {
   type AwardLibraryEntry,
-  agreementRecord,
   areaRecord,
   leaveAccrualRecord,
   locationRecord,
   payRuleRecord,
+  replaceActiveAgreement,
 } from './record-shapes.ts';
 import {
   dpMetaData,
@@ -38,6 +38,7 @@ import { json, type Route, type SandboxResponse } from './routing.ts';
 import { awardLibrary } from './seed.ts';
 import type { SandboxState } from './state.ts';
 import { toIsoInZone, toIsoOffset } from './time.ts';
+import { withNamedFields } from './timesheet-fields.ts';
 
 export interface InstallContext {
   state: SandboxState;
@@ -63,22 +64,24 @@ export const QUERYABLE: Readonly<Record<string, InstallResource>> = {
   Timesheet: 'Timesheet',
   Company: 'Location',
   OperationalUnit: 'Area',
+  // Custom field definitions (the path of the create is not shown): sandbox/assumed-calls.ts.
+  CustomField: 'CustomField',
 };
 
 const envelope = (data: unknown): SandboxResponse => json(200, { success: true, data });
 
 /** A record timestamp: the install's local time (any UTC offset is allowed), or UTC with `utc-timestamps`. */
-function stamp(context: InstallContext, epochMs: number): string {
+export function stamp(context: InstallContext, epochMs: number): string {
   return context.state.mode.lenient('utc-timestamps')
     ? toIsoOffset(epochMs)
     : toIsoInZone(epochMs, REGION_TIME_ZONES[context.install.region]);
 }
 
-function now(context: InstallContext): string {
+export function now(context: InstallContext): string {
   return stamp(context, context.state.clock.now());
 }
 
-function employeeOf(install: Install, rawId: string): InstallRecord {
+export function employeeOf(install: Install, rawId: string): InstallRecord {
   const employee = /^\d+$/.test(rawId) ? findById(install, 'Employee', Number(rawId)) : undefined;
   if (!employee) throw notFound(`employee ${rawId} not found`);
   return employee;
@@ -99,7 +102,9 @@ function query(context: InstallContext, [resourceName = '']: string[]): SandboxR
             if (!expandCustomFields || !timesheet || typeof timesheet.CustomFieldData !== 'number')
               return timesheet;
             const expanded = findById(install, 'CustomFieldData', timesheet.CustomFieldData);
-            return expanded ? { ...timesheet, CustomFieldData: expanded } : timesheet;
+            return expanded
+              ? { ...timesheet, CustomFieldData: withNamedFields(install, expanded) }
+              : timesheet;
           },
           PayRuleObject: (line) => findById(install, 'PayRule', line.PayRule),
         }
@@ -109,10 +114,12 @@ function query(context: InstallContext, [resourceName = '']: string[]): SandboxR
     andConditions: mode.lenient('and-conditions'),
     ...(mode.lenient('all-records') ? {} : { maxRecords: STRICT_QUERY_MAX_RECORDS }),
   };
-  return json(
-    200,
-    runQuery(resourceName, install.tables[resource], parseQuery(context.body), joins, queryMode),
-  );
+  // A timesheet record carries one property per defined field (API name) mirroring its slot.
+  const records =
+    resource === 'CustomFieldData'
+      ? install.tables.CustomFieldData.map((record) => withNamedFields(install, record))
+      : install.tables[resource];
+  return json(200, runQuery(resourceName, records, parseQuery(context.body), joins, queryMode));
 }
 
 function writeEmployeeCustomFields(context: InstallContext, [rawId = '']: string[]): SandboxResponse {
@@ -466,15 +473,24 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
   if (countryCode !== entry.CountryCode) {
     throw invalid(`strCountryCode ${countryCode} does not match award ${awardCode} (${entry.CountryCode})`);
   }
-  let hourlyRate = 0;
+  // The spec describes an override's Id as the base pay rule's; with the mode's lenient
+  // `other-pay-rule-overrides` the array may also name other pay rules of the install (each once),
+  // whose rates are kept on the agreement (OverridePayRules).
+  let hourlyRate = Number(entry.BasePayRuleObject.HourlyRate);
+  const otherRules: Array<{ Id: string; HourlyRate: number }> = [];
+  const named = new Set<string>();
   overrides.forEach((override, index) => {
     const path = `arrOverridePayRules[${index}]`;
     if (!isObject(override)) throw invalid(`${path} must be an object`);
     const id = requiredString(override, 'Id', `${path}.Id`);
-    if (id !== entry.BasePayRule)
-      throw invalid(`${path}.Id must be the award's BasePayRule ${entry.BasePayRule}`);
-    hourlyRate = requiredNumber(override, 'HourlyRate', `${path}.HourlyRate`);
-    if (hourlyRate <= 0) throw invalid(`${path}.HourlyRate must be greater than 0`);
+    const rate = requiredNumber(override, 'HourlyRate', `${path}.HourlyRate`);
+    if (rate <= 0) throw invalid(`${path}.HourlyRate must be greater than 0`);
+    if (named.has(id)) throw invalid(`${path}.Id names pay rule ${id} a second time`);
+    named.add(id);
+    if (id === entry.BasePayRule) hourlyRate = rate;
+    else if (context.state.mode.lenient('other-pay-rule-overrides') && findById(install, 'PayRule', id))
+      otherRules.push({ Id: id, HourlyRate: rate });
+    else throw invalid(`${path}.Id must be the award's BasePayRule ${entry.BasePayRule}`);
   });
 
   const timestamp = now(context);
@@ -512,25 +528,11 @@ function setAwardFromLibrary(context: InstallContext, [rawId = '']: string[]): S
     };
     install.tables.EmploymentContract.push(contract);
   }
-  const employeeId = employee.Id as number;
-  for (const agreement of install.tables.EmployeeAgreement) {
-    if (agreement.EmployeeId === employeeId && agreement.Active === true) {
-      agreement.Active = false;
-      agreement.EndDate = timestamp;
-      agreement.Modified = timestamp;
-    }
-  }
-  const company = findById(install, 'Location', employee.Company);
-  const agreement = agreementRecord({
-    Id: nextId(install, 'EmployeeAgreement'),
-    EmployeeId: employeeId,
+  const agreement = replaceActiveAgreement(install, employee, timestamp, {
     Contract: contract.Id as number,
     BaseRate: withoutBaseRate ? null : hourlyRate,
-    CompanyName: company ? String(company.CompanyName) : null,
-    StartDate: timestamp.slice(0, 10),
-    Created: timestamp,
+    ...(otherRules.length > 0 ? { OverridePayRules: otherRules } : {}),
   });
-  install.tables.EmployeeAgreement.push(agreement);
   return envelope({ AgreementId: agreement.Id });
 }
 

@@ -31,6 +31,8 @@ export const LENIENT_READINGS = {
   'utc-timestamps': "install records are stamped in UTC, not in the install's local time",
   'cancel-answer': 'change-plan cancel answers {hostname, trialEndDate, edition} instead of data null',
   'agreed-hour-answer': 'POST agreed_hour answers {success, data} instead of 204 without a body',
+  'other-pay-rule-overrides':
+    'setAwardFromLibrary takes overrides of any pay rule of the install (the spec reading: each arrOverridePayRules Id is the base pay rule)',
   'plain-seed':
     'new installs get the plain seed: no edge-case custom field values, no UM country, no second WA state code',
 } as const;

@@ -1,4 +1,12 @@
-import { dpMetaData, INSTALL_OWNER, type InstallRecord, personInfo } from './records.ts';
+import {
+  dpMetaData,
+  findById,
+  INSTALL_OWNER,
+  type Install,
+  type InstallRecord,
+  nextId,
+  personInfo,
+} from './records.ts';
 
 /**
  * What a record of each kind looks like, with the fields the sandbox fills itself: used by the seed
@@ -397,4 +405,37 @@ export function awardLibraryEntry(input: AwardInput): AwardLibraryEntry {
     Name: input.Name,
     PeriodType: 'WEEKLY',
   };
+}
+
+/**
+ * A new active agreement for the employee (its contract, BaseRate and any extra field), its
+ * earlier active ones ended: what setAwardFromLibrary and employees:bulk leave behind.
+ */
+export function replaceActiveAgreement(
+  install: Install,
+  employee: InstallRecord,
+  timestamp: string,
+  terms: { Contract: number; BaseRate: number | null; OverridePayRules?: unknown },
+): InstallRecord {
+  const employeeId = employee.Id as number;
+  for (const agreement of install.tables.EmployeeAgreement) {
+    if (agreement.EmployeeId === employeeId && agreement.Active === true) {
+      agreement.Active = false;
+      agreement.EndDate = timestamp;
+      agreement.Modified = timestamp;
+    }
+  }
+  const company = findById(install, 'Location', employee.Company);
+  const agreement = agreementRecord({
+    Id: nextId(install, 'EmployeeAgreement'),
+    EmployeeId: employeeId,
+    Contract: terms.Contract,
+    BaseRate: terms.BaseRate,
+    CompanyName: company ? String(company.CompanyName) : null,
+    StartDate: timestamp.slice(0, 10),
+    Created: timestamp,
+  });
+  if (terms.OverridePayRules !== undefined) agreement.OverridePayRules = terms.OverridePayRules;
+  install.tables.EmployeeAgreement.push(agreement);
+  return agreement;
 }

@@ -17,6 +17,7 @@ export const INSTALL_RESOURCES = [
   'Address',
   'Metric',
   'AgreedHour',
+  'CustomField',
 ] as const;
 export type InstallResource = (typeof INSTALL_RESOURCES)[number];
 

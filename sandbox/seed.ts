@@ -338,6 +338,7 @@ function seedTables(options: SeedOptions = {}): InstallTables {
     Address: rows(ADDRESSES, 'addresses.json').map((row) => seeded({ ...row }, 'Address')),
     Metric: [],
     AgreedHour: [],
+    CustomField: [],
   };
   if (!readings.includes('utc-timestamps')) inLocalTime(tables, REGION_TIME_ZONES[region]);
   return tables;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { assumedInstallRoutes } from './assumed-calls.ts';
 import { controlRoutes } from './control.ts';
 import { ApiError, invalid, notFound } from './errors.ts';
 import type { FaultKind } from './faults.ts';
@@ -39,6 +40,8 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const TIMEOUT_FAULT_HOLD_MS = 30_000;
 /** The Retry-After of the sandbox's 429 answers (rate limit and injected 429 faults). */
 export const RETRY_AFTER_SECONDS = 1;
+/** The spec's install calls, then those it names without a path (sandbox/assumed-calls.ts). */
+const INSTALL_ROUTES = [...installRoutes, ...assumedInstallRoutes];
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 type Envelope = 'provisioning' | 'install' | 'control';
@@ -131,7 +134,7 @@ function dispatchApi(
     if (installPath) {
       const hostname = decodeURIComponent(installPath[1] ?? '');
       const rest = installPath[2] ?? '';
-      const { route, params } = resolveRoute(matchRoute(installRoutes, method, rest), method, path);
+      const { route, params } = resolveRoute(matchRoute(INSTALL_ROUTES, method, rest), method, path);
       authorize(state, request.headers.authorization);
       const install = state.installs.get(hostname);
       if (!install) throw notFound(`install ${hostname} not found`);

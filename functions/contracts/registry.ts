@@ -3,18 +3,21 @@ import * as accountCreated from './inbound/account-created.ts';
 import * as budgetSet from './inbound/budget-set.ts';
 import * as employeeChanged from './inbound/employee-changed.ts';
 import * as locationCreated from './inbound/location-created.ts';
+import * as payRateAssigned from './inbound/pay-rate-assigned.ts';
 import * as payRatesRequested from './inbound/pay-rates-requested.ts';
 import * as payReturnsRequested from './inbound/pay-returns-requested.ts';
 import * as planChosen from './inbound/plan-chosen.ts';
 import * as recordsRequested from './inbound/records-requested.ts';
 import * as referenceDataRequested from './inbound/reference-data-requested.ts';
 import * as subscriptionStatusRequested from './inbound/subscription-status-requested.ts';
+import * as timesheetFieldsDefined from './inbound/timesheet-fields-defined.ts';
 import * as budgetSaved from './outbound/budget-saved.ts';
 import * as businessEditionChanged from './outbound/business-edition-changed.ts';
 import * as businessGone from './outbound/business-gone.ts';
 import * as businessProvisioned from './outbound/business-provisioned.ts';
 import * as employeeSynced from './outbound/employee-synced.ts';
 import * as locationProvisioned from './outbound/location-provisioned.ts';
+import * as payRatesAssigned from './outbound/pay-rates-assigned.ts';
 import * as payRatesReported from './outbound/pay-rates-reported.ts';
 import * as payReturnsCompleted from './outbound/pay-returns-completed.ts';
 import * as payReturnsReady from './outbound/pay-returns-ready.ts';
@@ -24,6 +27,7 @@ import * as referenceData from './outbound/reference-data.ts';
 import * as subscriptionStatus from './outbound/subscription-status.ts';
 import * as syncFailed from './outbound/sync-failed.ts';
 import * as syncSkipped from './outbound/sync-skipped.ts';
+import * as timesheetFieldsSynced from './outbound/timesheet-fields-synced.ts';
 import * as trialEnded from './outbound/trial-ended.ts';
 import * as trialExpiring from './outbound/trial-expiring.ts';
 
@@ -54,6 +58,8 @@ export const inboundContracts = {
   PayRatesRequested: payRatesRequested,
   ReferenceDataRequested: referenceDataRequested,
   RecordsRequested: recordsRequested,
+  TimesheetFieldsDefined: timesheetFieldsDefined,
+  PayRateAssigned: payRateAssigned,
 } as const satisfies { [K in string]: EventContract<K> };
 
 /** Outbound contracts (connector → partner), keyed by detail-type. */
@@ -73,6 +79,8 @@ export const outboundContracts = {
   PayRatesReported: payRatesReported,
   ReferenceData: referenceData,
   RecordsReported: recordsReported,
+  TimesheetFieldsSynced: timesheetFieldsSynced,
+  PayRatesAssigned: payRatesAssigned,
   SyncFailed: syncFailed,
   SyncSkipped: syncSkipped,
 } as const satisfies { [K in string]: EventContract<K> };

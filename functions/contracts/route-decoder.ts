@@ -25,6 +25,8 @@ export const INBOUND_DETAIL_TYPES = [
   'PayRatesRequested',
   'ReferenceDataRequested',
   'RecordsRequested',
+  'TimesheetFieldsDefined',
+  'PayRateAssigned',
 ] as const satisfies readonly InboundDetailType[];
 
 /**

@@ -141,6 +141,31 @@ export const inboundSamples: { readonly [K in InboundDetailType]: InboundDetailI
     where: [{ field: 'LastName', op: 'lk', value: 'Le%' }],
     pageSize: 50,
   },
+  TimesheetFieldsDefined: {
+    accountId,
+    fields: [
+      {
+        apiName: 'supervisorApproved',
+        name: 'Approved by the shift supervisor?',
+        type: 4,
+        validation: ['nempty'],
+      },
+      {
+        apiName: 'overtimeReason',
+        name: 'Reason for overtime',
+        type: 5,
+        valuelist: ['Customer demand', 'Cover for absence', 'Other'],
+      },
+    ],
+  },
+  // Employees 3, 4 and 5 on one award: a library assignment for 3, its agreement for 4 and 5.
+  PayRateAssigned: {
+    accountId,
+    employeeIds: [3, 4, 5],
+    awardCode: 'RetailAssoc2024x',
+    countryCode: 'US',
+    overrides: [{ hourlyRate: 18.25 }],
+  },
 };
 
 const causationId = 'b7e3c0de-0000-4000-8000-000000000001';
@@ -320,6 +345,30 @@ export const outboundSamples: { readonly [K in OutboundDetailType]: OutboundDeta
     employeesWithoutAgreements: [],
     part: 1,
     parts: 1,
+  },
+  TimesheetFieldsSynced: {
+    accountId,
+    hostname,
+    causationId,
+    created: [{ apiName: 'overtimeReason', definitionId: 2 }],
+    existing: [{ apiName: 'supervisorApproved', definitionId: 1 }],
+    refused: [],
+    total: 2,
+    limit: 128,
+  },
+  PayRatesAssigned: {
+    accountId,
+    hostname,
+    causationId,
+    awardCode: 'RetailAssoc2024x',
+    agreementId: 7,
+    employees: [
+      { employeeId: 3, status: 'applied', via: 'library', agreementId: 7 },
+      { employeeId: 4, status: 'applied', via: 'bulk', agreementId: 8 },
+      { employeeId: 5, status: 'applied', via: 'bulk', agreementId: 9 },
+    ],
+    applied: 3,
+    failed: 0,
   },
   ReferenceData: {
     accountId,

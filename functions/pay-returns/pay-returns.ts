@@ -213,16 +213,29 @@ async function customFieldDataOf(
   }
 }
 
+/** What a custom field data record holds besides its named fields: its own fields and slots. */
+const RECORD_FIELDS: ReadonlySet<string> = new Set([
+  'Id',
+  'System',
+  'Creator',
+  'Created',
+  'Modified',
+  '_DPMetaData',
+]);
+const SLOT_FIELD = /^F\d{2,3}$/;
+
 function answersOf(
   data: CustomFieldData | undefined,
 ): Record<string, string | boolean | number | null> | undefined {
   if (!data) return undefined;
   const record = data as Record<string, unknown>;
   const answers: Record<string, string | boolean | number | null> = {};
-  // The listed fields, and any fair-work-week field the service adds later (`fww…`).
+  // The listed fields, any fair-work-week field the service adds later (`fww…`), and every other
+  // named field (a definition's API name mirroring its slot: a question the partner defined with
+  // TimesheetFieldsDefined is answered at the same approval).
   const names = new Set([
     ...SCHEDULE_CHANGE_ANSWER_FIELDS,
-    ...Object.keys(record).filter((key) => key.startsWith('fww')),
+    ...Object.keys(record).filter((key) => !RECORD_FIELDS.has(key) && !SLOT_FIELD.test(key)),
   ]);
   for (const name of names) {
     const value = record[name];

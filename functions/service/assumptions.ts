@@ -40,6 +40,11 @@ const DEFAULTS = {
     EmployeeAgreement: 'EmployeeAgreement',
     PayRule: 'PayRule',
   },
+  timesheetFieldPath: '/api/v1/resource/CustomField',
+  timesheetFieldResource: 'CustomField',
+  timesheetFieldIdFields: ['Id', 'id'],
+  employeesBulkPath: '/api/management/v2/employees:bulk',
+  employeesBulkBody: 'agreement-and-ids',
 } as const;
 
 const names = (fallback: readonly string[]) =>
@@ -52,6 +57,16 @@ const resource = () =>
   z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'expected a resource name (letters, digits, "_")' });
 
 const resourceName = (fallback: string) => resource().default(fallback);
+
+/** A path below the install base URL: no scheme, host, query or `..`, so it cannot leave the install. */
+const installPath = (fallback: string) =>
+  z
+    .string()
+    .regex(/^(\/[A-Za-z0-9_.:~-]+)+$/, { error: 'expected a path such as /api/v1/resource/Name' })
+    .refine((path) => !path.split('/').some((segment) => segment === '..' || segment === '.'), {
+      error: 'expected a path without . or .. segments',
+    })
+    .default(fallback);
 
 const regexSource = () =>
   z.string().refine(
@@ -174,6 +189,25 @@ export const serviceAssumptionsSchema = z.strictObject({
     .record(resource(), resource())
     .refine((map) => Object.keys(map).length > 0, { error: 'at least one resource' })
     .default({ ...DEFAULTS.recordResources }),
+  /**
+   * Path (below the install base URL) of the call creating a timesheet custom field definition
+   * (the spec shows its payload, "The path of this call: not shown"); POSTed.
+   */
+  timesheetFieldPath: installPath(DEFAULTS.timesheetFieldPath),
+  /** QUERY resource listing custom field definitions (read with `System` eq `Timesheet`). */
+  timesheetFieldResource: resourceName(DEFAULTS.timesheetFieldResource),
+  /** Fields of a definition record tried, in order, for its id. */
+  timesheetFieldIdFields: names(DEFAULTS.timesheetFieldIdFields),
+  /**
+   * Path of the bulk assignment of an agreement ("an `employees:bulk` endpoint under the
+   * management v2 path"; request and response not shown); POSTed.
+   */
+  employeesBulkPath: installPath(DEFAULTS.employeesBulkPath),
+  /**
+   * Its body: `agreement-and-ids` = `{agreementId, employeeIds}`; `items` = `{data: [{employeeId,
+   * agreementId}]}` (the shape of the metrics calls).
+   */
+  employeesBulkBody: z.enum(['agreement-and-ids', 'items']).default(DEFAULTS.employeesBulkBody),
 });
 
 export type ServiceAssumptions = z.output<typeof serviceAssumptionsSchema>;
@@ -248,6 +282,13 @@ export function serviceClientAssumptions(
       areaIdFields: [...assumptions.areaIdFields],
       leaveRuleResource: assumptions.leaveRuleResource,
       ...(assumptions.queryMaxRecords === null ? {} : { queryMaxRecords: assumptions.queryMaxRecords }),
+      assumedCalls: {
+        timesheetFieldPath: assumptions.timesheetFieldPath,
+        timesheetFieldResource: assumptions.timesheetFieldResource,
+        timesheetFieldIdFields: [...assumptions.timesheetFieldIdFields],
+        employeesBulkPath: assumptions.employeesBulkPath,
+        employeesBulkBody: assumptions.employeesBulkBody,
+      },
       payRate: {
         contractResource: assumptions.contractResource,
         payRuleResource: assumptions.payRuleResource,

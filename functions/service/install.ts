@@ -7,6 +7,7 @@ import {
 } from '#functions/domain/errors.ts';
 import type { Addresses } from './addresses.ts';
 import { type AgreedHourForm, agreedHourForm, normalizeCycle } from './agreed-hour-form.ts';
+import { type AssumedCallSettings, type AssumedCalls, assumedCalls } from './assumed-calls.ts';
 import { defaultServiceAssumptions } from './assumptions.ts';
 import type { HttpClient, RetrySafety, ServiceRequest } from './http.ts';
 import { isRecord, readServiceError } from './http.ts';
@@ -87,6 +88,8 @@ export interface InstallClientOptions {
   /** Fields tried for the new area id. @default ['Id', 'id', 'OperationalUnitId', 'DepartmentId'] */
   areaIdFields?: string[];
   payRate?: PayRateResolutionOptions;
+  /** Paths and bodies of the calls the spec names without showing them. @default the service assumptions' defaults */
+  assumedCalls?: Partial<AssumedCallSettings>;
 }
 
 export interface LeaveBalanceOverwrite {
@@ -103,7 +106,7 @@ export interface AwardAssignment {
   overridePayRules: Array<{ Id: string; HourlyRate: number }>;
 }
 
-export interface InstallClient {
+export interface InstallClient extends AssumedCalls {
   readonly hostname: string;
   query<T extends z.ZodType>(resource: string, options: QueryOptions, schema: T): Promise<Array<z.output<T>>>;
   /**
@@ -231,6 +234,14 @@ export function createInstallClient(
     hostname,
     query,
     queryComplete,
+    ...assumedCalls(call, queryComplete, {
+      timesheetFieldPath: defaults.timesheetFieldPath,
+      timesheetFieldResource: defaults.timesheetFieldResource,
+      timesheetFieldIdFields: defaults.timesheetFieldIdFields,
+      employeesBulkPath: defaults.employeesBulkPath,
+      employeesBulkBody: defaults.employeesBulkBody,
+      ...options.assumedCalls,
+    }),
 
     // How several conditions combine is "not shown", and `lk` may answer more than the name: the
     // answer is matched again here on every condition (`lk` as "contains", case-insensitive).

@@ -68,6 +68,18 @@ export const payReturnsCompletedKey = (hostname: string, eventId: string) => ({
   sk: `PAY_RETURNS_COMPLETED#${eventId}`,
 });
 
+export const TIMESHEET_FIELD_PREFIX = 'TIMESHEET_FIELD#';
+
+export const timesheetFieldKey = (hostname: string, apiName: string) => ({
+  pk: installPartition(hostname),
+  sk: `${TIMESHEET_FIELD_PREFIX}${apiName}`,
+});
+
+export const payRateBulkKey = (hostname: string, eventId: string) => ({
+  pk: installPartition(hostname),
+  sk: `PAY_RATE_BULK#${eventId}`,
+});
+
 export const POSITION_PREFIX = 'POSITION#';
 
 /**

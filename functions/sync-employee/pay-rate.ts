@@ -1,4 +1,4 @@
-import type { PayRate } from '#functions/contracts/inbound/employee-changed.ts';
+import type { PayRuleOverrides } from '#functions/contracts/pay-rate-fields.ts';
 import {
   type CreateOutcome,
   certainlyNotCreated,
@@ -29,6 +29,14 @@ import {
 } from '#functions/store/pay-rate-applications.ts';
 import type { Store } from '#functions/store/store.ts';
 
+/** A pay rate from the award library: the award, its country, and the pay rules' rates it overrides. */
+export interface LibraryPayRate {
+  awardCode: string;
+  countryCode: string;
+  /** Without `payRuleId`: the award's base pay rule. */
+  overrides: PayRuleOverrides;
+}
+
 export interface PayRateContext {
   store: Store;
   install: InstallClient;
@@ -57,7 +65,7 @@ export interface PayRateContext {
 export async function applyPayRate(
   context: PayRateContext,
   employeeId: number,
-  payRate: PayRate,
+  payRate: LibraryPayRate,
 ): Promise<number | string> {
   const { store, install, event } = context;
   const { hostname } = install;
@@ -92,16 +100,17 @@ export async function applyPayRate(
     }
   }
 
-  let entry: AwardLibraryEntry;
+  let overridePayRules: Array<{ Id: string; HourlyRate: number }>;
   const countryCode = payRate.countryCode.toLowerCase();
   try {
-    entry = await libraryEntry(context, payRate.awardCode);
+    const entry = await libraryEntry(context, payRate.awardCode);
     if (entry.CountryCode !== undefined && entry.CountryCode.toLowerCase() !== countryCode) {
       throw new PermanentError(
         'AWARD_COUNTRY_MISMATCH',
         `award ${payRate.awardCode} belongs to country ${entry.CountryCode}, not ${countryCode}`,
       );
     }
+    overridePayRules = overridePayRulesOf(payRate, entry);
   } catch (error) {
     // Nothing was sent that creates an agreement yet.
     await releasePayRateClaim(store, hostname, event.id);
@@ -120,7 +129,7 @@ export async function applyPayRate(
     ({ agreementId } = await install.setAwardFromLibrary(employeeId, {
       countryCode,
       awardCode: payRate.awardCode,
-      overridePayRules: [{ Id: String(entry.BasePayRule), HourlyRate: payRate.hourlyRate }],
+      overridePayRules,
     }));
   } catch (error) {
     if (certainlyNotCreated(error)) {
@@ -144,12 +153,44 @@ export async function applyPayRate(
   return agreementId;
 }
 
+/**
+ * The service's `arrOverridePayRules`: an override without a pay rule id is the award's base pay
+ * rule (from its library entry). One pay rule named twice (the base both by id and without one)
+ * would leave the rate to the service's reading of the order: refused before anything is sent.
+ */
+function overridePayRulesOf(
+  payRate: LibraryPayRate,
+  entry: AwardLibraryEntry,
+): Array<{ Id: string; HourlyRate: number }> {
+  const rules = payRate.overrides.map((override) => ({
+    Id: override.payRuleId ?? String(entry.BasePayRule),
+    HourlyRate: override.hourlyRate,
+  }));
+  const ids = rules.map((rule) => rule.Id);
+  const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
+  if (repeated !== undefined) {
+    throw new PermanentError(
+      'PAY_RULE_OVERRIDDEN_TWICE',
+      `overrides: pay rule ${repeated} is overridden twice (an override without payRuleId is award ${payRate.awardCode}'s base pay rule ${entry.BasePayRule})`,
+    );
+  }
+  return rules;
+}
+
+/**
+ * The BaseRate an agreement made by this pay rate holds: the base pay rule's override, when the
+ * event gives it without a pay rule id. Undefined when that is not known before the entry is read.
+ */
+export function expectedBaseRate(payRate: Pick<LibraryPayRate, 'overrides'>): number | undefined {
+  return payRate.overrides.find((override) => override.payRuleId === undefined)?.hourlyRate;
+}
+
 /** The agreement a call whose answer was just lost created, when exactly one shows already. */
 async function agreementCreatedNow(
   install: InstallClient,
   employeeId: number,
   marker: Pick<PayRateApplication, 'claimedAt'>,
-  payRate: PayRate,
+  payRate: LibraryPayRate,
 ): Promise<number | string | undefined> {
   try {
     const outcome = earlierOutcome(marker, await employeeAgreements(install, employeeId), payRate);
@@ -159,7 +200,7 @@ async function agreementCreatedNow(
   }
 }
 
-type AgreementsRead =
+export type AgreementsRead =
   | { readable: true; records: EmployeeAgreement[] }
   | { readable: false; records: []; reason: string };
 
@@ -167,7 +208,10 @@ type AgreementsRead =
  * The employee's agreements. A refusal (the query not allowed for this partner, say) does not
  * stop the pay rate from being set; it only leaves a lost answer without a way to reconcile it.
  */
-async function employeeAgreements(install: InstallClient, employeeId: number): Promise<AgreementsRead> {
+export async function employeeAgreements(
+  install: InstallClient,
+  employeeId: number,
+): Promise<AgreementsRead> {
   try {
     return { readable: true, records: await install.listEmployeeAgreements(employeeId) };
   } catch (error) {
@@ -183,10 +227,10 @@ async function employeeAgreements(install: InstallClient, employeeId: number): P
  * requested rate, created since the marker. Agreements without a BaseRate (non-US installs) say
  * nothing about the rate, so the outcome stays unknown there.
  */
-function earlierOutcome(
+export function earlierOutcome(
   marker: Pick<PayRateApplication, 'claimedAt'>,
   agreements: AgreementsRead,
-  payRate: PayRate,
+  payRate: Pick<LibraryPayRate, 'overrides'>,
 ): CreateOutcome<number | string> {
   if (!agreements.readable) return { kind: 'unknown', reason: agreements.reason };
   const since = earliestCreation(marker.claimedAt);
@@ -198,7 +242,14 @@ function earlierOutcome(
   if (recent.length === 1 && only !== undefined) {
     // One new agreement, and it holds what the call sets: ours. One that does not (another rate,
     // already replaced) was made by someone else, and ours may still be in flight: not guessed.
-    return only.Active === true && only.BaseRate === payRate.hourlyRate
+    const rate = expectedBaseRate(payRate);
+    if (rate === undefined) {
+      return {
+        kind: 'unknown',
+        reason: `agreement ${only.Id} is new and no base pay rule rate was asked to compare it with`,
+      };
+    }
+    return only.Active === true && only.BaseRate === rate
       ? { kind: 'created', id: only.Id }
       : { kind: 'unknown', reason: `agreement ${only.Id} is new but not active at the requested rate` };
   }

@@ -2,7 +2,9 @@ import {
   type EmployeeChangedDetail,
   type EmployeePart,
   employeeParts,
+  overridesOf,
 } from '#functions/contracts/inbound/employee-changed.ts';
+import { employeeThings } from '#functions/domain/employee-things.ts';
 import { PermanentError, ServiceRejectedError } from '#functions/domain/errors.ts';
 import { EventOrder, type Thing } from '#functions/domain/event-order.ts';
 import { provisionedBusinessOf } from '#functions/domain/provisioned-business.ts';
@@ -26,27 +28,7 @@ interface PartResults {
 
 type PartStatus = 'applied' | 'skipped' | 'superseded';
 
-/**
- * The things an EmployeeChanged sets, each on its own (partial update per field): every custom
- * field by apiName, the regular hours, the pay rate, every leave balance by leave rule. An event
- * sets only the things it carries; of those, each applies unless a newer event (by occurredAt,
- * then event id) was applied to it first.
- */
-export const employeeThings = {
-  customField: (employeeId: number, apiName: string): Thing => ({
-    key: `employee#${employeeId}#customField#${apiName}`,
-    field: `customFields.${apiName}`,
-  }),
-  regularHours: (employeeId: number): Thing => ({
-    key: `employee#${employeeId}#regularHours`,
-    field: 'regularHours',
-  }),
-  payRate: (employeeId: number): Thing => ({ key: `employee#${employeeId}#payRate`, field: 'payRate' }),
-  leaveBalance: (employeeId: number, leaveRuleId: number): Thing => ({
-    key: `employee#${employeeId}#leaveBalance#${leaveRuleId}`,
-    field: `leaveBalances[leaveRuleId=${leaveRuleId}]`,
-  }),
-};
+export { employeeThings };
 
 /** Every thing the event carries, per part, in the order the part applies them. */
 function thingsOf(detail: EmployeeChangedDetail): Record<EmployeePart, Thing[]> {
@@ -145,7 +127,12 @@ export async function syncEmployee(
     payRate: async () => {
       if (detail.payRate === undefined) return;
       const context: PayRateContext = { store, install, event, at };
-      results.agreementId = await applyPayRate(context, employeeId, detail.payRate);
+      const { awardCode, countryCode } = detail.payRate;
+      results.agreementId = await applyPayRate(context, employeeId, {
+        awardCode,
+        countryCode,
+        overrides: overridesOf(detail.payRate),
+      });
       await done(employeeThings.payRate(employeeId));
     },
     leaveBalances: async () => {

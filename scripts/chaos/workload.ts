@@ -271,6 +271,20 @@ function validDetail(
       return { accountId, kinds: ['COUNTRIES', 'STATES'] };
     case 'RecordsRequested':
       return { accountId, resource: 'Employee', pageSize: random.int(1, 5) };
+    // Not drawn either (FOLLOW_UP_WEIGHTS): the order model has no state for definitions or bulk pay rates yet.
+    case 'TimesheetFieldsDefined':
+      return {
+        accountId,
+        fields: [{ apiName: `chaosField${random.int(1, 3)}`, name: 'Chaos question', type: 4 }],
+      };
+    case 'PayRateAssigned':
+      return {
+        accountId,
+        employeeIds: [...EMPLOYEE_IDS],
+        awardCode: 'RetailAssoc2024x',
+        countryCode: 'US',
+        overrides: [{ hourlyRate: random.int(15, 45) }],
+      };
   }
 }
 

@@ -222,6 +222,9 @@ const NOT_WITHOUT_WRITING: Readonly<Partial<Record<keyof ServiceAssumptions, str
   agreementIdFields: 'only setAwardFromLibrary (a write) answers the new agreement id',
   locationIdFields: 'only creating a location (a write) answers its id',
   areaIdFields: 'only creating an area (a write) answers its id',
+  timesheetFieldPath: 'only creating a timesheet custom field definition (a write) shows its path',
+  employeesBulkPath: 'only an employees:bulk assignment (a write) shows its path',
+  employeesBulkBody: 'only an employees:bulk assignment (a write) shows which body it takes',
   uncodedStatusReadings:
     'only an answer without a service code shows what it means; the probes here are answered with codes',
 };

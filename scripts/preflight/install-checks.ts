@@ -76,6 +76,7 @@ async function checkResources(probe: InstallProbe, assumptions: ServiceAssumptio
   out.push(
     ...(await checkTimesheetReads(probe, assumptions)),
     ...(await checkRecordResources(probe, assumptions)),
+    ...(await checkTimesheetFieldReads(probe, assumptions)),
   );
   return out;
 }
@@ -102,6 +103,38 @@ async function checkTimesheetReads(
       : dated.length > 0
         ? line('timesheetDateField', 'confirmed', `${dated.length} of ${found.length} records carry ${field}`)
         : line('timesheetDateField', 'contradicted', `no record of ${resource} carries ${field}`),
+  ];
+}
+
+/** The read of the timesheet custom field definitions: its resource answers, and its records carry an id field. */
+async function checkTimesheetFieldReads(
+  probe: InstallProbe,
+  assumptions: ServiceAssumptions,
+): Promise<CheckLine[]> {
+  const resource = assumptions.timesheetFieldResource;
+  const answer = await query(probe, resource, search(['System', 'eq', 'Timesheet']));
+  const found = records(answer);
+  const why = `QUERY ${resource} answered ${describeAnswer(answer)}`;
+  if (found === undefined) {
+    const status = answer.status === 404 || isServiceRefusal(answer) ? 'contradicted' : 'not observable';
+    return [
+      line('timesheetFieldResource', status, why),
+      line('timesheetFieldIdFields', 'not observable', why),
+    ];
+  }
+  const fields = assumptions.timesheetFieldIdFields;
+  const withId = found.filter((record) => fields.some((field) => record[field] != null));
+  return [
+    line('timesheetFieldResource', 'confirmed', `QUERY ${resource} answers (${found.length} definitions)`),
+    found.length === 0
+      ? line('timesheetFieldIdFields', 'not observable', `QUERY ${resource} answered no definitions`)
+      : withId.length === found.length
+        ? line('timesheetFieldIdFields', 'confirmed', `every definition carries ${fields.join(' or ')}`)
+        : line(
+            'timesheetFieldIdFields',
+            'contradicted',
+            `${found.length - withId.length} definitions carry none of ${fields.join(', ')}`,
+          ),
   ];
 }
 

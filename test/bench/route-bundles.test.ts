@@ -67,7 +67,13 @@ describe('per-route deploy bundles', () => {
       .map((target) => target.name);
 
     // Assess
-    expect(carrying.sort()).toEqual(['change-plan', 'provision-location', 'save-budget', 'sync-employee']);
+    expect(carrying.sort()).toEqual([
+      'assign-pay-rate',
+      'change-plan',
+      'provision-location',
+      'save-budget',
+      'sync-employee',
+    ]);
   });
 
   it('bundle no module of the local IAM evaluator (AGPL-3.0-or-later: local runtime and tests only)', async () => {

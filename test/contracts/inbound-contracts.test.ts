@@ -674,6 +674,54 @@ const rejections: Rejection[] = [
     },
     path: 'detail.pageSize',
   },
+  // TimesheetFieldsDefined
+  {
+    detailType: 'TimesheetFieldsDefined',
+    breaks: 'a type the service does not list',
+    mutate: (d) => {
+      d.fields = [{ apiName: 'question', name: 'Question', type: 7 }];
+    },
+    path: 'detail.fields[0].type',
+  },
+  {
+    detailType: 'TimesheetFieldsDefined',
+    breaks: 'a list type without its values',
+    mutate: (d) => {
+      d.fields = [{ apiName: 'question', name: 'Question', type: 6 }];
+    },
+    path: 'detail.fields[0].valuelist',
+  },
+  // PayRateAssigned
+  {
+    detailType: 'PayRateAssigned',
+    breaks: 'an employee listed twice',
+    mutate: (d) => {
+      d.employeeIds = [3, 4, 3];
+    },
+    path: 'detail.employeeIds[2]',
+  },
+  {
+    detailType: 'PayRateAssigned',
+    breaks: 'two overrides of the base pay rule',
+    mutate: (d) => {
+      d.overrides = [{ hourlyRate: 20 }, { hourlyRate: 21 }];
+    },
+    path: 'detail.overrides',
+  },
+  // EmployeeChanged: several overrides
+  {
+    detailType: 'EmployeeChanged',
+    breaks: 'a pay rate with both hourlyRate and overrides',
+    mutate: (d) => {
+      d.payRate = {
+        awardCode: 'RetailAssoc2024x',
+        countryCode: 'us',
+        hourlyRate: 20,
+        overrides: [{ hourlyRate: 21 }],
+      };
+    },
+    path: 'detail.payRate',
+  },
 ];
 
 describe('inbound contracts', () => {

@@ -56,6 +56,8 @@ describe('route table', () => {
       PayRatesRequested: 'pay-rates',
       ReferenceDataRequested: 'reference-data',
       RecordsRequested: 'read-records',
+      TimesheetFieldsDefined: 'define-timesheet-fields',
+      PayRateAssigned: 'assign-pay-rate',
     });
   });
 

@@ -32,6 +32,8 @@ const EXPECTED_RESULT: Record<InboundDetailType, string> = {
   PayRatesRequested: 'PayRatesReported',
   ReferenceDataRequested: 'ReferenceData',
   RecordsRequested: 'RecordsReported',
+  TimesheetFieldsDefined: 'TimesheetFieldsSynced',
+  PayRateAssigned: 'PayRatesAssigned',
 };
 
 /**

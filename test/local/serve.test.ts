@@ -37,6 +37,8 @@ const STEPS: ReadonlyArray<{ detailType: string; result: string }> = [
   { detailType: 'PayRatesRequested', result: 'PayRatesReported' },
   { detailType: 'ReferenceDataRequested', result: 'ReferenceData' },
   { detailType: 'RecordsRequested', result: 'RecordsReported' },
+  { detailType: 'TimesheetFieldsDefined', result: 'TimesheetFieldsSynced' },
+  { detailType: 'PayRateAssigned', result: 'PayRatesAssigned' },
 ];
 
 describe('npm start -- --serve', () => {
@@ -298,6 +300,62 @@ describe('npm start -- --serve', () => {
         (page.detail['records'] as Array<Record<string, unknown>>).map((record) => record['Id']),
       ),
     ).toEqual([[801, 802], [804]]);
+  });
+
+  it('creates one definition per apiName when TimesheetFieldsDefined comes twice', async () => {
+    // Act: the scenario's TimesheetFieldsDefined again, as a new event.
+    const eventId = await publish(sampleEntry('TimesheetFieldsDefined'));
+    const synced = await eventually(
+      async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+      'TimesheetFieldsSynced',
+    );
+    const install = await getJson<Record<string, Array<Record<string, unknown>>>>(
+      `${endpoints.sandbox}/_sandbox/installs/${demoAccount.hostname}`,
+    );
+
+    // Assess
+    expect(resultOf.get('TimesheetFieldsDefined')?.detail).toMatchObject({
+      created: [{ apiName: 'supervisorApproved' }, { apiName: 'overtimeReason' }],
+    });
+    expect(synced).toMatchObject({
+      'detail-type': 'TimesheetFieldsSynced',
+      detail: { created: [], total: 2 },
+    });
+    expect((install['CustomField'] ?? []).map((definition) => definition['ApiName'])).toEqual([
+      'supervisorApproved',
+      'overtimeReason',
+    ]);
+  });
+
+  it('assigns a pay rate to 5 employees with 1 library assignment and 1 bulk call', async () => {
+    // Prepare
+    const requests = () =>
+      getJson<Array<{ method: string; path: string }>>(`${endpoints.sandbox}/_sandbox/requests`);
+    const before = (await requests()).length;
+
+    // Act
+    const eventId = await publish(
+      sampleEntry('PayRateAssigned', {
+        employeeIds: [1, 2, 3, 4, 5],
+        // Newer than the scenario's pay rates (last writer wins per employee).
+        occurredAt: new Date().toISOString(),
+      }),
+    );
+    const assigned = await eventually(
+      async () => (await outbound()).find((event) => event.detail['causationId'] === eventId),
+      'PayRatesAssigned',
+    );
+    const calls = (await requests()).slice(before).map((request) => `${request.method} ${request.path}`);
+
+    // Assess
+    const install = `/installs/${demoAccount.hostname}`;
+    expect(calls.filter((call) => call.includes('setAwardFromLibrary'))).toEqual([
+      `POST ${install}/api/v1/supervise/employee/1/setAwardFromLibrary`,
+    ]);
+    expect(calls.filter((call) => call.endsWith('/employees:bulk'))).toEqual([
+      `POST ${install}/api/management/v2/employees:bulk`,
+    ]);
+    expect(assigned).toMatchObject({ 'detail-type': 'PayRatesAssigned', detail: { applied: 5, failed: 0 } });
   });
 
   it('reads countries from the install once: later ReferenceDataRequested events answer from the table', async () => {

@@ -425,7 +425,8 @@ describe('setAwardFromLibrary', () => {
 
   it.each([
     [request({ strCountryCode: 'au' }), 400],
-    [request({ arrOverridePayRules: [{ Id: 'pr_us_retail_base', HourlyRate: 20 }] }), 400],
+    // A pay rule the install does not have (another of its pay rules: lenient other-pay-rule-overrides).
+    [request({ arrOverridePayRules: [{ Id: 'pr_no_such_rule', HourlyRate: 20 }] }), 400],
     [request({ arrOverridePayRules: undefined }), 400],
     [request({ strAwardCode: 'NoSuchAward1' }), 404],
   ])('refuses %j', async (body, status) => {

@@ -8,6 +8,13 @@ import {
   refuseRepeats,
   utcTimestamp,
 } from '../fields.ts';
+import {
+  awardCode,
+  countryCode,
+  hourlyRate,
+  type PayRuleOverrides,
+  payRuleOverrides,
+} from '../pay-rate-fields.ts';
 import { DEFAULT_INBOUND_SOURCE } from '../source.ts';
 
 /** The default source; a deployment may configure another, which the decoder and publisher take. */
@@ -134,16 +141,28 @@ export const agreedHour = z
   });
 export type AgreedHour = z.output<typeof agreedHour>;
 
-export const payRate = z.strictObject({
-  /** New-library codes are mixed-case alphanumeric; old ones look like `MA000004`. */
-  awardCode: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, {
-    message: 'expected an award code (letters, digits, _ . -)',
-  }),
-  /** Any case here; the service wants it lower-cased. */
-  countryCode: z.string().regex(/^[A-Za-z]{2}$/, { message: 'expected a 2-letter country code' }),
-  hourlyRate: z.number().positive().max(100_000),
-});
+/**
+ * A pay rate from the award library: one rate for the base pay rule (`hourlyRate`, the first form),
+ * or several pay rules' rates (`overrides`); exactly one of the two.
+ */
+export const payRate = z
+  .strictObject({
+    awardCode,
+    countryCode,
+    hourlyRate: hourlyRate.optional(),
+    overrides: payRuleOverrides.optional(),
+  })
+  .superRefine((rate, ctx) => {
+    if ((rate.hourlyRate === undefined) === (rate.overrides === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'expected exactly one of hourlyRate and overrides' });
+    }
+  });
 export type PayRate = z.output<typeof payRate>;
+
+/** The overrides a pay rate asks for: `hourlyRate` alone is the base pay rule's. */
+export function overridesOf(rate: Pick<PayRate, 'hourlyRate' | 'overrides'>): PayRuleOverrides {
+  return rate.overrides ?? (rate.hourlyRate === undefined ? [] : [{ hourlyRate: rate.hourlyRate }]);
+}
 
 const leaveBalance = z.strictObject({
   leaveRuleId: positiveId,

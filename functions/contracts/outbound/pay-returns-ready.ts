@@ -53,8 +53,9 @@ export const timesheetContext = z.object({
   /**
    * The timesheet's schedule-change answers (fair-work-week fields such as `fwwleavingearly`, and
    * `leavingearly`, `receivedallmealbreaks`, … including the California meal and rest break
-   * attestations), as the install holds them: they explain the premium lines. Present when a line
-   * is a schedule-change premium.
+   * attestations), as the install holds them: they explain the premium lines; with them, every other
+   * named timesheet custom field (API name → value), such as those defined with
+   * TimesheetFieldsDefined. Present when a line is a schedule-change premium.
    */
   scheduleChangeAnswers: z.record(z.string(), answer).optional(),
 });
