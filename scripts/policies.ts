@@ -7,6 +7,7 @@ import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
 import { DRIFT_INDEX_NAME } from '#functions/store/table.ts';
 import { scheduleIdOf } from '#lib/connector-schedule.ts';
 import { DEPLOY_DOC, writeOutputsDoc } from './outputs-doc.ts';
+import { fillPolicy } from './policy-placeholders.ts';
 
 /**
  * The IAM policies people need around a deployed connector, written once here and kept as JSON
@@ -296,62 +297,6 @@ export function connectorPolicies(): Map<string, PolicyDocument> {
     ['token-secret-kms-decrypt.json', tokenSecretKmsPolicy()],
     ['operator-drift-backfill.json', driftBackfillPolicy()],
   ]);
-}
-
-/** The placeholders a policy uses, once each, in order. */
-export function placeholdersOf(policy: unknown): string[] {
-  return [...new Set([...JSON.stringify(policy).matchAll(/\{\{([A-Za-z]+)\}\}/g)].map((match) => match[1]!))];
-}
-
-/**
- * The stack output `name` (`EventBusName`, `AccountCreatedQueueUrl`, …): CDK makes its key from the
- * construct path and a hash (`ConnectorEventBusName5B64B6EF`), so the one key that ends with the name
- * before its 8-character hash; the key itself when it is exactly the name.
- */
-export function outputNamed(outputs: Readonly<Record<string, string>>, name: string): string | undefined {
-  if (outputs[name] !== undefined) return outputs[name];
-  const matching = Object.keys(outputs).filter((key) => key.replace(/[0-9A-F]{8}$/, '').endsWith(name));
-  if (matching.length > 1) throw new Error(`several stack outputs end with ${name}: ${matching.join(', ')}`);
-  return matching[0] === undefined ? undefined : outputs[matching[0]];
-}
-
-/**
- * The value of each placeholder: `values` first (Region, Account, InboundSource, …), then the stack
- * outputs by name, `<X>QueueName` being the last segment of the output `<X>QueueUrl`.
- */
-export function placeholderValue(
-  name: string,
-  outputs: Readonly<Record<string, string>>,
-  values: Readonly<Record<string, string>> = {},
-): string | undefined {
-  if (values[name] !== undefined) return values[name];
-  const output = outputNamed(outputs, name);
-  if (output !== undefined) return output;
-  const url = name.endsWith('QueueName')
-    ? outputNamed(outputs, name.replace(/QueueName$/, 'QueueUrl'))
-    : undefined;
-  return url?.slice(url.lastIndexOf('/') + 1);
-}
-
-/** The policy with every placeholder filled in; throws naming the ones nothing gives. */
-export function fillPolicy<T>(
-  policy: T,
-  outputs: Readonly<Record<string, string>>,
-  values: Readonly<Record<string, string>> = {},
-): T {
-  const missing = placeholdersOf(policy).filter(
-    (name) => placeholderValue(name, outputs, values) === undefined,
-  );
-  if (missing.length > 0) {
-    throw new Error(
-      `no value for ${missing.map((name) => `{{${name}}}`).join(', ')}: give it with --set Name=Value or as a stack output`,
-    );
-  }
-  return JSON.parse(
-    JSON.stringify(policy).replace(/\{\{([A-Za-z]+)\}\}/g, (_, name: string) =>
-      JSON.stringify(placeholderValue(name, outputs, values)).slice(1, -1),
-    ),
-  ) as T;
 }
 
 /** Each policy file as written: 2-space JSON and a trailing newline. */

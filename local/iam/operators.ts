@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ConnectorConfig } from '#lib/config.ts';
-import { fillPolicy } from '#scripts/policies.ts';
+import { fillPolicy } from '#scripts/policy-placeholders.ts';
 import type { TemplateModel } from '../cloudformation.ts';
 import type { PolicyDocument, RoleModel } from './template-iam.ts';
 

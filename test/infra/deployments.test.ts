@@ -6,7 +6,7 @@ import { TemplateModel } from '#local/cloudformation.ts';
 import { readTemplateIam } from '#local/iam/template-iam.ts';
 import type { CfnTemplate } from '#local/template.ts';
 import { outputKeysIn, writeOutputsDoc } from '#scripts/outputs-doc.ts';
-import { fillPolicy } from '#scripts/policies.ts';
+import { fillPolicy } from '#scripts/policy-placeholders.ts';
 import { connectorConfig, type SynthesizedConnector, synthesizeConnector } from './synthesize.ts';
 
 /**

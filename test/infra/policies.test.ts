@@ -5,13 +5,12 @@ import { PROJECT_ROOT } from '#lib/connector-function.ts';
 import {
   comparePolicyFiles,
   connectorPolicies,
-  fillPolicy,
   outputsOf,
   POLICY_DIR,
   type PolicyDocument,
   type PolicyStatement,
-  placeholdersOf,
 } from '#scripts/policies.ts';
+import { fillPolicy, placeholdersOf } from '#scripts/policy-placeholders.ts';
 import { connectorConfig, synthesizeConnector } from './synthesize.ts';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_INBOUND_SOURCE, DEFAULT_OUTBOUND_SOURCE } from '#functions/contracts/source.ts';
-import { fillPolicy } from '#scripts/policies.ts';
+import { fillPolicy } from '#scripts/policy-placeholders.ts';
 
 /**
  * The publisher policy of docs/deploy.md (docs/policies/publisher.json), filled in as a partner
