@@ -31,10 +31,25 @@ const kind = (
 
 /** A route's alarms, each id `<Route><suffix>`. */
 export const ROUTE_ALARMS = {
-  QueueAge: kind('ticket', false, 'queue-age', 'the oldest record of the FIFO queue waits longer than 30 minutes'),
-  DeadLetters: kind('page', true, 'dead-letters', 'a record gave up and is kept in the route DLQ for a redrive'),
+  QueueAge: kind(
+    'ticket',
+    false,
+    'queue-age',
+    'the oldest record of the FIFO queue waits longer than 30 minutes',
+  ),
+  DeadLetters: kind(
+    'page',
+    true,
+    'dead-letters',
+    'a record gave up and is kept in the route DLQ for a redrive',
+  ),
   DeadLetterAge: kind('page', true, 'dead-letters', 'a dead letter is older than 7 days (they expire at 14)'),
-  IntakeQueueAge: kind('ticket', false, 'intake', 'an intake message is older than 5 minutes (the pipe does not forward)'),
+  IntakeQueueAge: kind(
+    'ticket',
+    false,
+    'intake',
+    'an intake message is older than 5 minutes (the pipe does not forward)',
+  ),
   IntakeDeadLetters: kind(
     'page',
     false,
@@ -49,7 +64,12 @@ export const ROUTE_ALARMS = {
 
 /** The refusal check's alarms, each id `Refusal<suffix>`. */
 export const REFUSAL_ALARMS = {
-  QueueAge: kind('ticket', false, 'refusal', 'inbound events wait for the refusal check longer than 30 minutes'),
+  QueueAge: kind(
+    'ticket',
+    false,
+    'refusal',
+    'inbound events wait for the refusal check longer than 30 minutes',
+  ),
   DeadLetters: kind('page', true, 'refusal', 'an inbound event the refusal check could not take or answer'),
   RecordsFailed: kind('ticket', false, 'refusal', 'refusal records failed 3 or more times in 15 minutes'),
   Errors: ROUTE_ALARMS.Errors,
@@ -64,7 +84,12 @@ export const SCHEDULE_ALARMS = {
     'scheduled',
     'EventBridge could not start a run (the next run covers what was missed)',
   ),
-  Failures: kind('ticket', false, 'scheduled', 'a run could not check some businesses (the next run retries them)'),
+  Failures: kind(
+    'ticket',
+    false,
+    'scheduled',
+    'a run could not check some businesses (the next run retries them)',
+  ),
   Errors: ROUTE_ALARMS.Errors,
   Throttles: ROUTE_ALARMS.Throttles,
 } as const satisfies Record<string, AlarmKind>;
@@ -137,11 +162,4 @@ export function alarmCatalog(shape: AlarmShape): CatalogAlarm[] {
       (alarm) => shape.consumers || alarm.id !== 'ConsumerDeliveryDeadLetters',
     ),
   ];
-}
-
-/** The catalog entry of alarm `id`. */
-export function catalogEntry(catalog: readonly CatalogAlarm[], id: string): CatalogAlarm {
-  const found = catalog.find((alarm) => alarm.id === id);
-  if (!found) throw new Error(`alarm ${id} is not in lib/alarm-catalog.ts`);
-  return found;
 }

@@ -58,7 +58,8 @@ export function createAlarmTopics(
  * subscribes by other means acknowledges it (`Annotations.of(stack).acknowledgeWarning(id)`).
  */
 function warnUnsubscribed(scope: Construct, severity: AlarmSeverity): void {
-  const field = severity === 'page' ? 'alarms.email or alarms.topicArn' : 'alarms.ticketEmail or alarms.ticketTopicArn';
+  const field =
+    severity === 'page' ? 'alarms.email or alarms.topicArn' : 'alarms.ticketEmail or alarms.ticketTopicArn';
   Annotations.of(scope).addWarningV2(
     `workforce-connector:alarms-${severity}-unsubscribed`,
     `NO ONE WILL HEAR ${severity.toUpperCase()} ALARMS: the ${severity} alarm topic has no subscriber; set ${field} (docs/deploy.md, "Alarms")`,

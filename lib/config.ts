@@ -240,7 +240,11 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
       hourBudgetType: z
         .enum(['budget_StaffHour', 'budget_hour'], { error: 'expected "budget_StaffHour" or "budget_hour"' })
         .default('budget_StaffHour'),
-      alarms: alarmsSchema.default({ partnerSyncFailedPerHour: 10, datapointsToAlarm: 3, evaluationPeriods: 5 }),
+      alarms: alarmsSchema.default({
+        partnerSyncFailedPerHour: 10,
+        datapointsToAlarm: 3,
+        evaluationPeriods: 5,
+      }),
       logRetentionDays: wholeNumber()
         .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
           error: `expected one of the CloudWatch Logs retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,

@@ -121,15 +121,18 @@ export class ConnectorAlarms {
     const id = route.detailType;
     this.alarmOn(`${id}QueueAge`, queueAge(queue, this.queueAgeAlarmThreshold), {
       what: `${id} records waiting longer than expected (the token may be missing, or the service slow)`,
-      kind: ROUTE_ALARMS.QueueAge, route: id,
+      kind: ROUTE_ALARMS.QueueAge,
+      route: id,
     });
     this.alarmOn(`${id}DeadLetters`, deadLetterDepth(deadLetterQueue), {
       what: `${id} records gave up and are kept for a redrive`,
-      kind: ROUTE_ALARMS.DeadLetters, route: id,
+      kind: ROUTE_ALARMS.DeadLetters,
+      route: id,
     });
     this.alarmOn(`${id}DeadLetterAge`, deadLetterAge(deadLetterQueue), {
       what: `${id} dead letters near the end of their 14-day retention`,
-      kind: ROUTE_ALARMS.DeadLetterAge, route: id,
+      kind: ROUTE_ALARMS.DeadLetterAge,
+      route: id,
     });
     this.alarmOn(
       `${id}IntakeQueueAge`,
@@ -149,11 +152,13 @@ export class ConnectorAlarms {
     // Developer Guide, "Setting-up dead-letter queue retention"; a dead letter does not arrive old.)
     this.alarmOn(`${id}IntakeDeadLetters`, queueAge(intakeDeadLetterQueue, INTAKE_DEAD_LETTERS_UNANSWERED), {
       what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
-      kind: ROUTE_ALARMS.IntakeDeadLetters, route: id,
+      kind: ROUTE_ALARMS.IntakeDeadLetters,
+      route: id,
     });
     this.alarmOn(`${id}PipeFailures`, pipeFailures(pipe), {
       what: `${id} intake pipe executions failed`,
-      kind: ROUTE_ALARMS.PipeFailures, route: id,
+      kind: ROUTE_ALARMS.PipeFailures,
+      route: id,
     });
     this.alarmOn(
       `${id}RecordsFailed`,
@@ -273,7 +278,10 @@ export class ConnectorAlarms {
         }),
         threshold: 0,
       },
-      { what: 'The service token is missing or refused: records wait until it is fixed', kind: CONNECTOR_ALARMS.TokenProblems },
+      {
+        what: 'The service token is missing or refused: records wait until it is fixed',
+        kind: CONNECTOR_ALARMS.TokenProblems,
+      },
     );
   }
 
@@ -323,7 +331,8 @@ export class ConnectorAlarms {
       { metric: fn.metricErrors({ period, statistic: 'Sum' }), threshold: 0 },
       {
         what: `${id} function errors (whole invocations failed, not single records)`,
-        kind: ROUTE_ALARMS.Errors, ...(route ? { route } : {}),
+        kind: ROUTE_ALARMS.Errors,
+        ...(route ? { route } : {}),
       },
     );
     this.alarmOn(

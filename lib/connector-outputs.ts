@@ -95,7 +95,11 @@ function serviceOutputs(shape: OutputShape): ServiceOutput[] {
       'Archive of result events (replay to one consumer rule)',
       (s) => s.outboundArchive.archiveName,
     ),
-    output('AlarmTopicArn', 'Page alarm notifications (composite ConnectorPage)', (s) => s.alarmTopic.topicArn),
+    output(
+      'AlarmTopicArn',
+      'Page alarm notifications (composite ConnectorPage)',
+      (s) => s.alarmTopic.topicArn,
+    ),
     output(
       'TicketAlarmTopicArn',
       'Ticket alarm notifications (composites <Route>Health, ConnectorTicket)',

@@ -252,8 +252,12 @@ export class WorkforceConnector extends Construct {
         ...(props.ticketEmail ? { email: props.ticketEmail } : {}),
       },
       runbookBaseUrl: props.runbookBaseUrl,
-      ...(props.alarmDatapointsToAlarm !== undefined ? { datapointsToAlarm: props.alarmDatapointsToAlarm } : {}),
-      ...(props.alarmEvaluationPeriods !== undefined ? { evaluationPeriods: props.alarmEvaluationPeriods } : {}),
+      ...(props.alarmDatapointsToAlarm !== undefined
+        ? { datapointsToAlarm: props.alarmDatapointsToAlarm }
+        : {}),
+      ...(props.alarmEvaluationPeriods !== undefined
+        ? { evaluationPeriods: props.alarmEvaluationPeriods }
+        : {}),
       namespace,
       queueAgeAlarmThreshold: props.queueAgeAlarmThreshold,
     });

@@ -74,7 +74,10 @@ export function alarmsTables(): string {
     ...Object.entries(REFUSAL_ALARMS).map(([suffix, kind]) => row(`Refusal${suffix}`, kind)),
     ...scheduleRows,
     ...Object.entries(CONNECTOR_ALARMS).map(([id, kind]) =>
-      row(id, kind).replace(/^\| `ConsumerDeliveryDeadLetters` \|/, '| `ConsumerDeliveryDeadLetters` (with `consumers`) |'),
+      row(id, kind).replace(
+        /^\| `ConsumerDeliveryDeadLetters` \|/,
+        '| `ConsumerDeliveryDeadLetters` (with `consumers`) |',
+      ),
     ),
     '',
     `\`<Route>\` is each of: ${shape.routes.join(', ')}.`,

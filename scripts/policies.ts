@@ -407,7 +407,9 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const path of drift.changed) console.log(`${values.check ? 'differs' : 'wrote'}   ${path}`);
   for (const path of drift.stale) console.log(`${values.check ? 'stale' : 'removed'} ${path}`);
   if (values.check && drift.changed.length + drift.stale.length > 0) {
-    console.error('docs/policies/ or the outputs or alarm list of docs/deploy.md are out of date: run npm run policies');
+    console.error(
+      'docs/policies/ or the outputs or alarm list of docs/deploy.md are out of date: run npm run policies',
+    );
     return 1;
   }
   return 0;

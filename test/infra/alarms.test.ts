@@ -19,7 +19,10 @@ import { connectorConfig, type SynthesizedConnector, synthesizeConnector } from 
 type Properties = Record<string, unknown>;
 
 /** Alarm id (its name without the deployment's prefix) → its properties and logical id. */
-function alarmsById(synthesized: SynthesizedConnector, type: string): Map<string, { logicalId: string; props: Properties }> {
+function alarmsById(
+  synthesized: SynthesizedConnector,
+  type: string,
+): Map<string, { logicalId: string; props: Properties }> {
   const prefix = `${namesOf(synthesized.config).alarm('')}`;
   const found = synthesized.service.findResources(type) as Record<string, { Properties: Properties }>;
   return new Map(
@@ -70,7 +73,8 @@ describe('alarms that page well', () => {
     }
     expect(pageTopic).not.toEqual(topicOf(CONNECTOR_TICKET_COMPOSITE));
     for (const id of composite.keys()) {
-      if (id !== CONNECTOR_PAGE_COMPOSITE) expect(topicOf(id), id).toEqual(topicOf(CONNECTOR_TICKET_COMPOSITE));
+      if (id !== CONNECTOR_PAGE_COMPOSITE)
+        expect(topicOf(id), id).toEqual(topicOf(CONNECTOR_TICKET_COMPOSITE));
     }
     expect(pageTopic).toMatch(/"Ref":"ConnectorAlarmTopic[0-9A-F]{8}"/);
   });
@@ -97,7 +101,12 @@ describe('alarms that page well', () => {
     // Dead letters, give-ups and the token page (docs/deploy.md, "Alarms").
     const page = catalog.filter((alarm) => alarm.severity === 'page').map((alarm) => alarm.id);
     expect(page).toEqual(
-      expect.arrayContaining(['AccountCreatedDeadLetters', 'RefusalDeadLetters', 'SyncFailedOperator', 'TokenProblems']),
+      expect.arrayContaining([
+        'AccountCreatedDeadLetters',
+        'RefusalDeadLetters',
+        'SyncFailedOperator',
+        'TokenProblems',
+      ]),
     );
     expect(page).not.toContain('AccountCreatedQueueAge');
   });
@@ -105,7 +114,10 @@ describe('alarms that page well', () => {
   it('does not warn when both topics have a subscriber', () => {
     // Assess
     expect(
-      Annotations.fromStack(example.stacks.service).findWarning('*', Match.stringLikeRegexp('NO ONE WILL HEAR')),
+      Annotations.fromStack(example.stacks.service).findWarning(
+        '*',
+        Match.stringLikeRegexp('NO ONE WILL HEAR'),
+      ),
     ).toEqual([]);
   });
 
@@ -144,7 +156,9 @@ describe('alarms that page well', () => {
     expect(listed).toContain('ConsumerDeliveryDeadLetters');
     expect(doc).toContain(`**${metric.size} metric alarms**`);
     expect(doc).toContain(`**${composite.size} composite alarms**`);
-    expect(writeAlarmsDoc(true), 'docs/deploy.md alarm list is out of date: run npm run policies').toBe(false);
+    expect(writeAlarmsDoc(true), 'docs/deploy.md alarm list is out of date: run npm run policies').toBe(
+      false,
+    );
   });
 });
 
@@ -185,7 +199,8 @@ describe('alarm settings', () => {
     const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
     // Act
-    const synth = () => addConnectorStacks(new App(), config, { env: { account: '123456789012', region: 'us-east-1' } });
+    const synth = () =>
+      addConnectorStacks(new App(), config, { env: { account: '123456789012', region: 'us-east-1' } });
 
     // Assess: this repository's package.json has no `repository`, so the config must give it.
     expect(repositoryDocsUrl(packageJson)).toBeUndefined();
@@ -198,9 +213,9 @@ describe('alarm settings', () => {
     const docs = 'https://github.com/acme/connector/blob/HEAD/docs';
     expect(repositoryDocsUrl({ repository: 'github:acme/connector' })).toBe(docs);
     expect(repositoryDocsUrl({ repository: 'acme/connector' })).toBe(docs);
-    expect(repositoryDocsUrl({ repository: { type: 'git', url: 'git+https://github.com/acme/connector.git' } })).toBe(
-      docs,
-    );
+    expect(
+      repositoryDocsUrl({ repository: { type: 'git', url: 'git+https://github.com/acme/connector.git' } }),
+    ).toBe(docs);
     expect(repositoryDocsUrl({ repository: 'https://gitlab.com/acme/connector' })).toBeUndefined();
     expect(repositoryDocsUrl({})).toBeUndefined();
   });
