@@ -88,14 +88,6 @@ export class ConnectorAlarms {
     if (topics.key) this.topicKey = topics.key;
   }
 
-  private get namespace(): string {
-    return this.props.namespace;
-  }
-
-  private get queueAgeAlarmThreshold(): Duration | undefined {
-    return this.props.queueAgeAlarmThreshold;
-  }
-
   /** The composite alarms over every alarm made: call once, after the last part's alarms. */
   addComposites(): void {
     this.composites.push(
@@ -119,7 +111,7 @@ export class ConnectorAlarms {
     function: fn,
   }: ConnectorRouteResources): void {
     const id = route.detailType;
-    this.alarmOn(`${id}QueueAge`, queueAge(queue, this.queueAgeAlarmThreshold), {
+    this.alarmOn(`${id}QueueAge`, queueAge(queue, this.props.queueAgeAlarmThreshold), {
       what: `${id} records waiting longer than expected (the token may be missing, or the service slow)`,
       kind: ROUTE_ALARMS.QueueAge,
       route: id,
@@ -164,7 +156,7 @@ export class ConnectorAlarms {
       `${id}RecordsFailed`,
       {
         metric: serviceMetric(
-          this.namespace,
+          this.props.namespace,
           MetricName.RecordsFailed,
           route.functionName,
           Duration.minutes(15),
@@ -182,7 +174,7 @@ export class ConnectorAlarms {
     { queue, deadLetterQueue, function: fn }: ConnectorRefusalResources,
     functionName: string,
   ): void {
-    this.alarmOn('RefusalQueueAge', queueAge(queue, this.queueAgeAlarmThreshold), {
+    this.alarmOn('RefusalQueueAge', queueAge(queue, this.props.queueAgeAlarmThreshold), {
       what: 'Inbound events waiting for the refusal check',
       kind: REFUSAL_ALARMS.QueueAge,
     });
@@ -195,7 +187,12 @@ export class ConnectorAlarms {
     this.alarmOn(
       'RefusalRecordsFailed',
       {
-        metric: serviceMetric(this.namespace, MetricName.RecordsFailed, functionName, Duration.minutes(15)),
+        metric: serviceMetric(
+          this.props.namespace,
+          MetricName.RecordsFailed,
+          functionName,
+          Duration.minutes(15),
+        ),
         threshold: REFUSAL_RECORDS_FAILED_ALARM,
         comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       },
@@ -219,7 +216,7 @@ export class ConnectorAlarms {
         `${id}Failures`,
         {
           metric: serviceMetric(
-            this.namespace,
+            this.props.namespace,
             scheduled.failureMetric,
             scheduled.functionName,
             Duration.hours(1),
@@ -238,7 +235,7 @@ export class ConnectorAlarms {
   /** Alarms on what every function publishes without its service dimension (ConnectorMetric). */
   watchConnector(partnerSyncFailedPerHour: number): void {
     const byClass = (value: string, period: Duration) =>
-      connectorMetric(this.namespace, ConnectorMetric.SyncFailedByClass, { class: value }, period);
+      connectorMetric(this.props.namespace, ConnectorMetric.SyncFailedByClass, { class: value }, period);
     this.alarmOn(
       'SyncFailedOperator',
       { metric: byClass('operator', Duration.minutes(5)), threshold: 0 },
@@ -262,7 +259,7 @@ export class ConnectorAlarms {
     const tokenMetrics = Object.fromEntries(
       TOKEN_PROBLEM_CODES.map((code, index) => [
         `m${index}`,
-        connectorMetric(this.namespace, ConnectorMetric.TokenProblems, { code }, Duration.minutes(5)),
+        connectorMetric(this.props.namespace, ConnectorMetric.TokenProblems, { code }, Duration.minutes(5)),
       ]),
     );
     this.alarmOn(
