@@ -12,6 +12,7 @@ import {
 import { serviceAssumptionsSchema } from '#functions/service/assumptions.ts';
 import { DEFAULT_TIMEOUT_MS } from '#functions/service/http.ts';
 import { requestBudgetSettingsSchema } from '#functions/store/request-budget.ts';
+import { alarmsSchema } from './config-alarms.ts';
 import {
   accountSchema,
   archiveRetentionSchema,
@@ -152,24 +153,6 @@ export interface KnownRoute {
   readonly timeoutSeconds: number;
 }
 
-const alarmsSchema = z
-  .strictObject({
-    topicArn: z
-      .string()
-      .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, {
-        error: 'expected an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)',
-      })
-      .optional(),
-    email: z.email({ error: 'expected an e-mail address' }).optional(),
-    // SyncFailed of the partner's own data (invalid events, refusals by the service) per hour
-    // before an alarm; operator-class codes alarm at the first one.
-    partnerSyncFailedPerHour: wholeNumber().pipe(z.number().min(1).max(100_000)).default(10),
-  })
-  .refine((alarms) => alarms.topicArn === undefined || alarms.email === undefined, {
-    error:
-      'give either topicArn (an existing topic, subscriptions are its owner’s) or email (a topic is created), not both',
-  });
-
 function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false) {
   const url = serviceUrl(local);
   const routeNames = knownRoutes.map((route) => route.detailType);
@@ -257,7 +240,11 @@ function connectorConfigSchema(knownRoutes: readonly KnownRoute[], local = false
       hourBudgetType: z
         .enum(['budget_StaffHour', 'budget_hour'], { error: 'expected "budget_StaffHour" or "budget_hour"' })
         .default('budget_StaffHour'),
-      alarms: alarmsSchema.default({ partnerSyncFailedPerHour: 10 }),
+      alarms: alarmsSchema.default({
+        partnerSyncFailedPerHour: 10,
+        datapointsToAlarm: 3,
+        evaluationPeriods: 5,
+      }),
       logRetentionDays: wholeNumber()
         .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
           error: `expected one of the CloudWatch Logs retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,

@@ -1,14 +1,20 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as pipes from 'aws-cdk-lib/aws-pipes';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ConnectorMetric, MetricName, TOKEN_PROBLEM_CODES } from '#functions/runtime/metric-names.ts';
+import {
+  type AlarmKind,
+  CONNECTOR_ALARMS,
+  REFUSAL_ALARMS,
+  ROUTE_ALARMS,
+  SCHEDULE_ALARMS,
+} from './alarm-catalog.ts';
+import { addCompositeAlarms, type MadeAlarm } from './alarm-composites.ts';
+import { type AlarmTopicSettings, createAlarmTopics } from './alarm-topics.ts';
 import type { ConnectorFunction } from './connector-function.ts';
 import { connectorMetric, serviceMetric } from './connector-metrics.ts';
 import type { ConnectorRefusalResources } from './connector-refusal.ts';
@@ -16,17 +22,28 @@ import type { ConnectorRouteResources } from './connector-route.ts';
 import { type ConnectorScheduleResources, scheduleIdOf } from './connector-schedule.ts';
 
 /**
- * The alarm topic and every alarm of the connector, each naming its runbook entry in
- * docs/deploy.md. Alarms are made in the connector's scope (see WorkforceConnector on why), each
- * part's right after the part itself.
+ * The alarm topics and every alarm of the connector, each of a kind of lib/alarm-catalog.ts (its
+ * severity, whether one datapoint means loss, its runbook entry in docs/deploy.md). Alarms are made
+ * in the connector's scope (see WorkforceConnector on why), each part's right after the part
+ * itself; `addComposites` makes the composite alarms, the only ones with actions
+ * (lib/alarm-composites.ts).
  */
 
 export interface ConnectorAlarmsProps {
-  /** @default - a KMS-encrypted topic is created */
-  readonly existingAlarmTopicObj?: sns.ITopic;
-  /** E-mail subscribed to a created alarm topic. @default - no subscription */
-  readonly alarmEmail?: string;
+  /** The page topic: created (KMS-encrypted) unless `existingTopicObj`. */
+  readonly page: AlarmTopicSettings;
+  /** The ticket topic, likewise. */
+  readonly ticket: AlarmTopicSettings;
   readonly namespace: string;
+  /**
+   * Where docs/deploy.md is published, without the file name (e.g.
+   * `https://github.com/<owner>/<repo>/blob/main/docs`): descriptions link `<base>/deploy.md#alarms-…`.
+   */
+  readonly runbookBaseUrl: string;
+  /** M of an M-of-N alarm (one that a single datapoint does not make mean loss). @default 3 */
+  readonly datapointsToAlarm?: number;
+  /** N of an M-of-N alarm. @default 5 */
+  readonly evaluationPeriods?: number;
   /** Each alarm's name from its id (the deployment's names). @default - CloudFormation's generated name */
   readonly alarmName?: (id: string) => string;
   /** Alarm when a route's oldest queued record is older than this. @default Duration.minutes(30) */
@@ -37,8 +54,6 @@ export interface ConnectorAlarmsProps {
 const INTAKE_AGE_ALARM = Duration.minutes(5);
 /** Counted retries per route in 15 minutes before an alarm (a service blip retries a few). */
 const RECORDS_FAILED_ALARM = 10;
-/** Where each alarm's runbook entry is. */
-const RUNBOOK = 'docs/deploy.md#alarms';
 /** Past this, a dead letter has used most of its retention: redrive or lose it. */
 const DEAD_LETTER_AGE_ALARM = Duration.days(7);
 /**
@@ -50,29 +65,39 @@ const INTAKE_DEAD_LETTERS_UNANSWERED = Duration.minutes(15);
 const REFUSAL_RECORDS_FAILED_ALARM = 3;
 
 export class ConnectorAlarms {
+  /** The page topic. */
   readonly topic: sns.ITopic;
-  /** The key of a created topic. */
+  readonly ticketTopic: sns.ITopic;
+  /** The key of the created topics. */
   readonly topicKey?: kms.Key;
-  /** Every alarm made so far, in the order made. */
+  /** Every metric alarm made so far, in the order made. */
   readonly alarms: cloudwatch.Alarm[] = [];
+  /** The composite alarms (after `addComposites`). */
+  readonly composites: cloudwatch.CompositeAlarm[] = [];
 
+  private readonly made: MadeAlarm[] = [];
   private readonly scope: Construct;
-  private readonly namespace: string;
-  private readonly queueAgeAlarmThreshold: Duration | undefined;
-  private readonly alarmName: ((id: string) => string) | undefined;
+  private readonly props: ConnectorAlarmsProps;
 
   constructor(scope: Construct, props: ConnectorAlarmsProps) {
     this.scope = scope;
-    this.alarmName = props.alarmName;
-    this.namespace = props.namespace;
-    this.queueAgeAlarmThreshold = props.queueAgeAlarmThreshold;
-    if (props.existingAlarmTopicObj) {
-      this.topic = props.existingAlarmTopicObj;
-    } else {
-      const { topic, key } = createAlarmTopic(scope, props.alarmEmail);
-      this.topic = topic;
-      this.topicKey = key;
-    }
+    this.props = props;
+    const topics = createAlarmTopics(scope, { page: props.page, ticket: props.ticket });
+    this.topic = topics.page;
+    this.ticketTopic = topics.ticket;
+    if (topics.key) this.topicKey = topics.key;
+  }
+
+  /** The composite alarms over every alarm made: call once, after the last part's alarms. */
+  addComposites(): void {
+    this.composites.push(
+      ...addCompositeAlarms(this.scope, this.made, {
+        page: this.topic,
+        ticket: this.ticketTopic,
+        ...(this.props.alarmName ? { alarmName: this.props.alarmName } : {}),
+        runbookBaseUrl: this.props.runbookBaseUrl,
+      }),
+    );
   }
 
   /** A route's alarms: its queues' ages and dead letters, the pipe, retried records, the function. */
@@ -86,22 +111,25 @@ export class ConnectorAlarms {
     function: fn,
   }: ConnectorRouteResources): void {
     const id = route.detailType;
-    this.alarmOn(`${id}QueueAge`, queueAge(queue, this.queueAgeAlarmThreshold), {
+    this.alarmOn(`${id}QueueAge`, queueAge(queue, this.props.queueAgeAlarmThreshold), {
       what: `${id} records waiting longer than expected (the token may be missing, or the service slow)`,
-      runbook: 'queue-age',
+      kind: ROUTE_ALARMS.QueueAge,
+      route: id,
     });
     this.alarmOn(`${id}DeadLetters`, deadLetterDepth(deadLetterQueue), {
       what: `${id} records gave up and are kept for a redrive`,
-      runbook: 'dead-letters',
+      kind: ROUTE_ALARMS.DeadLetters,
+      route: id,
     });
     this.alarmOn(`${id}DeadLetterAge`, deadLetterAge(deadLetterQueue), {
       what: `${id} dead letters near the end of their 14-day retention`,
-      runbook: 'dead-letters',
+      kind: ROUTE_ALARMS.DeadLetterAge,
+      route: id,
     });
     this.alarmOn(
       `${id}IntakeQueueAge`,
       { metric: maximumAge(intakeQueue), threshold: INTAKE_AGE_ALARM.toSeconds() },
-      { what: `${id} events not forwarded by the intake pipe`, runbook: 'intake' },
+      { what: `${id} events not forwarded by the intake pipe`, kind: ROUTE_ALARMS.IntakeQueueAge, route: id },
     );
     // Its messages are answered by the refusal function within seconds (SyncFailed; a routable
     // event is kept in the route's DLQ, whose alarm fires): a message left 15 minutes is not being
@@ -116,17 +144,19 @@ export class ConnectorAlarms {
     // Developer Guide, "Setting-up dead-letter queue retention"; a dead letter does not arrive old.)
     this.alarmOn(`${id}IntakeDeadLetters`, queueAge(intakeDeadLetterQueue, INTAKE_DEAD_LETTERS_UNANSWERED), {
       what: `${id} intake dead letters not answered for ${INTAKE_DEAD_LETTERS_UNANSWERED.toMinutes()} minutes (the refusal function does not take them)`,
-      runbook: 'intake',
+      kind: ROUTE_ALARMS.IntakeDeadLetters,
+      route: id,
     });
     this.alarmOn(`${id}PipeFailures`, pipeFailures(pipe), {
       what: `${id} intake pipe executions failed`,
-      runbook: 'intake',
+      kind: ROUTE_ALARMS.PipeFailures,
+      route: id,
     });
     this.alarmOn(
       `${id}RecordsFailed`,
       {
         metric: serviceMetric(
-          this.namespace,
+          this.props.namespace,
           MetricName.RecordsFailed,
           route.functionName,
           Duration.minutes(15),
@@ -134,9 +164,9 @@ export class ConnectorAlarms {
         threshold: RECORDS_FAILED_ALARM,
         comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       },
-      { what: `${id} records failing and being retried`, runbook: 'records-failed' },
+      { what: `${id} records failing and being retried`, kind: ROUTE_ALARMS.RecordsFailed, route: id },
     );
-    this.alarmOnFunction(id, fn);
+    this.alarmOnFunction(id, fn, id);
   }
 
   /** The refusal check's alarms; `functionName` is its metrics' service dimension. */
@@ -144,26 +174,31 @@ export class ConnectorAlarms {
     { queue, deadLetterQueue, function: fn }: ConnectorRefusalResources,
     functionName: string,
   ): void {
-    this.alarmOn('RefusalQueueAge', queueAge(queue, this.queueAgeAlarmThreshold), {
+    this.alarmOn('RefusalQueueAge', queueAge(queue, this.props.queueAgeAlarmThreshold), {
       what: 'Inbound events waiting for the refusal check',
-      runbook: 'refusal',
+      kind: REFUSAL_ALARMS.QueueAge,
     });
     this.alarmOn('RefusalDeadLetters', deadLetterDepth(deadLetterQueue), {
       what: 'Inbound events the refusal check could not take or answer',
-      runbook: 'refusal',
+      kind: REFUSAL_ALARMS.DeadLetters,
     });
     // An intake dead letter the function cannot answer stays in its queue and comes back: counted
     // here (a message that is not an event, a route dead-letter queue it may not write to).
     this.alarmOn(
       'RefusalRecordsFailed',
       {
-        metric: serviceMetric(this.namespace, MetricName.RecordsFailed, functionName, Duration.minutes(15)),
+        metric: serviceMetric(
+          this.props.namespace,
+          MetricName.RecordsFailed,
+          functionName,
+          Duration.minutes(15),
+        ),
         threshold: REFUSAL_RECORDS_FAILED_ALARM,
         comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       },
       {
         what: 'Refusal records (inbound events or intake dead letters) keep failing and coming back',
-        runbook: 'refusal',
+        kind: REFUSAL_ALARMS.RecordsFailed,
       },
     );
     this.alarmOnFunction('Refusal', fn);
@@ -174,14 +209,14 @@ export class ConnectorAlarms {
     const id = scheduleIdOf(scheduled);
     this.alarmOn(`${id}ScheduleDeadLetters`, deadLetterDepth(deadLetterQueue), {
       what: `${scheduled.functionName} runs EventBridge could not start`,
-      runbook: 'scheduled',
+      kind: SCHEDULE_ALARMS.ScheduleDeadLetters,
     });
     if (scheduled.failureMetric) {
       this.alarmOn(
         `${id}Failures`,
         {
           metric: serviceMetric(
-            this.namespace,
+            this.props.namespace,
             scheduled.failureMetric,
             scheduled.functionName,
             Duration.hours(1),
@@ -190,7 +225,7 @@ export class ConnectorAlarms {
         },
         {
           what: `${scheduled.functionName} could not handle some items (the next run retries them)`,
-          runbook: 'scheduled',
+          kind: SCHEDULE_ALARMS.Failures,
         },
       );
     }
@@ -200,13 +235,13 @@ export class ConnectorAlarms {
   /** Alarms on what every function publishes without its service dimension (ConnectorMetric). */
   watchConnector(partnerSyncFailedPerHour: number): void {
     const byClass = (value: string, period: Duration) =>
-      connectorMetric(this.namespace, ConnectorMetric.SyncFailedByClass, { class: value }, period);
+      connectorMetric(this.props.namespace, ConnectorMetric.SyncFailedByClass, { class: value }, period);
     this.alarmOn(
       'SyncFailedOperator',
       { metric: byClass('operator', Duration.minutes(5)), threshold: 0 },
       {
         what: 'SyncFailed that the operator must act on (retries exhausted, configuration, unreadable service answers)',
-        runbook: 'syncfailed-operator',
+        kind: CONNECTOR_ALARMS.SyncFailedOperator,
       },
     );
     this.alarmOn(
@@ -218,13 +253,13 @@ export class ConnectorAlarms {
       },
       {
         what: 'Many events refused for their content (invalid, or refused by the service)',
-        runbook: 'syncfailed-partner',
+        kind: CONNECTOR_ALARMS.SyncFailedPartner,
       },
     );
     const tokenMetrics = Object.fromEntries(
       TOKEN_PROBLEM_CODES.map((code, index) => [
         `m${index}`,
-        connectorMetric(this.namespace, ConnectorMetric.TokenProblems, { code }, Duration.minutes(5)),
+        connectorMetric(this.props.namespace, ConnectorMetric.TokenProblems, { code }, Duration.minutes(5)),
       ]),
     );
     this.alarmOn(
@@ -240,7 +275,10 @@ export class ConnectorAlarms {
         }),
         threshold: 0,
       },
-      { what: 'The service token is missing or refused: records wait until it is fixed', runbook: 'token' },
+      {
+        what: 'The service token is missing or refused: records wait until it is fixed',
+        kind: CONNECTOR_ALARMS.TokenProblems,
+      },
     );
   }
 
@@ -248,87 +286,58 @@ export class ConnectorAlarms {
   watchConsumerDeliveries(deadLetterQueue: sqs.IQueue): void {
     this.alarmOn('ConsumerDeliveryDeadLetters', deadLetterDepth(deadLetterQueue), {
       what: 'Result events EventBridge could not deliver to a consumer bus of another account',
-      runbook: 'consumers',
+      kind: CONNECTOR_ALARMS.ConsumerDeliveryDeadLetters,
     });
   }
 
-  private alarmOn(id: string, definition: AlarmDefinition, about: { what: string; runbook: string }): void {
+  /**
+   * One metric alarm, without actions of its own: it notifies through the composites
+   * (alarm-composites.ts). Its kind says whether one breaching datapoint already means loss (1 of
+   * 1) or it needs M of N (CloudWatch user guide, "Evaluating an alarm": DatapointsToAlarm is the M
+   * of an "M out of N" alarm, EvaluationPeriods the N,
+   * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html#alarm-evaluation).
+   */
+  private alarmOn(
+    id: string,
+    definition: AlarmDefinition,
+    about: { what: string; kind: AlarmKind; route?: string },
+  ): void {
+    const { kind } = about;
+    const [datapointsToAlarm, evaluationPeriods] = kind.lossOnFirstDatapoint
+      ? [1, 1]
+      : [this.props.datapointsToAlarm ?? 3, this.props.evaluationPeriods ?? 5];
+    const runbook = `${this.props.runbookBaseUrl}/deploy.md#alarms-${kind.runbook}`;
     const alarm = new cloudwatch.Alarm(this.scope, `${id}Alarm`, {
-      ...(this.alarmName ? { alarmName: this.alarmName(id) } : {}),
-      alarmDescription: `${about.what}. What to do: ${RUNBOOK}-${about.runbook}`,
+      ...(this.props.alarmName ? { alarmName: this.props.alarmName(id) } : {}),
+      alarmDescription: `${about.what}. Severity: ${kind.severity}. What to do: ${runbook}`,
       metric: definition.metric,
       threshold: definition.threshold,
-      evaluationPeriods: 1,
+      evaluationPeriods,
+      datapointsToAlarm,
       comparisonOperator: definition.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(new cloudwatchActions.SnsAction(this.topic));
     this.alarms.push(alarm);
+    this.made.push({ id, alarm, kind, ...(about.route ? { route: about.route } : {}) });
   }
 
-  private alarmOnFunction(id: string, fn: ConnectorFunction): void {
+  private alarmOnFunction(id: string, fn: ConnectorFunction, route?: string): void {
     const period = Duration.minutes(5);
     this.alarmOn(
       `${id}Errors`,
       { metric: fn.metricErrors({ period, statistic: 'Sum' }), threshold: 0 },
       {
         what: `${id} function errors (whole invocations failed, not single records)`,
-        runbook: 'function-errors',
+        kind: ROUTE_ALARMS.Errors,
+        ...(route ? { route } : {}),
       },
     );
     this.alarmOn(
       `${id}Throttles`,
       { metric: fn.metricThrottles({ period, statistic: 'Sum' }), threshold: 0 },
-      { what: `${id} function throttled`, runbook: 'function-errors' },
+      { what: `${id} function throttled`, kind: ROUTE_ALARMS.Throttles, ...(route ? { route } : {}) },
     );
   }
-}
-
-function createAlarmTopic(scope: Construct, email: string | undefined): { topic: sns.Topic; key: kms.Key } {
-  const key = new kms.Key(scope, 'AlarmTopicKey', {
-    description: 'Encrypts the connector alarm topic',
-    enableKeyRotation: true,
-  });
-  const { account, region, partition } = Stack.of(scope);
-  // Only alarms of this account and region (CloudWatch user guide, "Setting up Amazon SNS
-  // notifications", preventing the confused deputy: aws:SourceArn and aws:SourceAccount).
-  const fromOwnAlarms = {
-    ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
-    StringEquals: { 'aws:SourceAccount': account },
-  };
-  // CloudWatch publishes alarm notifications to the encrypted topic with this key ("To allow the
-  // AWS service to have the kms:GenerateDataKey* and kms:Decrypt permissions, add the following
-  // statement to the KMS policy": SNS developer guide, "Data encryption", AWS services). The
-  // guide's statement has no condition; AWS's own Modern Data Architecture Accelerator scopes the
-  // same grant for CloudWatch alarms with aws:SourceAccount and aws:SourceArn ("conditions here are
-  // both supported and correct", unlike EventBridge's). docs/deploy.md has the post-deploy check
-  // that an alarm really arrives.
-  key.addToResourcePolicy(
-    new iam.PolicyStatement({
-      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      resources: ['*'],
-      conditions: fromOwnAlarms,
-    }),
-  );
-  const topic = new sns.Topic(scope, 'AlarmTopic', {
-    displayName: 'Workforce connector alarms',
-    masterKey: key,
-    enforceSSL: true,
-  });
-  // enforceSSL makes a topic policy holding only its TLS deny, which replaces SNS's default
-  // policy: without this allow, CloudWatch could not publish and no alarm would reach anyone.
-  topic.addToResourcePolicy(
-    new iam.PolicyStatement({
-      sid: 'AllowCloudWatchAlarmsOfThisAccount',
-      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['sns:Publish'],
-      resources: [topic.topicArn],
-      conditions: fromOwnAlarms,
-    }),
-  );
-  if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
-  return { topic, key };
 }
 
 interface AlarmDefinition {

@@ -7,6 +7,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { adoptedTableProblems, readTableDescription } from './adopted-table.ts';
 import { type ConnectorConfig, ConnectorConfigError } from './config.ts';
+import { runbookBaseUrlOf } from './config-alarms.ts';
 import { addStateOutputs } from './connector-outputs.ts';
 import { addPublisherPolicies } from './connector-publishers.ts';
 import { ConnectorState } from './connector-state.ts';
@@ -130,6 +131,9 @@ export class ConnectorServiceStack extends Stack {
     const alarmTopic = config.alarms.topicArn
       ? sns.Topic.fromTopicArn(this, 'ImportedAlarmTopic', config.alarms.topicArn)
       : undefined;
+    const ticketTopic = config.alarms.ticketTopicArn
+      ? sns.Topic.fromTopicArn(this, 'ImportedTicketAlarmTopic', config.alarms.ticketTopicArn)
+      : undefined;
     const archiveArn = (archiveName: string) =>
       this.formatArn({ service: 'events', resource: 'archive', resourceName: archiveName });
     this.connector = new WorkforceConnector(this, 'Connector', {
@@ -168,6 +172,11 @@ export class ConnectorServiceStack extends Stack {
       names,
       ...(alarmTopic ? { existingAlarmTopicObj: alarmTopic } : {}),
       ...(config.alarms.email ? { alarmEmail: config.alarms.email } : {}),
+      ...(ticketTopic ? { existingTicketTopicObj: ticketTopic } : {}),
+      ...(config.alarms.ticketEmail ? { ticketEmail: config.alarms.ticketEmail } : {}),
+      runbookBaseUrl: requiredRunbookBaseUrl(config),
+      alarmDatapointsToAlarm: config.alarms.datapointsToAlarm,
+      alarmEvaluationPeriods: config.alarms.evaluationPeriods,
       partnerSyncFailedPerHour: config.alarms.partnerSyncFailedPerHour,
       logRetention: config.logRetentionDays as logs.RetentionDays,
       logLevel: config.logLevel,
@@ -190,6 +199,21 @@ export class ConnectorServiceStack extends Stack {
     });
     applyConnectorNagSuppressions(this);
   }
+}
+
+/**
+ * The absolute URL alarm descriptions link: `alarms.runbookBaseUrl`, else the docs of the GitHub
+ * repository package.json names; without either, synth stops (a relative link in an alarm e-mail
+ * opens nothing).
+ */
+function requiredRunbookBaseUrl(config: ConnectorConfig): string {
+  const url = runbookBaseUrlOf(config.alarms);
+  if (url === undefined) {
+    throw new ConnectorConfigError('alarms', [
+      'alarms.runbookBaseUrl: is required (package.json names no GitHub repository to link): the https URL of the published docs folder, e.g. https://github.com/<owner>/<repo>/blob/main/docs',
+    ]);
+  }
+  return url;
 }
 
 function removalPolicyOf(config: ConnectorConfig): RemovalPolicy {

@@ -9,7 +9,9 @@ import type { WorkforceConnectorProps } from './workforce-connector.ts';
  * The functions' settings as env vars, in the formats `functions/runtime/config.ts` parses.
  * Resource names (table, bus, secret) are added by the binders.
  */
-export function connectorEnvironment(props: WorkforceConnectorProps): Record<string, string> {
+export function connectorEnvironment(
+  props: Omit<WorkforceConnectorProps, 'runbookBaseUrl'>,
+): Record<string, string> {
   const env: Record<string, string> = {
     PARTNER_NAME: props.partnerName,
     PROVISIONING_URLS: JSON.stringify(props.provisioningUrls),

@@ -29,7 +29,9 @@ export interface ConnectorOutputSources {
   readonly tokenSecret: secretsmanager.ISecret;
   readonly archive: ConnectorArchive;
   readonly outboundArchive: ConnectorArchive;
+  /** The page topic. */
   readonly alarmTopic: sns.ITopic;
+  readonly ticketAlarmTopic: sns.ITopic;
   readonly dashboard: cloudwatch.Dashboard;
   readonly routes: readonly ConnectorRouteResources[];
   readonly refusal: ConnectorRefusalResources;
@@ -93,7 +95,16 @@ function serviceOutputs(shape: OutputShape): ServiceOutput[] {
       'Archive of result events (replay to one consumer rule)',
       (s) => s.outboundArchive.archiveName,
     ),
-    output('AlarmTopicArn', 'Alarm notifications', (s) => s.alarmTopic.topicArn),
+    output(
+      'AlarmTopicArn',
+      'Page alarm notifications (composite ConnectorPage)',
+      (s) => s.alarmTopic.topicArn,
+    ),
+    output(
+      'TicketAlarmTopicArn',
+      'Ticket alarm notifications (composites <Route>Health, ConnectorTicket)',
+      (s) => s.ticketAlarmTopic.topicArn,
+    ),
     output('DashboardUrl', 'CloudWatch dashboard', (s) => {
       const { region } = Stack.of(s.dashboard);
       return `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards:name=${s.dashboard.dashboardName}`;

@@ -101,10 +101,23 @@ export interface WorkforceConnectorProps {
   readonly names?: DeploymentNames;
   /** Other accounts' buses that hear the result events (connector-consumers.ts). @default - none */
   readonly consumers?: readonly ConnectorConsumer[];
-  /** @default - a KMS-encrypted topic is created */
+  /** The page alarm topic (docs/deploy.md, "Alarms"). @default - a KMS-encrypted topic is created */
   readonly existingAlarmTopicObj?: sns.ITopic;
-  /** E-mail subscribed to a created alarm topic. @default - no subscription */
+  /** E-mail subscribed to a created page topic. @default - no subscription (synth warns) */
   readonly alarmEmail?: string;
+  /** The ticket alarm topic. @default - a KMS-encrypted topic is created */
+  readonly existingTicketTopicObj?: sns.ITopic;
+  /** E-mail subscribed to a created ticket topic. @default - no subscription (synth warns) */
+  readonly ticketEmail?: string;
+  /**
+   * Where docs/deploy.md is published, without the file name: every alarm's description links
+   * `<base>/deploy.md#alarms-…` (an absolute URL an operator can open from the notification).
+   */
+  readonly runbookBaseUrl: string;
+  /** M of the M-of-N alarms (those a single datapoint does not make mean loss). @default 3 */
+  readonly alarmDatapointsToAlarm?: number;
+  /** N of the M-of-N alarms. @default 5 */
+  readonly alarmEvaluationPeriods?: number;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** Of the stateful resources this construct creates (table, bus, secret). @default RemovalPolicy.RETAIN */
@@ -151,7 +164,8 @@ export interface WorkforceConnectorProps {
  * The connector, deployable into any CDK app: for each route of `functions/routes.ts`, an
  * EventBridge rule (source + detail-type) feeding an SQS FIFO queue per account (message group =
  * `detail.accountId`, deduplication = event id) and its function; the scheduled trial watch; the
- * table, bus and token secret (created or imported); alarms to an SNS topic; a dashboard.
+ * table, bus and token secret (created or imported); alarms, paging and ticketing through composite
+ * alarms on two SNS topics; a dashboard.
  *
  * Why a standard intake queue and a pipe between rule and FIFO queue: an EventBridge rule's SQS
  * target takes only a fixed `MessageGroupId` (no JSON path; see aws/aws-cdk#32965 and the
@@ -182,9 +196,14 @@ export class WorkforceConnector extends Construct {
   readonly routes: readonly ConnectorRouteResources[];
   readonly refusal: ConnectorRefusalResources;
   readonly schedules: readonly ConnectorScheduleResources[];
+  /** The page topic. */
   readonly alarmTopic: sns.ITopic;
+  readonly ticketAlarmTopic: sns.ITopic;
   readonly alarmTopicKey?: kms.Key;
+  /** The metric alarms (no actions of their own). */
   readonly alarms: readonly cloudwatch.Alarm[];
+  /** The composite alarms: per route, and the connector's page and ticket ones. */
+  readonly compositeAlarms: readonly cloudwatch.CompositeAlarm[];
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: WorkforceConnectorProps) {
@@ -224,12 +243,26 @@ export class WorkforceConnector extends Construct {
     const namespace = props.metricsNamespace ?? props.names?.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const alarms = new ConnectorAlarms(this, {
       ...(props.names ? { alarmName: props.names.alarm } : {}),
-      existingAlarmTopicObj: props.existingAlarmTopicObj,
-      alarmEmail: props.alarmEmail,
+      page: {
+        ...(props.existingAlarmTopicObj ? { existingTopicObj: props.existingAlarmTopicObj } : {}),
+        ...(props.alarmEmail ? { email: props.alarmEmail } : {}),
+      },
+      ticket: {
+        ...(props.existingTicketTopicObj ? { existingTopicObj: props.existingTicketTopicObj } : {}),
+        ...(props.ticketEmail ? { email: props.ticketEmail } : {}),
+      },
+      runbookBaseUrl: props.runbookBaseUrl,
+      ...(props.alarmDatapointsToAlarm !== undefined
+        ? { datapointsToAlarm: props.alarmDatapointsToAlarm }
+        : {}),
+      ...(props.alarmEvaluationPeriods !== undefined
+        ? { evaluationPeriods: props.alarmEvaluationPeriods }
+        : {}),
       namespace,
       queueAgeAlarmThreshold: props.queueAgeAlarmThreshold,
     });
     this.alarmTopic = alarms.topic;
+    this.ticketAlarmTopic = alarms.ticketTopic;
     this.alarmTopicKey = alarms.topicKey;
 
     const functions: ConnectorFunctionDefaults = {
@@ -276,7 +309,9 @@ export class WorkforceConnector extends Construct {
       consumers: props.consumers ?? [],
     });
     if (this.consumers.deadLetterQueue) alarms.watchConsumerDeliveries(this.consumers.deadLetterQueue);
+    alarms.addComposites();
     this.alarms = alarms.alarms;
+    this.compositeAlarms = alarms.composites;
 
     this.dashboard = createConnectorDashboard(this, {
       namespace,

@@ -176,6 +176,12 @@ export const RESOURCE_TYPES: Readonly<Record<string, ResourceTypeModel>> = {
     notReproduced:
       'CloudWatch metrics and alarms are not reproduced locally (their actions are authorized at start-up)',
   },
+  // Composite alarms (lib/alarm-composites.ts): the only alarms with actions, authorized at start-up.
+  'AWS::CloudWatch::CompositeAlarm': {
+    properties: '*',
+    notReproduced:
+      'CloudWatch composite alarms are not reproduced locally (their actions are authorized at start-up)',
+  },
   'AWS::CloudWatch::Dashboard': {
     properties: '*',
     notReproduced: 'CloudWatch dashboards are not reproduced locally',
@@ -196,6 +202,7 @@ const NAME_PROPERTY: Readonly<Record<string, string>> = {
   'AWS::IAM::Role': 'RoleName',
   'AWS::Logs::LogGroup': 'LogGroupName',
   'AWS::CloudWatch::Alarm': 'AlarmName',
+  'AWS::CloudWatch::CompositeAlarm': 'AlarmName',
   'AWS::CloudWatch::Dashboard': 'DashboardName',
 };
 
@@ -467,6 +474,7 @@ function arnOf(type: string, name: string, { region, account }: TemplateModelOpt
     case 'AWS::KMS::Key':
       return service('kms', `key/${name}`);
     case 'AWS::CloudWatch::Alarm':
+    case 'AWS::CloudWatch::CompositeAlarm':
       return service('cloudwatch', `alarm:${name}`);
     default:
       return service('local', name);

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { queueRoutes, scheduledFunctions } from '#functions/routes.ts';
 import { DRIFT_INDEX_NAME } from '#functions/store/table.ts';
 import { scheduleIdOf } from '#lib/connector-schedule.ts';
+import { writeAlarmsDoc } from './alarms-doc.ts';
 import { DEPLOY_DOC, writeOutputsDoc } from './outputs-doc.ts';
 import { fillPolicy } from './policy-placeholders.ts';
 
@@ -351,6 +352,7 @@ const USAGE = `usage: npm run policies [-- --check]
 
   (no argument)  write docs/policies/*.json from scripts/policies.ts, and the stack outputs
                  tables of docs/deploy.md from lib/connector-outputs.ts (scripts/outputs-doc.ts)
+                 and its alarm list from lib/alarm-catalog.ts (scripts/alarms-doc.ts)
   --check        only list the files that differ (exit 1 when any does)
   fill           print one policy with its {{placeholders}} filled in: outputs.json is the Service
                  stack's outputs (aws cloudformation describe-stacks --stack-name
@@ -401,10 +403,13 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const drift = values.check ? await comparePolicyFiles() : await writePolicyFiles();
   if (await writeOutputsDoc(values.check)) drift.changed.push(`${DEPLOY_DOC} (stack outputs)`);
+  if (writeAlarmsDoc(values.check)) drift.changed.push(`${DEPLOY_DOC} (alarm list)`);
   for (const path of drift.changed) console.log(`${values.check ? 'differs' : 'wrote'}   ${path}`);
   for (const path of drift.stale) console.log(`${values.check ? 'stale' : 'removed'} ${path}`);
   if (values.check && drift.changed.length + drift.stale.length > 0) {
-    console.error('docs/policies/ or the outputs of docs/deploy.md are out of date: run npm run policies');
+    console.error(
+      'docs/policies/ or the outputs or alarm list of docs/deploy.md are out of date: run npm run policies',
+    );
     return 1;
   }
   return 0;

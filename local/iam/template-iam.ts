@@ -274,7 +274,13 @@ export function readTemplateIam(
     if (key) secretKeys.set(resource.arn, key);
   }
 
-  const alarms = model.ofType('AWS::CloudWatch::Alarm').map((resource) => ({
+  // Metric and composite alarms alike: CloudWatch notifies for both as cloudwatch.amazonaws.com,
+  // and a composite alarm's ARN has the same form (arn:…:cloudwatch:<region>:<account>:alarm:<name>).
+  const alarmResources = [
+    ...model.ofType('AWS::CloudWatch::Alarm'),
+    ...model.ofType('AWS::CloudWatch::CompositeAlarm'),
+  ];
+  const alarms = alarmResources.map((resource) => ({
     name: resource.name,
     arn: resource.arn,
     actions: ['AlarmActions', 'OKActions', 'InsufficientDataActions']

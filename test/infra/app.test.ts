@@ -626,10 +626,9 @@ describe('the connector app (example config)', () => {
     expect(body).toContain('BusinessGoneAnnounced');
   });
 
-  it('alarms to the encrypted topic on dead letters, queue ages, pipes, failures, SyncFailed by class and the token', () => {
+  it('alarms on dead letters, queue ages, pipes, failures, SyncFailed by class and the token, each linking its runbook', () => {
     // Prepare
     const alarms = resources(service, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
-    const topicId = only(resources(service, 'AWS::SNS::Topic'), 'alarm topic')[0];
 
     // Act
     const byMetric = (metric: string) => alarms.filter((alarm) => alarm.MetricName === metric);
@@ -645,9 +644,12 @@ describe('the connector app (example config)', () => {
       );
 
     // Assess
+    // No metric alarm notifies itself: the composites do (test/infra/alarms.test.ts).
     for (const alarm of alarms) {
-      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
-      expect(String(alarm.AlarmDescription)).toMatch(/What to do: docs\/deploy\.md#alarms-[a-z-]+$/);
+      expect(alarm.AlarmActions).toBeUndefined();
+      expect(String(alarm.AlarmDescription)).toMatch(
+        /Severity: (page|ticket)\. What to do: https:\/\/github\.com\/example\/workforce-connector\/blob\/main\/docs\/deploy\.md#alarms-[a-z-]+$/,
+      );
     }
     // Route DLQ per route, the refusal DLQ, a schedule DLQ each: alarm at the first message.
     const deadLetterDepth = byMetric('ApproximateNumberOfMessagesVisible');
@@ -699,13 +701,16 @@ describe('the connector app (example config)', () => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     });
+    service.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'tickets@example.com',
+    });
   });
 
-  it('lets CloudWatch alarms of this account, and only they, publish to the alarm topic and use its key', () => {
+  it('lets CloudWatch alarms of this account, and only they, publish to the alarm topics and use their key', () => {
     // Prepare
-    const topicId = only(resources(service, 'AWS::SNS::Topic'), 'alarm topic')[0];
-    const [, topicPolicy] = only(resources(service, 'AWS::SNS::TopicPolicy'), 'topic policy');
-    const statements = (topicPolicy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    const topicIds = resources(service, 'AWS::SNS::Topic').map(([id]) => id);
+    const topicPolicies = resources(service, 'AWS::SNS::TopicPolicy');
     const fromOwnAlarms = {
       ArnLike: {
         'aws:SourceArn': {
@@ -716,25 +721,31 @@ describe('the connector app (example config)', () => {
     };
 
     // Act
-    const allow = statements.filter((statement) => statement.Effect === 'Allow');
     const keyStatements = policyStatements(service).filter(
       ({ type, statement }) =>
         type === 'AWS::KMS::Key' && JSON.stringify(statement.Principal).includes('cloudwatch.amazonaws.com'),
     );
 
-    // Assess: enforceSSL's deny stays; the allow is what lets any alarm reach anyone.
-    expect(asList(topicPolicy.Properties.Topics)).toEqual([{ Ref: topicId }]);
-    expect(statements).toContainEqual(
-      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-    );
-    expect(allow).toEqual([
-      expect.objectContaining({
-        Action: 'sns:Publish',
-        Principal: { Service: 'cloudwatch.amazonaws.com' },
-        Resource: { Ref: topicId },
-        Condition: fromOwnAlarms,
-      }),
-    ]);
+    // Assess: the page and the ticket topic, one policy each; enforceSSL's deny stays; the allow is
+    // what lets any alarm reach anyone.
+    expect(topicIds).toHaveLength(2);
+    expect(topicPolicies).toHaveLength(2);
+    for (const [, topicPolicy] of topicPolicies) {
+      const [topicId] = asList(topicPolicy.Properties.Topics).map(referenced);
+      expect(topicIds).toContain(topicId);
+      const statements = (topicPolicy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+      expect(statements).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+      expect(statements.filter((statement) => statement.Effect === 'Allow')).toEqual([
+        expect.objectContaining({
+          Action: 'sns:Publish',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Resource: { Ref: topicId },
+          Condition: fromOwnAlarms,
+        }),
+      ]);
+    }
     expect(keyStatements.map(({ statement }) => (statement as { Condition?: unknown }).Condition)).toEqual([
       fromOwnAlarms,
     ]);
@@ -827,6 +838,7 @@ describe('the connector app (example config)', () => {
       'TableName',
       'ArchiveName',
       'AlarmTopicArn',
+      'TicketAlarmTopicArn',
       'DashboardUrl',
       'RefusalQueueUrl',
       'RefusalDeadLetterQueueUrl',
@@ -1037,7 +1049,11 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
       connectorConfig({
         eventBus: { existingBusName: 'partner-bus' },
         tokenSecret: { existingSecretName: 'partner/token' },
-        alarms: { topicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alarms' },
+        alarms: {
+          topicArn: 'arn:aws:sns:us-east-1:123456789012:ops-alarms',
+          ticketTopicArn: 'arn:aws:sns:us-east-1:123456789012:ops-tickets',
+          runbookBaseUrl: 'https://docs.example.com/connector/',
+        },
         trialWatchSchedule: 'cron(15 6 * * ? *)',
         driftWatch: { everyHours: 12, schedule: 'cron(45 * * * ? *)' },
         routes: { EmployeeChanged: { maxConcurrency: 3, batchSize: 2 } },
@@ -1107,9 +1123,22 @@ describe('the connector app with imported bus, secret and alarm topic', () => {
       template.resourceCountIs('AWS::SecretsManager::Secret', 0);
       template.resourceCountIs('AWS::SNS::Topic', 0);
     }
-    service.allResourcesProperties('AWS::CloudWatch::Alarm', {
-      AlarmActions: ['arn:aws:sns:us-east-1:123456789012:ops-alarms'],
-    });
+    const composites = resources(service, 'AWS::CloudWatch::CompositeAlarm').map(
+      ([, alarm]) => alarm.Properties,
+    );
+    expect(new Set(composites.map((alarm) => JSON.stringify(alarm.AlarmActions)))).toEqual(
+      new Set([
+        JSON.stringify(['arn:aws:sns:us-east-1:123456789012:ops-alarms']),
+        JSON.stringify(['arn:aws:sns:us-east-1:123456789012:ops-tickets']),
+      ]),
+    );
+    for (const [, alarm] of resources(service, 'AWS::CloudWatch::Alarm')) {
+      expect(alarm.Properties.AlarmActions).toBeUndefined();
+      // The trailing slash of the configured URL is dropped.
+      expect(String(alarm.Properties.AlarmDescription)).toMatch(
+        /What to do: https:\/\/docs\.example\.com\/connector\/deploy\.md#alarms-[a-z-]+$/,
+      );
+    }
     service.hasResourceProperties('AWS::Events::Rule', { EventBusName: 'partner-bus' });
     service.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {

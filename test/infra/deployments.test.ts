@@ -37,6 +37,7 @@ const NAME_PROPERTY: Record<string, string> = {
   'AWS::DynamoDB::Table': 'TableName',
   'AWS::SecretsManager::Secret': 'Name',
   'AWS::CloudWatch::Alarm': 'AlarmName',
+  'AWS::CloudWatch::CompositeAlarm': 'AlarmName',
   'AWS::CloudWatch::Dashboard': 'DashboardName',
   'AWS::SQS::Queue': 'QueueName',
   'AWS::Lambda::Function': 'FunctionName',

@@ -37,7 +37,11 @@ const GLOBEX_CONFIG = {
   eventBus: { create: true, name: 'workforce-connector-globex' },
   inboundSource: 'globex.app',
   outboundSource: 'globex.connector',
-  alarms: { email: 'ops@globex.example' },
+  alarms: {
+    email: 'ops@globex.example',
+    ticketEmail: 'tickets@globex.example',
+    runbookBaseUrl: 'https://github.com/globex/workforce-connector/blob/main/docs',
+  },
 };
 
 /** `cdk synth` itself (the CLI, cdk.json and the app), offline, from `config`, into a temporary directory. */

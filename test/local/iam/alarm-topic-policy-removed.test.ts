@@ -4,8 +4,8 @@ import { startLocalRuntime } from '#local/runtime.ts';
 import { editPolicies } from './template-edits.ts';
 
 /**
- * The synthesized template with the alarm topic's statement for CloudWatch taken out of its topic
- * policy: no alarm could notify anyone on AWS. The local runtime runs no CloudWatch, but checks
+ * The synthesized template with the page topic's statement for CloudWatch taken out of its topic
+ * policy: the page composite (the only alarm that notifies it) could not notify anyone on AWS. The local runtime runs no CloudWatch, but checks
  * each alarm's action at start-up and refuses the template, naming the principal, action and topic.
  */
 describe('an alarm topic whose policy no longer lets CloudWatch publish', () => {
@@ -26,7 +26,7 @@ describe('an alarm topic whose policy no longer lets CloudWatch publish', () => 
 
     // Assess
     await expect(started).rejects.toThrow(
-      /refuses this template: its alarms could not notify\n {2}- \d+ alarms \(.*\) could not notify: User: cloudwatch\.amazonaws\.com is not authorized to perform: sns:Publish on resource: arn:aws:sns:us-east-1:000000000000:\S+ because no resource-based policy allows the sns:Publish action/,
+      /refuses this template: its alarms could not notify\n {2}- 1 alarm \(\S*ConnectorPage\) could not notify: User: cloudwatch\.amazonaws\.com is not authorized to perform: sns:Publish on resource: arn:aws:sns:us-east-1:000000000000:\S+ because no resource-based policy allows the sns:Publish action/,
     );
   });
 

@@ -350,10 +350,17 @@ describe('the template’s IAM as the local runtime reads it', () => {
     const names = [...iam.roles.values()].map((role) => role.name);
     expect(new Set(names).size).toBe(names.length);
     expect(Math.max(...names.map((name) => name.length))).toBeLessThanOrEqual(64);
-    // Every alarm notifies the encrypted alarm topic.
-    const [topic] = model.ofType('AWS::SNS::Topic');
-    expect(iam.alarms.length).toBe(count('AWS::CloudWatch::Alarm'));
-    expect(iam.alarms.every((alarm) => alarm.actions.includes(topic!.arn))).toBe(true);
-    expect(iam.topicKeys.get(topic!.arn)).toBe(model.ofType('AWS::KMS::Key')[0]?.arn);
+    // Metric alarms have no actions; every composite notifies one of the two encrypted topics.
+    const topics = model.ofType('AWS::SNS::Topic').map((topic) => topic.arn);
+    expect(topics).toHaveLength(2);
+    expect(iam.alarms.length).toBe(
+      count('AWS::CloudWatch::Alarm') + count('AWS::CloudWatch::CompositeAlarm'),
+    );
+    const notifying = iam.alarms.filter((alarm) => alarm.actions.length > 0);
+    expect(notifying).toHaveLength(count('AWS::CloudWatch::CompositeAlarm'));
+    expect(notifying.every((alarm) => alarm.actions.length === 1 && topics.includes(alarm.actions[0]!))).toBe(
+      true,
+    );
+    for (const topic of topics) expect(iam.topicKeys.get(topic)).toBe(model.ofType('AWS::KMS::Key')[0]?.arn);
   });
 });
