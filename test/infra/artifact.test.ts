@@ -8,8 +8,8 @@ import type { InboundDetailType } from '#functions/contracts/registry.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { type QueueRoute, queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
 import { EXAMPLE_CONFIG_FILE } from '#lib/config.ts';
-import { PROJECT_ROOT } from '#lib/connector-function.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { runCdkSynth } from '#test/support/cdk-synth.ts';
 
 /**
  * The deployed artifact, not the source: each function's bundle from the cloud assembly `cdk synth`
@@ -76,26 +76,8 @@ interface CloudAssembly {
  */
 async function synthesizeApp(): Promise<CloudAssembly> {
   const outdir = mkdtempSync(join(tmpdir(), 'connector-cdk-out-'));
-  const child = spawn(
-    join(PROJECT_ROOT, 'node_modules/.bin/cdk'),
-    // The partner's own connector.config.json does not exist in a clone: name the example.
-    ['synth', '--quiet', '--no-notices', '--output', outdir, '-c', `config=${EXAMPLE_CONFIG_FILE}`],
-    {
-      cwd: PROJECT_ROOT,
-      // No account or region: synthesis must not need AWS credentials or network.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CDK_DISABLE_CLI_TELEMETRY: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`cdk synth exited ${code}:\n${output.slice(-4000)}`);
+  // The partner's own connector.config.json does not exist in a clone: name the example.
+  await runCdkSynth(EXAMPLE_CONFIG_FILE, outdir);
   const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };

@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '#lib/connector-function.ts';
 import { HANDLER_SOURCE_METADATA, type HandlerSource } from '#lib/handler-source.ts';
 import {
   type AssemblyStack,
@@ -17,6 +15,7 @@ import { parseStartArgs } from '#local/cli-options.ts';
 import type { LocalResources, OutboundEvent } from '#local/runtime.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { sandboxAddresses } from '#local/template.ts';
+import { runCdkSynth } from '#test/support/cdk-synth.ts';
 import { runCommand } from './child-process.ts';
 import { sampleEntry, startServe } from './samples.ts';
 
@@ -49,25 +48,7 @@ async function cdkSynth(config: unknown, workDir: string): Promise<string> {
   const configFile = join(workDir, 'connector.config.json');
   writeFileSync(configFile, JSON.stringify(config));
   const outdir = join(workDir, 'cdk.out');
-  const child = spawn(
-    join(PROJECT_ROOT, 'node_modules/.bin/cdk'),
-    ['synth', '--quiet', '--no-notices', '--output', outdir, '-c', `config=${configFile}`],
-    {
-      cwd: PROJECT_ROOT,
-      // No account or region: synthesis must not need AWS credentials or network.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CDK_DISABLE_CLI_TELEMETRY: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`cdk synth exited ${code}:\n${output.slice(-4000)}`);
+  await runCdkSynth(configFile, outdir);
   return outdir;
 }
 
