@@ -251,12 +251,18 @@ export function hostnameNotLinkedReason(
   }
   if (error.status !== undefined && assumptions.hostnameNotLinkedStatuses.includes(error.status))
     return reason;
-  const said = error.serviceMessage;
-  if (said === undefined) return undefined;
-  const matches = assumptions.hostnameNotLinkedMessagePatterns.some((source) =>
-    new RegExp(source, 'i').test(said),
+  return notLinkedMessagePatternsMatching(error.serviceMessage, assumptions).length > 0 ? reason : undefined;
+}
+
+/** The configured not-linked message patterns (case-insensitive) the service's message matches. */
+export function notLinkedMessagePatternsMatching(
+  message: string | undefined,
+  assumptions: ServiceAssumptions,
+): string[] {
+  if (message === undefined) return [];
+  return assumptions.hostnameNotLinkedMessagePatterns.filter((source) =>
+    new RegExp(source, 'i').test(message),
   );
-  return matches ? reason : undefined;
 }
 
 /** Which refusals of a follow-up signup prove the first attempt committed, as the client reads them. */

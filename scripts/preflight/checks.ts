@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Region } from '#functions/contracts/fields.ts';
-import type { ServiceAssumptions } from '#functions/service/assumptions.ts';
+import { notLinkedMessagePatternsMatching, type ServiceAssumptions } from '#functions/service/assumptions.ts';
 import { isRecord, readServiceError } from '#functions/service/http.ts';
 import { badRequestLine, type CheckLine, describeAnswer, line, tokenRefused } from './answers.ts';
 import { installAssumptions } from './install-checks.ts';
@@ -196,7 +196,7 @@ function notLinkedStatusAndMessage(answer: ReadAnswer, assumptions: ServiceAssum
       );
   const { serviceMessage } = readServiceError(answer.body);
   const patterns = assumptions.hostnameNotLinkedMessagePatterns;
-  const matching = patterns.filter((pattern) => new RegExp(pattern, 'i').test(serviceMessage ?? ''));
+  const matching = notLinkedMessagePatternsMatching(serviceMessage, assumptions);
   const messageLine =
     patterns.length === 0
       ? line('hostnameNotLinkedMessagePatterns', 'not observable', 'no pattern configured')

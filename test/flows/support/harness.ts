@@ -145,16 +145,14 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
       : {}),
     ...(lenient.length > 0 ? { sandboxLenient: lenient } : {}),
   });
-  {
-    // The spec runs the US provisioning root only. The flows that provision UK or AU stand for a
-    // deployment whose configured roots all run, so the sandbox runs exactly those (the answer of
-    // a root that is not running is tested in test/sandbox/spec-readings.test.ts).
-    const response = await fetch(`${runtime.sandboxUrl}/_sandbox/mode`, {
-      method: 'POST',
-      body: JSON.stringify({ regions: options.provisioningRegions ?? ['US', 'UK', 'AU'] }),
-    });
-    if (!response.ok) throw new Error(`the sandbox refused its regions: ${await response.text()}`);
-  }
+  // The spec runs the US provisioning root only. The flows that provision UK or AU stand for a
+  // deployment whose configured roots all run, so the sandbox runs exactly those (the answer of a
+  // root that is not running is tested in test/sandbox/spec-readings.test.ts).
+  const regions = await fetch(`${runtime.sandboxUrl}/_sandbox/mode`, {
+    method: 'POST',
+    body: JSON.stringify({ regions: options.provisioningRegions ?? ['US', 'UK', 'AU'] }),
+  });
+  if (!regions.ok) throw new Error(`the sandbox refused its regions: ${await regions.text()}`);
   const client = new DynamoDBClient({
     endpoint: runtime.dynamoEndpoint,
     region: runtime.region,
