@@ -75,7 +75,14 @@ export async function measureLatency(
     runs = MIN_JUDGED_RUNS,
     warmup = 2,
     resultTimeoutMs = RESULT_TIMEOUT_MS,
-  }: { eventsPerFlow: number; runs?: number; warmup?: number; resultTimeoutMs?: number },
+    flows = FLOWS,
+  }: {
+    eventsPerFlow: number;
+    runs?: number;
+    warmup?: number;
+    resultTimeoutMs?: number;
+    flows?: readonly FlowName[];
+  },
 ): Promise<FlowLatency[]> {
   const { runtime } = environment;
   const client = new EventBridgeClient({
@@ -202,11 +209,11 @@ export async function measureLatency(
   type Measured = Awaited<ReturnType<typeof sendOne>>;
   // Per flow, each run's measured events. Runs go round the flows, so a slow spell of the shared
   // machine falls on every flow alike, and the spread over runs shows how far one run can stray.
-  const byFlow = new Map<FlowName, Measured[][]>(FLOWS.map((flow) => [flow, []]));
+  const byFlow = new Map<FlowName, Measured[][]>(flows.map((flow) => [flow, []]));
   const results: FlowLatency[] = [];
   try {
     for (let run = 0; run < runs; run++) {
-      for (const flow of FLOWS) {
+      for (const flow of flows) {
         routeFunction = runtime.functionNamed(routeFor(flow).functionName).name;
         const [accountId] = await environment.provisionAccounts(1);
         if (!accountId) throw new Error('no bench account');

@@ -119,10 +119,10 @@ function perEventCounts(requests: readonly RecordedRequest[]) {
 
 export async function measureOverhead(
   environment: BenchEnvironment,
-  sizes: { eventsPerFlow: number; warmup: number; runs?: number },
+  sizes: { eventsPerFlow: number; warmup: number; runs?: number; flows?: readonly FlowName[] },
 ): Promise<FlowOverhead[]> {
   const results: FlowOverhead[] = [];
-  for (const flow of FLOWS) {
+  for (const flow of sizes.flows ?? FLOWS) {
     results.push({ flow, ...(await measureSubject(environment, flowSubject(environment, flow), sizes)) });
   }
   return results;

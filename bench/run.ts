@@ -82,6 +82,11 @@ export interface BenchSizes {
   readonly budgetDays: readonly number[];
   /** Takes of the request budget measured per worker count. @default 200 */
   readonly budgetTakes?: number;
+  /**
+   * The flows the overhead, warm-profile and latency sections measure (calls per event always
+   * covers every flow). @default every inbound detail-type (FLOWS)
+   */
+  readonly flows?: readonly FlowName[];
 }
 
 const FULL_SIZES: BenchSizes = {
@@ -232,6 +237,7 @@ export async function runBench(
       eventsPerFlow: sizes.overheadEvents,
       warmup: sizes.overheadWarmup,
       runs: sizes.overheadRuns,
+      ...(sizes.flows ? { flows: sizes.flows } : {}),
     };
     const measured = await timed('overhead', 'overhead per event (and the stack alone)', async () => ({
       flows: await measureOverhead(environment, overheadSizes),
@@ -243,6 +249,7 @@ export async function runBench(
     const warmProfile = await timed('warm-profile', 'where a warm handler spends its CPU (profiled)', () =>
       profileWarmFlows(environment, {
         events: sizes.warmProfileEvents,
+        ...(sizes.flows ? { flows: sizes.flows } : {}),
         ...(sizes.warmProfileWarmup === undefined ? {} : { warmup: sizes.warmProfileWarmup }),
       }),
     );
@@ -250,6 +257,7 @@ export async function runBench(
       measureLatency(environment, {
         eventsPerFlow: sizes.latencyEvents,
         runs: sizes.latencyRuns,
+        ...(sizes.flows ? { flows: sizes.flows } : {}),
         ...(sizes.latencyWarmup === undefined ? {} : { warmup: sizes.latencyWarmup }),
       }),
     );

@@ -80,10 +80,15 @@ function profilerClockOffsetUs(): number {
 
 export async function profileWarmFlows(
   environment: BenchEnvironment,
-  { events, warmup = 10, top = 6 }: { events: number; warmup?: number; top?: number },
+  {
+    events,
+    warmup = 10,
+    top = 6,
+    flows = FLOWS,
+  }: { events: number; warmup?: number; top?: number; flows?: readonly FlowName[] },
 ): Promise<WarmProfile[]> {
   const results: WarmProfile[] = [];
-  for (const flow of FLOWS) {
+  for (const flow of flows) {
     // The same steps as section 2 (bench/overhead.ts), under the profiler.
     const subject = flowSubject(environment, flow);
     const [accountId] = await environment.provisionAccounts(1);

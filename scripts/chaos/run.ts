@@ -23,7 +23,7 @@ import {
   type TableBusiness,
   type TablePosition,
 } from './verdict.ts';
-import { buildWorkload, type ChaosEvent, type Workload } from './workload.ts';
+import { buildWorkload, type ChaosEvent, CORRECTION_RATE, type Workload } from './workload.ts';
 
 /**
  * One chaos run: the local runtime (the connector's synthesized template: rules, intake queues,
@@ -84,6 +84,17 @@ export interface ChaosOptions {
    * the test that shows the order check failing without the guard. @default true
    */
   readonly lastWriterWins?: boolean;
+  /**
+   * Share of the state-setting follow-ups corrected at once (scripts/chaos/workload.ts
+   * CORRECTION_RATE). Not a CLI flag: for the order test. @default CORRECTION_RATE
+   */
+  readonly correctionRate?: number;
+  /**
+   * Sends each correction just before the event it corrects, so the newer event surely arrives
+   * first. Not a CLI flag: with `orderedDelivery`, the order test's reordering does not depend on
+   * timing. @default false
+   */
+  readonly correctionsFirst?: boolean;
   /** Powertools log level of the handlers. @default 'ERROR' */
   readonly logLevel?: string;
   /** @default a random token, so logs can be searched for it */
@@ -142,6 +153,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     timeScale: options.timeScale ?? 1 / 1800,
     httpTimeoutMs: options.httpTimeoutMs ?? 1000,
     lastWriterWins: options.lastWriterWins ?? true,
+    correctionRate: options.correctionRate ?? CORRECTION_RATE,
+    correctionsFirst: options.correctionsFirst ?? false,
     logLevel: options.logLevel ?? 'ERROR',
   };
   const startedAt = Date.now();

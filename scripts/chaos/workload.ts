@@ -22,6 +22,12 @@ export interface WorkloadOptions {
   readonly invalidRate?: number;
   /** Fraction of PlanChosen, EmployeeChanged and BudgetSet corrected at once (CORRECTION_RATE). @default 0.1 */
   readonly correctionRate?: number;
+  /**
+   * Each correction is sent just before the event it corrects (its `occurredAt` still the later):
+   * a delivery out of order made certain, for the test that shows the order check is not blind.
+   * @default false
+   */
+  readonly correctionsFirst?: boolean;
 }
 
 /**
@@ -198,13 +204,15 @@ export function buildWorkload(options: WorkloadOptions): Workload {
     if (n + 1 < options.events && CORRECTED.has(detailType) && random.chance(correctionRate)) {
       n++;
       const next = order++;
-      followUps.push({
+      const corrected: ChaosEvent = {
         order: next,
         account: account.accountId,
         detailType,
         detail: { ...correction(random, detailType, detail, account, next), occurredAt: occurredAtOf(next) },
         expectation: { kind: 'valid' },
-      });
+      };
+      if (options.correctionsFirst) followUps.splice(followUps.length - 1, 0, corrected);
+      else followUps.push(corrected);
     }
   }
   return {

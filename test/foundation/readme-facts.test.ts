@@ -27,7 +27,7 @@ function stated(pattern: RegExp): string {
 }
 
 beforeAll(() => {
-  connector = synthesizeConnector(connectorConfig());
+  connector = synthesizeConnector(connectorConfig(), { cloudFormationValidation: false });
   resources = Object.values(connector.service.toJSON()['Resources'] as Record<string, Resource>);
 }, 120_000);
 

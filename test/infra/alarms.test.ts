@@ -50,7 +50,7 @@ describe('alarms that page well', () => {
   const catalog = alarmCatalog(shape);
 
   beforeAll(() => {
-    example = synthesizeConnector(connectorConfig());
+    example = synthesizeConnector(connectorConfig(), { cloudFormationValidation: false });
     metric = alarmsById(example, 'AWS::CloudWatch::Alarm');
     composite = alarmsById(example, 'AWS::CloudWatch::CompositeAlarm');
   });

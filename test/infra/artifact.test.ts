@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InboundDetailType } from '#functions/contracts/registry.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import { type QueueRoute, queueRoutes, refusalFunction, scheduledFunctions } from '#functions/routes.ts';
-import { EXAMPLE_CONFIG_FILE } from '#lib/config.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { runCdkSynth } from '#test/support/cdk-synth.ts';
+import { globexCloudAssembly } from '#test/support/cdk-synth.ts';
 
 /**
  * The deployed artifact, not the source: each function's bundle from the cloud assembly `cdk synth`
@@ -65,19 +64,18 @@ interface Invocation {
 
 interface CloudAssembly {
   readonly outdir: string;
-  readonly partnerName: string;
   readonly functions: { Properties: { Description: string; Code: { S3Key: string } } }[];
 }
 
 /**
  * Runs `cdk synth` itself (the CLI, cdk.json and the app it names), offline, in a child process
- * so this worker stays responsive while esbuild bundles every function. This is how `npm test`
- * proves the README's `npx cdk synth` works on a clean clone.
+ * so this worker stays responsive while esbuild bundles every function: how `npm test` proves the
+ * README's `npx cdk synth -c config=<file>` works on a clean clone. The config is another
+ * partner's (test/support/cdk-synth.ts GLOBEX_CONFIG), whose assembly assembly.test.ts reads too:
+ * one synthesis for both (the example config's template is synthesized in process by app.test.ts).
  */
 async function synthesizeApp(): Promise<CloudAssembly> {
-  const outdir = mkdtempSync(join(tmpdir(), 'connector-cdk-out-'));
-  // The partner's own connector.config.json does not exist in a clone: name the example.
-  await runCdkSynth(EXAMPLE_CONFIG_FILE, outdir);
+  const outdir = await globexCloudAssembly();
   const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
     artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };
@@ -90,7 +88,6 @@ async function synthesizeApp(): Promise<CloudAssembly> {
   };
   return {
     outdir,
-    partnerName: serviceStack[0].replace(/^WorkforceConnector-/, '').replace(/-Service$/, ''),
     functions: Object.values(template.Resources).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     ),
@@ -178,8 +175,6 @@ describe('the synthesized function bundles', () => {
 
   afterAll(async () => {
     await runtime?.close();
-    // Every bundle with its source map: a few dozen MB per run.
-    if (assembly) rmSync(assembly.outdir, { recursive: true, force: true });
     rmSync(workDir, { recursive: true, force: true });
   });
 

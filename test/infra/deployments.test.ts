@@ -109,7 +109,7 @@ describe('three deployments in one account and region', () => {
         consumers: [{ busArn: 'arn:aws:events:us-east-1:777788889999:event-bus/results' }],
       }),
     );
-    acmeProd = synthesizeConnector(connectorConfig());
+    acmeProd = synthesizeConnector(connectorConfig(), { cloudFormationValidation: false });
     globexProd = synthesizeConnector(
       connectorConfig({
         partnerName: 'globex',

@@ -25,15 +25,32 @@ export function connectorConfig(overrides: Partial<ConnectorConfigInput> = {}): 
   return parseConnectorConfig({ ...example, ...overrides }, { knownRoutes: queueRoutes });
 }
 
+export interface SynthesisOptions {
+  /**
+   * CDK's built-in CloudFormation validation (App `builtinCloudFormationValidation`, a WASM
+   * validator: about 2 s of CPU per synthesis here). Off only where the same template is validated
+   * by another test: the example config's, by app.test.ts and by artifact.test.ts's `cdk synth`.
+   * @default true
+   */
+  readonly cloudFormationValidation?: boolean;
+}
+
 /**
  * Template-level synthesis: bundling is skipped (CDK's own `aws:cdk:bundling-stacks` switch, as
  * `cdk synth --exclusively` uses), since these assertions read the template, not the code.
  * `artifact.test.ts` synthesizes with bundling, through `bin/app.ts`.
  */
-export function synthesizeConnector(config: ConnectorConfig): SynthesizedConnector {
+export function synthesizeConnector(
+  config: ConnectorConfig,
+  options: SynthesisOptions = {},
+): SynthesizedConnector {
   const outdir = mkdtempSync(join(tmpdir(), 'connector-synth-'));
   const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
-  const app = new App({ outdir, context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    outdir,
+    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: options.cloudFormationValidation ?? true,
+  });
   const stacks = addConnectorStacks(app, config, { env: { account: '123456789012', region: 'us-east-1' } });
   Validations.of(app).addPlugins(new cdkNag.AwsSolutionsChecks(app));
   try {

@@ -15,7 +15,7 @@ import { parseStartArgs } from '#local/cli-options.ts';
 import type { LocalResources, OutboundEvent } from '#local/runtime.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { sandboxAddresses } from '#local/template.ts';
-import { runCdkSynth } from '#test/support/cdk-synth.ts';
+import { globexCloudAssembly } from '#test/support/cdk-synth.ts';
 import { runCommand } from './child-process.ts';
 import { sampleEntry, startServe } from './samples.ts';
 
@@ -24,33 +24,6 @@ import { sampleEntry, startServe } from './samples.ts';
  * config (its own partner name, bus, secret, sources and service addresses) runs the scenario and
  * serve mode as the example does, its functions from the assembly's own bundles.
  */
-
-const GLOBEX_CONFIG = {
-  partnerName: 'globex',
-  account: '210987654321',
-  region: 'eu-west-1',
-  provisioningUrls: { US: 'https://provisioning.globex.example' },
-  installUrlTemplate: 'https://{hostname}',
-  allowedHostnameSuffixes: ['.globex.example'],
-  tokenSecret: { create: true, name: 'workforce-connector/globex/token' },
-  eventBus: { create: true, name: 'workforce-connector-globex' },
-  inboundSource: 'globex.app',
-  outboundSource: 'globex.connector',
-  alarms: {
-    email: 'ops@globex.example',
-    ticketEmail: 'tickets@globex.example',
-    runbookBaseUrl: 'https://github.com/globex/workforce-connector/blob/main/docs',
-  },
-};
-
-/** `cdk synth` itself (the CLI, cdk.json and the app), offline, from `config`, into a temporary directory. */
-async function cdkSynth(config: unknown, workDir: string): Promise<string> {
-  const configFile = join(workDir, 'connector.config.json');
-  writeFileSync(configFile, JSON.stringify(config));
-  const outdir = join(workDir, 'cdk.out');
-  await runCdkSynth(configFile, outdir);
-  return outdir;
-}
 
 /** The bundle file of the function whose source is `entry`. */
 function bundleOfEntry(assembly: CloudAssemblyStacks, entry: string): string {
@@ -72,12 +45,12 @@ describe('npm start -- --assembly <cdk.out>', () => {
 
   // Bundling every function on a shared two-core machine can take most of a minute.
   beforeAll(async () => {
-    outdir = await cdkSynth(GLOBEX_CONFIG, workDir);
+    outdir = await globexCloudAssembly();
     assembly = await readCloudAssembly(outdir);
   }, 240_000);
 
   afterAll(() => {
-    // Every bundle with its source map: a few dozen MB per copy.
+    // The tampered copy: every bundle with its source map, a few dozen MB.
     rmSync(workDir, { recursive: true, force: true });
   });
 

@@ -1,18 +1,15 @@
-import { fileURLToPath } from 'node:url';
 import { isTracked, killGroup } from '#test/support/process-groups.ts';
 import { spawnInGroup, type WatchedChild } from '#test/support/watched-child.ts';
 
-/** The repository's TypeScript commands run directly with tsx, in a child process (npm scripts: test/support/npm-script.ts). */
-
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+/**
+ * The repository's TypeScript commands run directly with tsx, in a child process, as the npm
+ * scripts run them (`node --import tsx`: one process; npm scripts: test/support/npm-script.ts).
+ */
 
 export interface RunningCommand extends Omit<WatchedChild, 'exited'> {
   /** Resolves with the exit code once the process is gone. */
   exited: Promise<number | null>;
-  /**
-   * SIGKILL for the command's whole process group: tsx and the node process it starts (a SIGKILL
-   * to tsx alone would leave that one running, with its ports).
-   */
+  /** SIGKILL for the command's whole process group: node and anything it starts. */
   killGroup(): Promise<void>;
 }
 
@@ -21,8 +18,8 @@ export function startCommand(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
 ): RunningCommand {
-  // A process group of its own, so killGroup reaches everything it starts (tsx and its node).
-  const watched = spawnInGroup(TSX, [script, ...args], env);
+  // A process group of its own, so killGroup reaches everything it starts.
+  const watched = spawnInGroup(process.execPath, ['--import', 'tsx', script, ...args], env);
   const pgid = watched.child.pid;
   const exited = watched.exited.then(({ code }) => code);
   return {
