@@ -7,6 +7,7 @@ import {
 } from '#scripts/provenance.ts';
 import type { ChaosReport } from './run.ts';
 import { RATE_LIMIT_THRESHOLDS, runChecks } from './verdict.ts';
+import { CORRECTION_RATE } from './workload.ts';
 
 /** How a chaos run reads: for the console (`npm run chaos`) and as a Markdown page (`--markdown`). */
 
@@ -81,7 +82,7 @@ function reportRows(report: ChaosReport): Array<[string, string]> {
 
 function optionsLine(report: ChaosReport): string {
   const o = report.options;
-  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed} ${o.orderedDelivery ? 'ordered-delivery' : `redelivery-rate=${o.redeliveryRate}`}${o.lastWriterWins ? '' : ' last-writer-wins=off'}`;
+  return `events=${o.events} accounts=${o.accounts} fault-rate=${o.faultRate} duplicate-rate=${o.duplicateRate} crash-rate=${o.crashRate} rate-limit=${o.rateLimit ?? 'none'} seed=${o.seed} ${o.orderedDelivery ? 'ordered-delivery' : `redelivery-rate=${o.redeliveryRate}`}${o.lastWriterWins ? '' : ' last-writer-wins=off'}${o.correctionRate === CORRECTION_RATE ? '' : ` correction-rate=${o.correctionRate}`}${o.correctionsFirst ? ' corrections-first' : ''}`;
 }
 
 /**

@@ -58,7 +58,8 @@ export interface ChaosOptions {
   readonly seed?: number;
   /**
    * The local runtime delivers everything in send order and nothing twice: an AWS kinder than the
-   * real one, for debugging only. @default false
+   * real one, for debugging only (and for the order test, whose reordering is made by the
+   * workload: `correctionsFirst`). @default false
    */
   readonly orderedDelivery?: boolean;
   /**

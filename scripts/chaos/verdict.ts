@@ -302,7 +302,7 @@ export function judge(observed: Observations): ChaosVerdict {
     deadLetteredByCause[cause] = (deadLetteredByCause[cause] ?? 0) + 1;
   }
 
-  // Sent order per account, to judge PlanChosen no-ops.
+  // Order per account (`order`: the send order, or creation order with corrections sent first), to judge PlanChosen no-ops.
   const byOrder = [...observed.sent].sort(([, a], [, b]) => a.order - b.order);
   const outcomes = new Map<string, Outcome>();
   const editionOf = new Map<string, string>();

@@ -9,7 +9,8 @@ import { type Random, seededRandom } from './random.ts';
  * Shape of a run: every account starts with AccountCreated; then a mix of every other inbound
  * detail-type, ordered per account, with a few deliberately invalid events. Each valid follow-up
  * carries `occurredAt` in send order, as a partner's clock would give it; a tenth of those that set
- * state are corrected by the very next event (CORRECTION_RATE). Values are chosen so
+ * state are corrected by the very next event (CORRECTION_RATE; the order test sends each correction
+ * first, `correctionsFirst`, so there `occurredAt` follows `order`, not the send order). Values are chosen so
  * the sandbox's state can be attributed back to events: each custom field value names its apiName
  * and the event that wrote it, each location name names its locationRef.
  */
@@ -54,7 +55,7 @@ export type Expectation =
     };
 
 export interface ChaosEvent {
-  /** Send order, unique in the run. */
+  /** Order of creation, unique in the run: the send order, except a correction sent first (`correctionsFirst`). */
   readonly order: number;
   /** The account the event belongs to (also for an event whose detail lacks accountId). */
   readonly account: string;

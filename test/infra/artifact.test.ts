@@ -70,9 +70,9 @@ interface CloudAssembly {
 /**
  * Runs `cdk synth` itself (the CLI, cdk.json and the app it names), offline, in a child process
  * so this worker stays responsive while esbuild bundles every function: how `npm test` proves the
- * README's `npx cdk synth -c config=<file>` works on a clean clone. The config is another
- * partner's (test/support/cdk-synth.ts GLOBEX_CONFIG), whose assembly assembly.test.ts reads too:
- * one synthesis for both (the example config's template is synthesized in process by app.test.ts).
+ * README's `npx cdk synth -c config=connector.config.example.json` works on a clean clone. Another
+ * partner's fields are given over the example as cdk context (test/support/cdk-synth.ts), and
+ * assembly.test.ts reads the same assembly: one synthesis for both.
  */
 async function synthesizeApp(): Promise<CloudAssembly> {
   const outdir = await globexCloudAssembly();

@@ -29,7 +29,7 @@ export interface SynthesisOptions {
   /**
    * CDK's built-in CloudFormation validation (App `builtinCloudFormationValidation`, a WASM
    * validator: about 2 s of CPU per synthesis here). Off only where the same template is validated
-   * by another test: the example config's, by app.test.ts and by artifact.test.ts's `cdk synth`.
+   * by another test: the example config's, by app.test.ts.
    * @default true
    */
   readonly cloudFormationValidation?: boolean;

@@ -52,9 +52,14 @@ afterAll(() => {
 });
 
 describe('chaos: the order check with the last-writer-wins guard off and on', () => {
-  it('sends corrections ahead of the events they correct', () => {
+  it('sends corrections ahead of the events they correct, and delivers in send order', () => {
     // Assess
     expect(corrections).toBeGreaterThanOrEqual(3);
+    for (const report of [unguarded, guarded]) {
+      expect(report.options).toMatchObject({ correctionsFirst: true, orderedDelivery: true });
+      // The runtime reordered nothing: every out-of-order arrival is the workload's own.
+      expect(report.reordered).toBe(0);
+    }
   });
 
   it('fails without the guard: corrections are undone by the older events that arrive after them', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -21,9 +21,14 @@ declare module 'vitest' {
  * Also a directory for the run (`inject('runDirectory')`), removed when the run ends.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
-  const runDirectory = mkdtempSync(join(tmpdir(), 'connector-test-run-'));
-  project.provide('runDirectory', runDirectory);
   const entries = [...queueRoutes, ...scheduledFunctions, refusalFunction].map((fn) => fn.entry);
   await Promise.all(entries.map((entry) => functionBundle(entry)));
+  const runDirectory = mkdtempSync(join(tmpdir(), 'connector-test-run-'));
+  project.provide('runDirectory', runDirectory);
+  // Watch mode reruns tests in the same run: what they share is made again from the changed code.
+  project.onTestsRerun(() => {
+    for (const entry of readdirSync(runDirectory))
+      rmSync(join(runDirectory, entry), { recursive: true, force: true });
+  });
   return () => rmSync(runDirectory, { recursive: true, force: true });
 }
