@@ -20,9 +20,10 @@ import { runCommand } from './child-process.ts';
 import { sampleEntry, startServe } from './samples.ts';
 
 /**
- * `npm start -- --assembly <cdk.out>`: a cloud assembly `cdk synth` wrote from another partner's
- * config (its own partner name, bus, secret, sources and service addresses) runs the scenario and
- * serve mode as the example does, its functions from the assembly's own bundles.
+ * `npm start -- --assembly <cdk.out>`: a cloud assembly `cdk synth` wrote for another partner (the
+ * example config with that partner's name, account and region, bus, secret, sources and service
+ * addresses as cdk context: test/support/cdk-synth.ts) runs the scenario and serve mode as the
+ * example does, its functions from the assembly's own bundles.
  */
 
 /** The bundle file of the function whose source is `entry`. */
