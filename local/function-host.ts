@@ -24,7 +24,8 @@ import { invocationScope } from './handler-output.ts';
  * environment started.
  *
  * `shared` modules instead load each source file once for the whole process, as a plain import
- * does, and run every invocation of a function in that one instance: for a tool that instruments
+ * does (the function's own module once per host: `hostsMade`), and run every invocation of a
+ * function in that one instance: for a tool that instruments
  * the handlers' own clients from outside (the bench's request recorder counts DynamoDB reads
  * through the shared client's middleware). Concurrent invocations then share the logger's record
  * keys.
@@ -49,6 +50,17 @@ export type FunctionModules = 'per-environment' | 'shared';
  */
 let environmentsStarted = 0;
 
+/**
+ * Hosts made in this process: a `shared` host imports each function's source with its own number
+ * in the URL, so the function's module (its handler, and what it keeps between invocations: its
+ * settings and collaborators, made with the variables of the runtime that first ran it) is that
+ * runtime's alone. The modules it imports stay one per process, as a plain import has them: the
+ * clients a tool instruments (functions/runtime/clients/: one per endpoint) among them. Test files
+ * share worker processes (vitest.config.ts), so a runtime started after another in the same process
+ * must not be handed the first one's handler.
+ */
+let hostsMade = 0;
+
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export class InProcessFunctionHost implements FunctionHost {
@@ -56,6 +68,7 @@ export class InProcessFunctionHost implements FunctionHost {
   private chain: Promise<unknown> = Promise.resolve();
   /** Each function's bundle, found (or built) at its first environment: later ones run the same code. */
   private readonly bundles = new Map<string, Promise<string>>();
+  private readonly host = ++hostsMade;
 
   constructor(
     private readonly runtimeEnvironment: (fn: Omit<LocalFunction, 'handler'>) => Record<string, string>,
@@ -105,7 +118,7 @@ export class InProcessFunctionHost implements FunctionHost {
       let url: string;
       const own = this.ownBundle?.(fn);
       if (this.modules === 'shared') {
-        url = pathToFileURL(own ?? resolve(PROJECT_ROOT, fn.entry)).href;
+        url = `${pathToFileURL(own ?? resolve(PROJECT_ROOT, fn.entry)).href}?host=${this.host}`;
       } else {
         // Built (or found) before the environment's variables are set: building reads no variable.
         const key = own ?? fn.entry;

@@ -25,6 +25,7 @@ import {
   forgetDeveloperAwsSettings,
   lambdaRuntimeVariables,
   scopeFunctionCredentials,
+  useLocalEndpoints,
 } from './runtime/lambda-environment.ts';
 import { type LocalSchedules, startSchedules } from './runtime/schedules.ts';
 import { awsOperations, type LocalServices, resourceNames, startServices } from './runtime/services.ts';
@@ -347,6 +348,8 @@ async function start(
     iam && options.functionModules !== 'shared' ? (name: string) => iam.credentialsOf(name) : undefined;
   const runtimeVariables = lambdaRuntimeVariables(services, options, credentialsOf);
   forgetDeveloperAwsSettings();
+  const forgetEndpoints = useLocalEndpoints(services);
+  cleanup.push(async () => forgetEndpoints());
   if (credentialsOf) {
     const unscope = scopeFunctionCredentials(credentialsOf);
     cleanup.push(async () => unscope());

@@ -27,15 +27,20 @@ export function logDenial(denial: DenialLog['denials'][number]): void {
   log().denials.push(denial);
 }
 
-/** This process (a test file) denies calls on purpose: the suite's guard lets its denials be. */
+/** The running test file denies calls on purpose: the suite's guard lets its denials be. */
 export function expectDenials(): void {
   log().expected = true;
 }
 
-/** The denials of this process nobody said to expect (and forgets them). */
+/**
+ * The denials since the last call that nobody said to expect; forgets them and the expectation.
+ * The suite's guard calls it at the end of every test file, and test files share worker processes
+ * (vitest.config.ts), so one file's `expectDenials()` never covers the next file's denials.
+ */
 export function unexpectedDenials(): DenialLog['denials'] {
   const current = log();
   const unexpected = current.expected ? [] : [...current.denials];
   current.denials.length = 0;
+  current.expected = false;
   return unexpected;
 }

@@ -28,11 +28,7 @@ export function lambdaRuntimeVariables(
     // The access keys obtained from the function's execution role"): the local endpoints authorize
     // each request as that role (local/iam/).
     ...credentialVariables(credentialsOf(fn.name)),
-    // The local stand-ins for AWS's endpoints (AWS SDK "Service-specific endpoints").
-    AWS_ENDPOINT_URL_DYNAMODB: services.dynamo.endpoint,
-    AWS_ENDPOINT_URL_EVENTBRIDGE: services.endpoint.url,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: services.endpoint.url,
-    AWS_ENDPOINT_URL_SQS: services.endpoint.url,
+    ...localEndpointVariables(services),
     ...(options.logLevel ? { POWERTOOLS_LOG_LEVEL: options.logLevel } : {}),
     ...options.extraEnvironment,
   });
@@ -49,6 +45,36 @@ function credentialVariables(credentials: FunctionCredentials | undefined): Reco
         AWS_ACCESS_KEY_ID: LOCAL_OPERATOR_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: LOCAL_OPERATOR_CREDENTIALS.secretAccessKey,
       };
+}
+
+/** The local stand-ins for AWS's endpoints (AWS SDK "Service-specific endpoints"), the same for every function. */
+export function localEndpointVariables(
+  services: Pick<LocalServices, 'dynamo' | 'endpoint'>,
+): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: services.dynamo.endpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: services.endpoint.url,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: services.endpoint.url,
+    AWS_ENDPOINT_URL_SQS: services.endpoint.url,
+  };
+}
+
+/**
+ * The runtime's endpoints become the process's, until the runtime stops (the returned undo): the
+ * functions' SDK clients are one per endpoint and process (functions/runtime/clients/), so a tool or
+ * test that reaches the functions' own clients from this process (the bench's request recorder, a
+ * test counting a handler's reads) is handed the clients the functions use.
+ */
+export function useLocalEndpoints(services: Pick<LocalServices, 'dynamo' | 'endpoint'>): () => void {
+  const variables = localEndpointVariables(services);
+  const before = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  return () => {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
 }
 
 /** A developer's own AWS profile must never leak into a local run. */

@@ -1,13 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { perEndpoint } from './per-endpoint.ts';
 
 /**
- * One DynamoDB client per process, built on first use rather than at import so tests and the
- * local runtime can set AWS_ENDPOINT_URL_DYNAMODB (honoured by the SDK itself) before anything
- * connects. Keep-alive is the SDK default on Node >= 20, so no custom agent is needed.
+ * The process's DynamoDB client (one per endpoint: per-endpoint.ts). Keep-alive is the SDK default
+ * on Node >= 20, so no custom agent is needed.
  */
-let client: DynamoDBClient | undefined;
-
-export function dynamoDbClient(): DynamoDBClient {
-  client ??= new DynamoDBClient({});
-  return client;
-}
+export const dynamoDbClient = perEndpoint('AWS_ENDPOINT_URL_DYNAMODB', () => new DynamoDBClient({}));

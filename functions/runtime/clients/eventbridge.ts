@@ -1,9 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { perEndpoint } from './per-endpoint.ts';
 
-/** Built on first use so AWS_ENDPOINT_URL_EVENTBRIDGE set by a test or the local runtime applies. */
-let client: EventBridgeClient | undefined;
-
-export function eventBridgeClient(): EventBridgeClient {
-  client ??= new EventBridgeClient({});
-  return client;
-}
+/** The process's EventBridge client (one per endpoint: per-endpoint.ts). */
+export const eventBridgeClient = perEndpoint('AWS_ENDPOINT_URL_EVENTBRIDGE', () => new EventBridgeClient({}));

@@ -1,14 +1,13 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { perEndpoint } from './per-endpoint.ts';
 
 /**
- * Powertools' SecretsProvider over one Secrets Manager client per process. The provider owns the
- * cache, so sharing it means every reader of a secret shares one fetch per max age. Built on first
- * use so AWS_ENDPOINT_URL_SECRETS_MANAGER set by a test or the local runtime applies.
+ * Powertools' SecretsProvider over the process's Secrets Manager client (one per endpoint:
+ * per-endpoint.ts). The provider owns the cache, so sharing it means every reader of a secret
+ * shares one fetch per max age.
  */
-let provider: SecretsProvider | undefined;
-
-export function secretsProvider(): SecretsProvider {
-  provider ??= new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
-  return provider;
-}
+export const secretsProvider = perEndpoint(
+  'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  () => new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) }),
+);

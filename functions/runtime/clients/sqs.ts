@@ -1,9 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { perEndpoint } from './per-endpoint.ts';
 
-/** Built on first use so AWS_ENDPOINT_URL_SQS set by a test or the local runtime applies. */
-let client: SQSClient | undefined;
-
-export function sqsClient(): SQSClient {
-  client ??= new SQSClient({});
-  return client;
-}
+/** The process's SQS client (one per endpoint: per-endpoint.ts). */
+export const sqsClient = perEndpoint('AWS_ENDPOINT_URL_SQS', () => new SQSClient({}));

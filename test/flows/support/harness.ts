@@ -12,9 +12,10 @@
  *
  * Tests here hand a function its SQS batch directly (as a Lambda console test would), to stage
  * exactly the record they need (a receive count, a crash between steps); the routing in front of
- * the functions (rules, pipes, queues) is tested end to end in test/local/. Vitest runs each
- * test file in its own process, so one harness per file is one "deployment"; tests inside a file
- * share it and keep apart by using their own account ids (`uniqueAccountId`).
+ * the functions (rules, pipes, queues) is tested end to end in test/local/. One harness per test
+ * file is one "deployment" (its own servers, table and local runtime, stopped when the file ends,
+ * though test files share Vitest's worker processes); tests inside a file share it and keep apart
+ * by using their own account ids (`uniqueAccountId`).
  *
  * Event builders: `inboundEvent` (an EventBridge event as a rule delivers it), `sqsFifoBatch`
  * (the SQS FIFO batch Lambda receives, built on the record template of
@@ -28,10 +29,11 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { PIPE_EVENT_KEY } from '#functions/contracts/envelope.ts';
+import { outboundContracts } from '#functions/contracts/registry.ts';
 import { INBOUND_DETAIL_TYPES } from '#functions/contracts/route-decoder.ts';
 import type { DriftWatchReport } from '#functions/drift-watch/drift-watch.ts';
 import { loadConfig } from '#functions/runtime/config.ts';
-import type { Dependencies } from '#functions/runtime/dependencies.ts';
+import { buildDependencies, type Dependencies } from '#functions/runtime/dependencies.ts';
 import { driftChecksDueBefore } from '#functions/store/drift-index.ts';
 import { requestBudgetKey } from '#functions/store/keys.ts';
 import { createRequestBudget } from '#functions/store/request-budget.ts';
@@ -574,14 +576,10 @@ export async function driftChecksDue(store: Store, now = '2999-01-01T00:00:00Z')
 }
 
 /**
- * The collaborators the handlers use (same env, table, sandbox), for running a use case directly.
- * Imported when called, not with this module, for a test file that has not loaded the runtime's
- * modules yet (trial-watch-catch-up.test.ts): their module-scope logger and metrics are then made
- * with the environment the local runtime gave the functions. Files that import a use case load
- * them earlier anyway.
+ * The collaborators the handlers use (same env, table, sandbox), for running a use case directly:
+ * its SDK clients are those of the runtime's endpoints (functions/runtime/clients/: one per
+ * endpoint, and the running local runtime's endpoints are the process's).
  */
 export async function flowDependencies(): Promise<Dependencies> {
-  const { buildDependencies } = await import('#functions/runtime/dependencies.ts');
-  const { outboundContracts } = await import('#functions/contracts/registry.ts');
   return buildDependencies(loadConfig(process.env), outboundContracts);
 }
