@@ -52,12 +52,12 @@ let environmentsStarted = 0;
 
 /**
  * Hosts made in this process: a `shared` host imports each function's source with its own number
- * in the URL, so the function's module (its handler, and what it keeps between invocations: its
- * settings and collaborators, made with the variables of the runtime that first ran it) is that
- * runtime's alone. The modules it imports stay one per process, as a plain import has them: the
- * clients a tool instruments (functions/runtime/clients/: one per endpoint) among them. Test files
- * share worker processes (vitest.config.ts), so a runtime started after another in the same process
- * must not be handed the first one's handler.
+ * in the URL, so the function's module (its handler, and the settings and collaborators it builds
+ * from the variables of the runtime that first ran it) is that runtime's alone. The modules it
+ * imports stay one per process, as a plain import has them: the Powertools logger and metrics
+ * (functions/runtime/observability.ts) and the SDK clients a tool instruments (one per endpoint,
+ * functions/runtime/clients/). Test files share worker processes (vitest.config.ts), so a runtime
+ * started after another in the same process must not be handed the first one's handler.
  */
 let hostsMade = 0;
 

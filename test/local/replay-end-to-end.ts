@@ -11,8 +11,8 @@ import { sampleEntry } from './samples.ts';
  * `npm run replay` against the connector run from its synthesized template: real handlers, the
  * real EventBridge client against the runtime's endpoint, the tool's own `replay()`. Shared by two
  * test files, one per answer to what AWS does not document (does a replayed event keep its id?):
- * handlers read their environment once per process, so each answer needs a runtime of its own,
- * and vitest runs each file in its own worker.
+ * handlers read their environment once, when they load, so each answer needs a runtime of its own,
+ * and each of the two files starts one (one at a time per process: local/runtime.ts).
  *
  * With kept ids, a replayed event has the deduplication id of its original on the route's FIFO
  * queue (the pipe's MessageDeduplicationId is the event id), so within SQS's 5-minute

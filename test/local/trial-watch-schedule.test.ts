@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, type RuntimeActivity, startLocalRuntime } from '#local/runtime.ts';
 
-// One runtime per process (handlers read process.env once), so the schedule gets a file of its own.
+// One runtime at a time per process (handlers read process.env once), so the schedule gets a file of its own.
 describe('schedules on the sandbox clock', () => {
   let runtime: LocalRuntime;
   const runs: Extract<RuntimeActivity, { kind: 'schedule' }>[] = [];

@@ -50,7 +50,8 @@ beforeAll(async () => {
       };
     },
   });
-  // The process-wide provider is built on first use, after this: the SDK reads the variable itself.
+  // The functions' provider for this endpoint is built on first use, after this: the SDK reads the
+  // variable itself (one provider per endpoint: functions/runtime/clients/per-endpoint.ts).
   process.env['AWS_ENDPOINT_URL_SECRETS_MANAGER'] = server.endpoint;
 });
 

@@ -8,6 +8,10 @@ import { unexpectedDenials } from '#local/iam/denial-log.ts';
  * (`expectDenials()`, local/iam/denial-log.ts: the tests of a template with a grant removed).
  * A handler that swallows an AccessDenied and goes on would otherwise pass here and fail on AWS.
  */
+// What an earlier file in this worker process left (its guard did not run: another of its
+// `afterAll` hooks failed first) is not this file's, nor is its `expectDenials()`.
+unexpectedDenials();
+
 afterAll(() => {
   const denials = unexpectedDenials();
   if (denials.length === 0) return;

@@ -10,8 +10,8 @@ import {
 
 /**
  * Shared by error-readings-default.test.ts and error-readings-configured.test.ts (one harness per
- * file: their tests run the watches' modules, which keep one runtime's settings per process), and
- * service-assumptions.test.ts (deletedBusiness).
+ * file: the watches read their settings once, when they load, so each configuration needs a runtime
+ * of its own), and service-assumptions.test.ts (deletedBusiness).
  *
  * The spec shows no HTTP statuses and no error codes: how an answer of 401/403/404 without a code
  * is read, and how the drift watch recognises a business the service deleted, are service

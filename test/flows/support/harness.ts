@@ -150,11 +150,18 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
   // The spec runs the US provisioning root only. The flows that provision UK or AU stand for a
   // deployment whose configured roots all run, so the sandbox runs exactly those (the answer of a
   // root that is not running is tested in test/sandbox/spec-readings.test.ts).
-  const regions = await fetch(`${runtime.sandboxUrl}/_sandbox/mode`, {
-    method: 'POST',
-    body: JSON.stringify({ regions: options.provisioningRegions ?? ['US', 'UK', 'AU'] }),
-  });
-  if (!regions.ok) throw new Error(`the sandbox refused its regions: ${await regions.text()}`);
+  try {
+    const regions = await fetch(`${runtime.sandboxUrl}/_sandbox/mode`, {
+      method: 'POST',
+      body: JSON.stringify({ regions: options.provisioningRegions ?? ['US', 'UK', 'AU'] }),
+    });
+    if (!regions.ok) throw new Error(`the sandbox refused its regions: ${await regions.text()}`);
+  } catch (error) {
+    // Nothing outlives a harness that failed to start: a runtime left running would refuse the
+    // next file's in this worker process.
+    await runtime.close();
+    throw error;
+  }
   const client = new DynamoDBClient({
     endpoint: runtime.dynamoEndpoint,
     region: runtime.region,
@@ -219,10 +226,14 @@ export async function startFlowHarness(options: FlowHarnessOptions = {}): Promis
  */
 export function useFlowHarness(options: FlowHarnessOptions = {}): FlowHarness {
   let live: FlowHarness | undefined;
+  let starting: Promise<FlowHarness> | undefined;
   beforeAll(async () => {
-    live = await startFlowHarness(options);
+    starting = startFlowHarness(options);
+    live = await starting;
   });
-  afterAll(() => live?.close());
+  // Also when beforeAll gave up waiting (its timeout): the start still ends, and what it started is
+  // closed, so the next file in this worker process can start its own runtime.
+  afterAll(async () => (live ?? (await starting?.catch(() => undefined)))?.close());
 
   const current = (): FlowHarness => {
     if (!live) throw new Error('the flow harness is only available inside tests and hooks');
