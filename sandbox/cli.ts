@@ -83,6 +83,18 @@ async function main(): Promise<void> {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const regions = regionsOption(text('regions'));
   const lenient = lenientOption(text('lenient'));
+  // Listening for SIGINT and SIGTERM from the start: Node ends a process at once on a signal it has
+  // no listener for, so one arriving while the sandbox starts, or just after its "listening" line,
+  // would otherwise kill it without stopping it. One received while it starts stops it once it is up.
+  let stopSignal: string | undefined;
+  let stop: ((signal: string) => void) | undefined;
+  const onSignal = (signal: string) => {
+    if (stopSignal) return;
+    stopSignal = signal;
+    stop?.(signal);
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
   const sandbox = await startSandbox({
     port: integerOption(text('port'), 'port', 0, 65_535) ?? 8787,
     host: text('host') ?? '127.0.0.1',
@@ -106,10 +118,7 @@ async function main(): Promise<void> {
     `  control:      ${sandbox.url}/_sandbox/{clock,faults,mode,businesses,installs/{hostname}[/records/{Resource}],requests,reset}`,
   );
 
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
+  stop = (signal) => {
     sandbox.close().then(
       () => {
         console.log(`Sandbox stopped (${signal})`);
@@ -121,8 +130,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  if (stopSignal) stop(stopSignal);
 }
 
 main().catch((error: unknown) => {
