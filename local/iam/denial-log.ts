@@ -34,8 +34,9 @@ export function expectDenials(): void {
 
 /**
  * The denials since the last call that nobody said to expect; forgets them and the expectation.
- * The suite's guard calls it at the end of every test file, and test files share worker processes
- * (vitest.config.ts), so one file's `expectDenials()` never covers the next file's denials.
+ * The suite's guard calls it when every test file starts and when it ends, and test files share
+ * worker processes (vitest.config.ts), so one file's `expectDenials()` never covers the next file's
+ * denials.
  */
 export function unexpectedDenials(): DenialLog['denials'] {
   const current = log();
