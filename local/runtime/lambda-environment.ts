@@ -67,12 +67,18 @@ export function localEndpointVariables(
  */
 export function useLocalEndpoints(services: Pick<LocalServices, 'dynamo' | 'endpoint'>): () => void {
   const variables = localEndpointVariables(services);
-  const before = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  const restore = restorerOf(process.env, Object.keys(variables));
   Object.assign(process.env, variables);
+  return restore;
+}
+
+/** Sets `names` in `environment` back to what they hold now (unset ones unset again), when called. */
+function restorerOf(environment: NodeJS.ProcessEnv, names: readonly string[]): () => void {
+  const before = Object.fromEntries(names.map((name) => [name, environment[name]]));
   return () => {
     for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
+      if (value === undefined) delete environment[name];
+      else environment[name] = value;
     }
   };
 }
@@ -128,12 +134,9 @@ export function scopeFunctionCredentials(
   });
   // What the variables held before: the functions' environments are written into `original` too
   // (function-host.ts), and none of their credentials may outlive the runtime.
-  const before = Object.fromEntries(Object.keys(CREDENTIAL_VARIABLES).map((key) => [key, original[key]]));
+  const restore = restorerOf(original, Object.keys(CREDENTIAL_VARIABLES));
   return () => {
     process.env = original;
-    for (const [key, value] of Object.entries(before)) {
-      if (value === undefined) delete original[key];
-      else original[key] = value;
-    }
+    restore();
   };
 }
